@@ -1,0 +1,12 @@
+# bench/: benchmarks that print tables (never timed tests). `make bench` builds them.
+
+EXTRA_PROGRAMS = bench/ult_switch
+tm_bench_programs = bench/ult_switch$(EXEEXT)
+CLEANFILES += $(tm_bench_programs)
+
+bench_ult_switch_SOURCES = bench/ult_switch.c
+bench_ult_switch_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
+bench_ult_switch_LDADD = sched/libtmsched.la $(HWLOC_LIBS)
+
+.PHONY: bench
+bench: $(tm_bench_programs)

@@ -1,0 +1,544 @@
+/*
+ * ThreadMPI: the MPI 3.1 C interface.
+ *
+ * Every MPI rank is a user-level thread of one process running its own private copy of the
+ * program, so everything this header declares is per rank: MPI_COMM_WORLD, the thread level and
+ * the initialization state all belong to the rank that calls.
+ *
+ * All the constants and types of MPI 3.1 for C are defined here; only the functions that the
+ * library implements are declared. Each MPI_X is a weak alias of PMPI_X (the profiling
+ * interface): a tool may define its own MPI_X and call PMPI_X.
+ *
+ * Handles (MPI_Comm, MPI_Datatype, ...) are plain ints whose value tells the kind of object, so
+ * that passing a handle of the wrong kind is detected and reported (MPI_ERR_COMM, MPI_ERR_TYPE,
+ * ...). Their values are the library's business: compare them only with each other.
+ *
+ * Threads: a rank is identified by its own thread, so only that thread may call MPI (the level
+ * provided is at most MPI_THREAD_FUNNELED). The exceptions, which any thread may call, are
+ * MPI_Is_thread_main, MPI_Wtime, MPI_Wtick, MPI_Get_version and MPI_Get_library_version.
+ *
+ * Errors: every function returns MPI_SUCCESS or an error class. The default error handler,
+ * MPI_ERRORS_ARE_FATAL, prints the name of the call, the world rank of the caller, the problem and
+ * the error class on stderr, then ends the whole job with the error class as exit status.
+ */
+#ifndef TM_MPI_H
+#define TM_MPI_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ version */
+
+#define MPI_VERSION    3
+#define MPI_SUBVERSION 1
+
+/* ------------------------------------------------------------------ scalar types */
+
+typedef long MPI_Aint;        /* an address or a displacement (pointer-sized) */
+typedef long long MPI_Offset; /* a file offset */
+typedef long long MPI_Count;  /* holds any MPI_Aint, MPI_Offset or element count */
+typedef int MPI_Fint;         /* a Fortran INTEGER */
+
+/* ------------------------------------------------------------------ handles */
+
+typedef int MPI_Comm;
+typedef int MPI_Group;
+typedef int MPI_Datatype;
+typedef int MPI_Op;
+typedef int MPI_Errhandler;
+typedef int MPI_Request;
+typedef int MPI_Info;
+typedef int MPI_Win;
+typedef int MPI_File;
+typedef int MPI_Message;
+
+/*
+ * A handle is 0x40000000 | kind << 26 | payload; the null handle of a kind has payload 0.
+ * Kinds: 1 communicator, 2 group, 3 datatype, 4 operation, 5 error handler, 6 request, 7 info,
+ * 8 window, 9 file, 10 message, 11 attribute key. A predefined datatype's payload is
+ * size << 8 | index, size being the bytes of one element (0 for the pairs and MPI_LB/MPI_UB).
+ */
+
+#define MPI_COMM_NULL  ((MPI_Comm)0x44000000)
+#define MPI_COMM_WORLD ((MPI_Comm)0x44000001)
+#define MPI_COMM_SELF  ((MPI_Comm)0x44000002)
+
+#define MPI_GROUP_NULL  ((MPI_Group)0x48000000)
+#define MPI_GROUP_EMPTY ((MPI_Group)0x48000001)
+
+#define MPI_DATATYPE_NULL ((MPI_Datatype)0x4c000000)
+
+/* C types */
+#define MPI_CHAR                  ((MPI_Datatype)0x4c000101)
+#define MPI_SIGNED_CHAR           ((MPI_Datatype)0x4c000102)
+#define MPI_UNSIGNED_CHAR         ((MPI_Datatype)0x4c000103)
+#define MPI_BYTE                  ((MPI_Datatype)0x4c000104)
+#define MPI_WCHAR                 ((MPI_Datatype)0x4c000405)
+#define MPI_SHORT                 ((MPI_Datatype)0x4c000206)
+#define MPI_UNSIGNED_SHORT        ((MPI_Datatype)0x4c000207)
+#define MPI_INT                   ((MPI_Datatype)0x4c000408)
+#define MPI_UNSIGNED              ((MPI_Datatype)0x4c000409)
+#define MPI_LONG                  ((MPI_Datatype)0x4c00080a)
+#define MPI_UNSIGNED_LONG         ((MPI_Datatype)0x4c00080b)
+#define MPI_LONG_LONG_INT         ((MPI_Datatype)0x4c00080c)
+#define MPI_LONG_LONG             MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG    ((MPI_Datatype)0x4c00080d)
+#define MPI_FLOAT                 ((MPI_Datatype)0x4c00040e)
+#define MPI_DOUBLE                ((MPI_Datatype)0x4c00080f)
+#define MPI_LONG_DOUBLE           ((MPI_Datatype)0x4c001010)
+#define MPI_C_BOOL                ((MPI_Datatype)0x4c000111)
+#define MPI_INT8_T                ((MPI_Datatype)0x4c000112)
+#define MPI_INT16_T               ((MPI_Datatype)0x4c000213)
+#define MPI_INT32_T               ((MPI_Datatype)0x4c000414)
+#define MPI_INT64_T               ((MPI_Datatype)0x4c000815)
+#define MPI_UINT8_T               ((MPI_Datatype)0x4c000116)
+#define MPI_UINT16_T              ((MPI_Datatype)0x4c000217)
+#define MPI_UINT32_T              ((MPI_Datatype)0x4c000418)
+#define MPI_UINT64_T              ((MPI_Datatype)0x4c000819)
+#define MPI_AINT                  ((MPI_Datatype)0x4c00081a)
+#define MPI_OFFSET                ((MPI_Datatype)0x4c00081b)
+#define MPI_COUNT                 ((MPI_Datatype)0x4c00081c)
+#define MPI_C_FLOAT_COMPLEX       ((MPI_Datatype)0x4c00081d)
+#define MPI_C_COMPLEX             MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX      ((MPI_Datatype)0x4c00101e)
+#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00201f)
+#define MPI_PACKED                ((MPI_Datatype)0x4c000120)
+
+/* Pairs for MPI_MAXLOC and MPI_MINLOC (size not encoded: some have padding) */
+#define MPI_FLOAT_INT       ((MPI_Datatype)0x4c000021)
+#define MPI_DOUBLE_INT      ((MPI_Datatype)0x4c000022)
+#define MPI_LONG_INT        ((MPI_Datatype)0x4c000023)
+#define MPI_2INT            ((MPI_Datatype)0x4c000024)
+#define MPI_SHORT_INT       ((MPI_Datatype)0x4c000025)
+#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)0x4c000026)
+
+/* Bound markers: removed by MPI 3.0, kept for old programs */
+#define MPI_LB ((MPI_Datatype)0x4c000027)
+#define MPI_UB ((MPI_Datatype)0x4c000028)
+
+/* C++ types */
+#define MPI_CXX_BOOL                ((MPI_Datatype)0x4c000129)
+#define MPI_CXX_FLOAT_COMPLEX       ((MPI_Datatype)0x4c00082a)
+#define MPI_CXX_DOUBLE_COMPLEX      ((MPI_Datatype)0x4c00102b)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00202c)
+
+/* Fortran types: ThreadMPI has no Fortran support, so they are MPI_DATATYPE_NULL (as in an
+ * MPICH built without Fortran); programs that name them still compile. */
+#define MPI_CHARACTER         MPI_DATATYPE_NULL
+#define MPI_LOGICAL           MPI_DATATYPE_NULL
+#define MPI_INTEGER           MPI_DATATYPE_NULL
+#define MPI_REAL              MPI_DATATYPE_NULL
+#define MPI_DOUBLE_PRECISION  MPI_DATATYPE_NULL
+#define MPI_COMPLEX           MPI_DATATYPE_NULL
+#define MPI_DOUBLE_COMPLEX    MPI_DATATYPE_NULL
+#define MPI_INTEGER1          MPI_DATATYPE_NULL
+#define MPI_INTEGER2          MPI_DATATYPE_NULL
+#define MPI_INTEGER4          MPI_DATATYPE_NULL
+#define MPI_INTEGER8          MPI_DATATYPE_NULL
+#define MPI_INTEGER16         MPI_DATATYPE_NULL
+#define MPI_REAL2             MPI_DATATYPE_NULL
+#define MPI_REAL4             MPI_DATATYPE_NULL
+#define MPI_REAL8             MPI_DATATYPE_NULL
+#define MPI_REAL16            MPI_DATATYPE_NULL
+#define MPI_COMPLEX4          MPI_DATATYPE_NULL
+#define MPI_COMPLEX8          MPI_DATATYPE_NULL
+#define MPI_COMPLEX16         MPI_DATATYPE_NULL
+#define MPI_COMPLEX32         MPI_DATATYPE_NULL
+#define MPI_2REAL             MPI_DATATYPE_NULL
+#define MPI_2DOUBLE_PRECISION MPI_DATATYPE_NULL
+#define MPI_2INTEGER          MPI_DATATYPE_NULL
+
+#define MPI_OP_NULL ((MPI_Op)0x50000000)
+#define MPI_MAX     ((MPI_Op)0x50000001)
+#define MPI_MIN     ((MPI_Op)0x50000002)
+#define MPI_SUM     ((MPI_Op)0x50000003)
+#define MPI_PROD    ((MPI_Op)0x50000004)
+#define MPI_LAND    ((MPI_Op)0x50000005)
+#define MPI_BAND    ((MPI_Op)0x50000006)
+#define MPI_LOR     ((MPI_Op)0x50000007)
+#define MPI_BOR     ((MPI_Op)0x50000008)
+#define MPI_LXOR    ((MPI_Op)0x50000009)
+#define MPI_BXOR    ((MPI_Op)0x5000000a)
+#define MPI_MAXLOC  ((MPI_Op)0x5000000b)
+#define MPI_MINLOC  ((MPI_Op)0x5000000c)
+#define MPI_REPLACE ((MPI_Op)0x5000000d)
+#define MPI_NO_OP   ((MPI_Op)0x5000000e)
+
+#define MPI_ERRHANDLER_NULL  ((MPI_Errhandler)0x54000000)
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x54000001)
+#define MPI_ERRORS_RETURN    ((MPI_Errhandler)0x54000002)
+
+#define MPI_REQUEST_NULL ((MPI_Request)0x58000000)
+
+#define MPI_INFO_NULL ((MPI_Info)0x5c000000)
+#define MPI_INFO_ENV  ((MPI_Info)0x5c000001)
+
+#define MPI_WIN_NULL ((MPI_Win)0x60000000)
+
+#define MPI_FILE_NULL ((MPI_File)0x64000000)
+
+#define MPI_MESSAGE_NULL    ((MPI_Message)0x68000000)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x68000001)
+
+/* Attribute keys (keyvals are ints). MPI_WTIME_IS_GLOBAL is true: all ranks share one clock. */
+#define MPI_KEYVAL_INVALID    0x6c000000
+#define MPI_TAG_UB            0x6c000001
+#define MPI_HOST              0x6c000002
+#define MPI_IO                0x6c000003
+#define MPI_WTIME_IS_GLOBAL   0x6c000004
+#define MPI_APPNUM            0x6c000005
+#define MPI_UNIVERSE_SIZE     0x6c000006
+#define MPI_LASTUSEDCODE      0x6c000007
+#define MPI_WIN_BASE          0x6c000008
+#define MPI_WIN_SIZE          0x6c000009
+#define MPI_WIN_DISP_UNIT     0x6c00000a
+#define MPI_WIN_CREATE_FLAVOR 0x6c00000b
+#define MPI_WIN_MODEL         0x6c00000c
+
+/* ------------------------------------------------------------------ status */
+
+/* The status of a completed receive. MPI_SOURCE, MPI_TAG and MPI_ERROR are public; the other
+ * fields belong to the library (use MPI_Get_count, MPI_Test_cancelled). */
+typedef struct MPI_Status {
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+    int tm_cancelled;
+    MPI_Count tm_count;
+} MPI_Status;
+
+#define MPI_STATUS_IGNORE   ((MPI_Status *)1)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)1)
+
+/* The layout of a status seen as an array of MPI_Fint (Fortran's INTEGER status) */
+#define MPI_F_STATUS_SIZE     6
+#define MPI_F_SOURCE          0
+#define MPI_F_TAG             1
+#define MPI_F_ERROR           2
+#define MPI_F_STATUS_IGNORE   ((MPI_Fint *)1)
+#define MPI_F_STATUSES_IGNORE ((MPI_Fint *)1)
+
+/* ------------------------------------------------------------------ error classes */
+
+#define MPI_SUCCESS                   0
+#define MPI_ERR_BUFFER                1
+#define MPI_ERR_COUNT                 2
+#define MPI_ERR_TYPE                  3
+#define MPI_ERR_TAG                   4
+#define MPI_ERR_COMM                  5
+#define MPI_ERR_RANK                  6
+#define MPI_ERR_REQUEST               7
+#define MPI_ERR_ROOT                  8
+#define MPI_ERR_GROUP                 9
+#define MPI_ERR_OP                    10
+#define MPI_ERR_TOPOLOGY              11
+#define MPI_ERR_DIMS                  12
+#define MPI_ERR_ARG                   13
+#define MPI_ERR_UNKNOWN               14
+#define MPI_ERR_TRUNCATE              15
+#define MPI_ERR_OTHER                 16
+#define MPI_ERR_INTERN                17
+#define MPI_ERR_IN_STATUS             18
+#define MPI_ERR_PENDING               19
+#define MPI_ERR_KEYVAL                20
+#define MPI_ERR_NO_MEM                21
+#define MPI_ERR_BASE                  22
+#define MPI_ERR_INFO_KEY              23
+#define MPI_ERR_INFO_VALUE            24
+#define MPI_ERR_INFO_NOKEY            25
+#define MPI_ERR_SPAWN                 26
+#define MPI_ERR_PORT                  27
+#define MPI_ERR_SERVICE               28
+#define MPI_ERR_NAME                  29
+#define MPI_ERR_WIN                   30
+#define MPI_ERR_SIZE                  31
+#define MPI_ERR_DISP                  32
+#define MPI_ERR_INFO                  33
+#define MPI_ERR_LOCKTYPE              34
+#define MPI_ERR_ASSERT                35
+#define MPI_ERR_RMA_CONFLICT          36
+#define MPI_ERR_RMA_SYNC              37
+#define MPI_ERR_RMA_RANGE             38
+#define MPI_ERR_RMA_ATTACH            39
+#define MPI_ERR_RMA_SHARED            40
+#define MPI_ERR_RMA_FLAVOR            41
+#define MPI_ERR_FILE                  42
+#define MPI_ERR_NOT_SAME              43
+#define MPI_ERR_AMODE                 44
+#define MPI_ERR_UNSUPPORTED_DATAREP   45
+#define MPI_ERR_UNSUPPORTED_OPERATION 46
+#define MPI_ERR_NO_SUCH_FILE          47
+#define MPI_ERR_FILE_EXISTS           48
+#define MPI_ERR_BAD_FILE              49
+#define MPI_ERR_ACCESS                50
+#define MPI_ERR_NO_SPACE              51
+#define MPI_ERR_QUOTA                 52
+#define MPI_ERR_READ_ONLY             53
+#define MPI_ERR_FILE_IN_USE           54
+#define MPI_ERR_DUP_DATAREP           55
+#define MPI_ERR_CONVERSION            56
+#define MPI_ERR_IO                    57
+#define MPI_ERR_LASTCODE              58
+
+/* ------------------------------------------------------------------ other constants */
+
+#define MPI_ANY_SOURCE (-2)
+#define MPI_ANY_TAG    (-1)
+#define MPI_PROC_NULL  (-1)
+#define MPI_ROOT       (-3)
+#define MPI_UNDEFINED  (-32766)
+
+#define MPI_BOTTOM          ((void *)0)
+#define MPI_IN_PLACE        ((void *)-1)
+#define MPI_ERRCODES_IGNORE ((int *)0)
+#define MPI_ARGV_NULL       ((char **)0)
+#define MPI_ARGVS_NULL      ((char ***)0)
+#define MPI_UNWEIGHTED      ((int *)2)
+#define MPI_WEIGHTS_EMPTY   ((int *)3)
+
+/* Thread support levels; ThreadMPI provides at most MPI_THREAD_FUNNELED (see MPI_Init_thread) */
+#define MPI_THREAD_SINGLE     0
+#define MPI_THREAD_FUNNELED   1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE   3
+
+#define MPI_MAX_PROCESSOR_NAME         256
+#define MPI_MAX_ERROR_STRING           512
+#define MPI_MAX_PORT_NAME              256
+#define MPI_MAX_OBJECT_NAME            128
+#define MPI_MAX_INFO_KEY               255
+#define MPI_MAX_INFO_VAL               1024
+#define MPI_MAX_LIBRARY_VERSION_STRING 8192
+#define MPI_MAX_DATAREP_STRING         128
+
+#define MPI_BSEND_OVERHEAD 96
+
+/* Results of MPI_Comm_compare and MPI_Group_compare */
+#define MPI_IDENT     0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR   2
+#define MPI_UNEQUAL   3
+
+/* Topologies */
+#define MPI_GRAPH      1
+#define MPI_CART       2
+#define MPI_DIST_GRAPH 3
+
+#define MPI_COMM_TYPE_SHARED 1
+
+#define MPI_TYPECLASS_REAL    1
+#define MPI_TYPECLASS_INTEGER 2
+#define MPI_TYPECLASS_COMPLEX 3
+
+#define MPI_COMBINER_NAMED            1
+#define MPI_COMBINER_DUP              2
+#define MPI_COMBINER_CONTIGUOUS       3
+#define MPI_COMBINER_VECTOR           4
+#define MPI_COMBINER_HVECTOR_INTEGER  5
+#define MPI_COMBINER_HVECTOR          6
+#define MPI_COMBINER_INDEXED          7
+#define MPI_COMBINER_HINDEXED_INTEGER 8
+#define MPI_COMBINER_HINDEXED         9
+#define MPI_COMBINER_INDEXED_BLOCK    10
+#define MPI_COMBINER_HINDEXED_BLOCK   11
+#define MPI_COMBINER_STRUCT_INTEGER   12
+#define MPI_COMBINER_STRUCT           13
+#define MPI_COMBINER_SUBARRAY         14
+#define MPI_COMBINER_DARRAY           15
+#define MPI_COMBINER_F90_REAL         16
+#define MPI_COMBINER_F90_COMPLEX      17
+#define MPI_COMBINER_F90_INTEGER      18
+#define MPI_COMBINER_RESIZED          19
+
+#define MPI_ORDER_C       56
+#define MPI_ORDER_FORTRAN 57
+
+#define MPI_DISTRIBUTE_BLOCK     121
+#define MPI_DISTRIBUTE_CYCLIC    122
+#define MPI_DISTRIBUTE_NONE      123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
+
+/* File access modes */
+#define MPI_MODE_CREATE          1
+#define MPI_MODE_RDONLY          2
+#define MPI_MODE_WRONLY          4
+#define MPI_MODE_RDWR            8
+#define MPI_MODE_DELETE_ON_CLOSE 16
+#define MPI_MODE_UNIQUE_OPEN     32
+#define MPI_MODE_EXCL            64
+#define MPI_MODE_APPEND          128
+#define MPI_MODE_SEQUENTIAL      256
+
+/* One-sided assertions */
+#define MPI_MODE_NOCHECK   1024
+#define MPI_MODE_NOSTORE   2048
+#define MPI_MODE_NOPUT     4096
+#define MPI_MODE_NOPRECEDE 8192
+#define MPI_MODE_NOSUCCEED 16384
+
+#define MPI_LOCK_EXCLUSIVE 234
+#define MPI_LOCK_SHARED    235
+
+#define MPI_WIN_FLAVOR_CREATE   1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC  3
+#define MPI_WIN_FLAVOR_SHARED   4
+
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED  2
+
+#define MPI_SEEK_SET             600
+#define MPI_SEEK_CUR             602
+#define MPI_SEEK_END             604
+#define MPI_DISPLACEMENT_CURRENT (-54278278)
+
+/* ------------------------------------------------------------------ callback types */
+
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval, void *attribute_val,
+                                          void *extra_state);
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval,
+                                          void *attribute_val, void *extra_state);
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval, void *extra_state,
+                                       void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attribute_val,
+                                         void *extra_state);
+
+/* Deprecated forms of the communicator attribute callbacks */
+typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state,
+                              void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
+
+typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *errcode, ...);
+typedef void MPI_Win_errhandler_function(MPI_Win *win, int *errcode, ...);
+typedef void MPI_File_errhandler_function(MPI_File *file, int *errcode, ...);
+/* Deprecated names of the error handler callbacks */
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
+typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
+
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+
+typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint *extent, void *extra_state);
+typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype, int count,
+                                            void *filebuf, MPI_Offset position, void *extra_state);
+
+/* Predefined callbacks that do nothing (the ones that copy, MPI_*_DUP_FN, come with attributes) */
+#define MPI_NULL_COPY_FN        ((MPI_Copy_function *)0)
+#define MPI_NULL_DELETE_FN      ((MPI_Delete_function *)0)
+#define MPI_COMM_NULL_COPY_FN   ((MPI_Comm_copy_attr_function *)0)
+#define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0)
+#define MPI_TYPE_NULL_COPY_FN   ((MPI_Type_copy_attr_function *)0)
+#define MPI_TYPE_NULL_DELETE_FN ((MPI_Type_delete_attr_function *)0)
+#define MPI_WIN_NULL_COPY_FN    ((MPI_Win_copy_attr_function *)0)
+#define MPI_WIN_NULL_DELETE_FN  ((MPI_Win_delete_attr_function *)0)
+#define MPI_CONVERSION_FN_NULL  ((MPI_Datarep_conversion_function *)0)
+
+/* ------------------------------------------------------------------ functions */
+
+/*
+ * MPI_Init: initializes MPI for the calling rank; same as MPI_Init_thread with
+ * MPI_THREAD_SINGLE. argc and argv may be NULL; they are neither read nor modified. Calling it
+ * twice, or after MPI_Finalize, is an error.
+ */
+int MPI_Init(int *argc, char ***argv);
+int PMPI_Init(int *argc, char ***argv);
+
+/*
+ * MPI_Init_thread: initializes MPI for the calling rank and sets *provided to the thread level
+ * given: min(required, MPI_THREAD_FUNNELED). A rank is identified by its user-level thread, so
+ * only that thread (the one that called MPI_Init_thread) may make MPI calls; other threads the
+ * rank creates may not, whatever level they asked for.
+ */
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+
+/* MPI_Initialized: *flag = true once the calling rank has called MPI_Init (even after
+ * MPI_Finalize). May be called before MPI_Init and after MPI_Finalize. */
+int MPI_Initialized(int *flag);
+int PMPI_Initialized(int *flag);
+
+/*
+ * MPI_Finalize: ends the use of MPI by the calling rank. Afterwards only MPI_Initialized,
+ * MPI_Finalized, MPI_Get_version, MPI_Get_library_version, MPI_Wtime and MPI_Wtick may be
+ * called. Calling it twice, or before MPI_Init, is an error.
+ */
+int MPI_Finalize(void);
+int PMPI_Finalize(void);
+
+/* MPI_Finalized: *flag = true once the calling rank has called MPI_Finalize. May be called
+ * before MPI_Init and after MPI_Finalize. */
+int MPI_Finalized(int *flag);
+int PMPI_Finalized(int *flag);
+
+/* MPI_Query_thread: *provided = the thread level MPI_Init or MPI_Init_thread gave the rank. */
+int MPI_Query_thread(int *provided);
+int PMPI_Query_thread(int *provided);
+
+/* MPI_Is_thread_main: *flag = true when called by the rank's own thread (the one that
+ * initialized MPI), false when called by any other thread (at any time). */
+int MPI_Is_thread_main(int *flag);
+int PMPI_Is_thread_main(int *flag);
+
+/* MPI_Abort: ends the whole job (every rank of every communicator) with exit status
+ * errorcode, after a line on stderr naming the calling rank. Does not return. */
+int MPI_Abort(MPI_Comm comm, int errorcode);
+int PMPI_Abort(MPI_Comm comm, int errorcode);
+
+/* MPI_Comm_rank: *rank = the rank of the caller in comm (MPI_COMM_WORLD or MPI_COMM_SELF). */
+int MPI_Comm_rank(MPI_Comm comm, int *rank);
+int PMPI_Comm_rank(MPI_Comm comm, int *rank);
+
+/* MPI_Comm_size: *size = the number of ranks in comm (MPI_COMM_WORLD or MPI_COMM_SELF). */
+int MPI_Comm_size(MPI_Comm comm, int *size);
+int PMPI_Comm_size(MPI_Comm comm, int *size);
+
+/* MPI_Wtime: seconds elapsed since an arbitrary origin in the past. The clock is the same for
+ * all ranks (MPI_WTIME_IS_GLOBAL). May be called at any time, by any thread. */
+double MPI_Wtime(void);
+double PMPI_Wtime(void);
+
+/* MPI_Wtick: the resolution of MPI_Wtime, in seconds. May be called at any time, by any
+ * thread. */
+double MPI_Wtick(void);
+double PMPI_Wtick(void);
+
+/* MPI_Get_processor_name: copies the host name, truncated to MPI_MAX_PROCESSOR_NAME - 1
+ * characters and NUL-terminated, into name (at least MPI_MAX_PROCESSOR_NAME bytes);
+ * *resultlen = its length. */
+int MPI_Get_processor_name(char *name, int *resultlen);
+int PMPI_Get_processor_name(char *name, int *resultlen);
+
+/* MPI_Get_version: *version = MPI_VERSION, *subversion = MPI_SUBVERSION. May be called at any
+ * time, by any thread. */
+int MPI_Get_version(int *version, int *subversion);
+int PMPI_Get_version(int *version, int *subversion);
+
+/* MPI_Get_library_version: copies "ThreadMPI <version> ..." into version (at least
+ * MPI_MAX_LIBRARY_VERSION_STRING bytes); *resultlen = its length. May be called at any time, by
+ * any thread. */
+int MPI_Get_library_version(char *version, int *resultlen);
+int PMPI_Get_library_version(char *version, int *resultlen);
+
+/* MPI_Error_string: copies the description of errorcode into string (at least
+ * MPI_MAX_ERROR_STRING bytes); *resultlen = its length. An invalid code is MPI_ERR_ARG. */
+int MPI_Error_string(int errorcode, char *string, int *resultlen);
+int PMPI_Error_string(int errorcode, char *string, int *resultlen);
+
+/* MPI_Error_class: *errorclass = the class of errorcode. An invalid code is MPI_ERR_ARG. */
+int MPI_Error_class(int errorcode, int *errorclass);
+int PMPI_Error_class(int errorcode, int *errorclass);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TM_MPI_H */

@@ -1,0 +1,66 @@
+/*
+ * The MPI state of a rank: its views of MPI_COMM_WORLD and MPI_COMM_SELF. MPI_Init creates it,
+ * MPI_Finalize destroys it; in between rt->mpi points to it, so rt->mpi != NULL means "MPI is
+ * usable by this rank".
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "mpi_impl.h"
+
+static void tm_mpi_rank_comm_init(tm_mpi_comm_t *comm, tm_mpi_rank_t *owner, MPI_Comm handle,
+                                  const char *name, int rank, int size)
+{
+    comm->owner = owner;
+    comm->handle = handle;
+    comm->name = name;
+    comm->rank = rank;
+    comm->size = size;
+    comm->errhandler = MPI_ERRORS_ARE_FATAL;
+}
+
+int tm_mpi_rank_create(tm_rt_rank_t *rt)
+{
+    tm_mpi_rank_t *r = calloc(1, sizeof(*r));
+
+    if (r == NULL)
+        return -ENOMEM;
+    r->rt = rt;
+    tm_mpi_rank_comm_init(&r->world, r, MPI_COMM_WORLD, "MPI_COMM_WORLD", rt->world_rank,
+                          tm_rt_world_size());
+    tm_mpi_rank_comm_init(&r->self, r, MPI_COMM_SELF, "MPI_COMM_SELF", 0, 1);
+    rt->mpi = r;
+    return 0;
+}
+
+void tm_mpi_rank_destroy(tm_rt_rank_t *rt)
+{
+    free(rt->mpi);
+    rt->mpi = NULL;
+}
+
+tm_rt_rank_t *tm_mpi_rank_self(const char *call)
+{
+    tm_rt_rank_t *rt = tm_rt_rank_self();
+
+    if (rt == NULL)
+        tm_mpi_error_fatal(NULL, call, MPI_ERR_OTHER,
+                           "called by a thread that is not an MPI rank (only a rank's own thread "
+                           "may call MPI: ThreadMPI provides at most MPI_THREAD_FUNNELED)");
+    return rt;
+}
+
+tm_mpi_rank_t *tm_mpi_rank_get(const char *call)
+{
+    tm_rt_rank_t *rt = tm_mpi_rank_self(call);
+
+    if (rt->mpi == NULL) {
+        /* Only this rank writes its state: relaxed is enough to read it back. */
+        if (atomic_load_explicit(&rt->mpi_state, memory_order_relaxed) == TM_RT_MPI_FINALIZED)
+            tm_mpi_error_fatal(rt, call, MPI_ERR_OTHER, "called after MPI_Finalize");
+        tm_mpi_error_fatal(rt, call, MPI_ERR_OTHER, "called before MPI_Init");
+    }
+    return rt->mpi;
+}

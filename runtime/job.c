@@ -1,0 +1,295 @@
+/*
+ * A job: start-up, the ranks, and how the job ends.
+ *
+ * Start-up runs on the main thread, before any rank: settings, number of ranks, topology and
+ * VPs, one private program copy per rank, signal handlers. Then the main thread becomes VP 0 of
+ * the scheduler until every rank has ended, and the process exits with the job's status.
+ */
+#include "config.h"
+
+#include "runtime/job.h"
+
+#include <errno.h>
+#include <hwloc.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/program.h"
+#include "runtime/rank.h"
+#include "runtime/settings.h"
+#include "runtime/signals.h"
+#include "sched/sched.h"
+
+#define MAX_RANKS (1 << 20)
+
+typedef struct job_rank {
+    tm_rt_rank_t pub; /* first: tm_rt_rank_self() returns &rank->pub */
+    tm_rt_program_copy_t copy;
+    char **argv;
+    int argc;
+} job_rank_t;
+
+static struct {
+    int nranks;
+    job_rank_t *ranks;
+    tm_rt_program_t program;
+    FILE *null_stdin;           /* what ranks other than 0 read as standard input */
+    struct timespec t0;         /* origin of tm_rt_wtime() */
+    _Atomic int status;         /* the first non-zero rank status */
+    atomic_flag ending;         /* set by the first abort */
+} job;
+
+extern char **environ;
+
+/* ---- what mpi/ asks of the runtime (rank.h) ------------------------------------------------- */
+
+tm_rt_rank_t *tm_rt_rank_self(void)
+{
+    tm_sched_ult_t *self = tm_sched_self();
+    return self ? tm_sched_ult_get_data(self) : NULL;
+}
+
+int tm_rt_world_size(void)
+{
+    return job.nranks;
+}
+
+double tm_rt_wtime(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - job.t0.tv_sec) + (double)(t.tv_nsec - job.t0.tv_nsec) * 1e-9;
+}
+
+static void job_remove_files(void)
+{
+    tm_rt_program_remove_files(&job.program);
+}
+
+_Noreturn void tm_rt_job_abort(int rank, int code, const char *why)
+{
+    /* One abort ends the job; a second rank aborting meanwhile waits for the end. */
+    if (atomic_flag_test_and_set(&job.ending))
+        for (;;)
+            pause();
+    fflush(NULL);
+    if (why) {
+        size_t len = strlen(why);
+        if (write(STDERR_FILENO, why, len) < 0 || write(STDERR_FILENO, "\n", 1) < 0)
+            (void)rank; /* nothing more can be done about a closed stderr */
+    }
+    job_remove_files();
+    _exit(code & 0xff);
+}
+
+/* ---- how a rank ends ------------------------------------------------------------------------- */
+
+static void rank_end(job_rank_t *r, int status, const char *how)
+{
+    if (atomic_load(&r->pub.mpi_state) == TM_RT_MPI_INITIALIZED) {
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "rank %d %s with status %d between MPI_Init and MPI_Finalize: ending the job",
+                 r->pub.world_rank, how, status);
+        tm_rt_job_abort(r->pub.world_rank, status & 0xff ? status : 1, msg);
+    }
+    /* A process's exit status is its low 8 bits: so is a rank's. */
+    int expected = 0;
+    if (status & 0xff)
+        atomic_compare_exchange_strong(&job.status, &expected, status & 0xff);
+}
+
+_Noreturn void tm_rt_rank_exit(int status)
+{
+    tm_rt_rank_t *self = tm_rt_rank_self();
+    if (!self)
+        exit(status);
+    rank_end((job_rank_t *)self, status, "called exit()");
+    tm_sched_ult_exit();
+}
+
+static void rank_main(void *arg)
+{
+    job_rank_t *r = arg;
+    int status = r->copy.main(r->argc, r->argv, environ);
+    rank_end(r, status, "returned from main()");
+}
+
+/* ---- start-up ---------------------------------------------------------------------------------- */
+
+static void report(const char *fmt, const char *detail)
+{
+    fprintf(stderr, "threadmpi: ");
+    fprintf(stderr, fmt, detail);
+    fputc('\n', stderr);
+}
+
+/* Number of ranks asked by mpcrun (-n), 0 for "one per core", 1 when run alone. */
+static int requested_ranks(int *n_p)
+{
+    const char *s = getenv(TM_RT_ENV_MPCRUN_NP);
+    if (!s) {
+        *n_p = 1;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    long n = strtol(s, &end, 10);
+    if (end == s || *end || errno || n < 0 || n > MAX_RANKS)
+        return -EINVAL;
+    *n_p = (int)n;
+    return 0;
+}
+
+/* The programs a rank starts (system(), posix_spawn) are jobs of their own. */
+static void forget_mpcrun_request(void)
+{
+    unsetenv(TM_RT_ENV_MPCRUN_NP);
+    unsetenv(TM_RT_ENV_MPCRUN_CONFIG);
+    unsetenv(TM_RT_ENV_MPCRUN_SETTINGS);
+}
+
+static char **copy_argv(int argc, char **argv)
+{
+    char **v = calloc((size_t)argc + 1, sizeof *v);
+    for (int i = 0; v && i < argc; i++)
+        if (!(v[i] = strdup(argv[i])))
+            return NULL;
+    return v;
+}
+
+/* Loads every rank's program copy and gives each its argv and standard input. */
+static int ranks_load(int argc, char **argv, char *err, size_t errlen)
+{
+    job.null_stdin = fopen("/dev/null", "r");
+    for (int r = 0; r < job.nranks; r++) {
+        job_rank_t *rank = &job.ranks[r];
+        rank->pub.world_rank = r;
+        rank->argc = argc;
+        rank->argv = copy_argv(argc, argv);
+        if (!rank->argv) {
+            snprintf(err, errlen, "out of memory");
+            return -ENOMEM;
+        }
+        int rc = tm_rt_program_load(&job.program, r, &rank->copy, err, errlen);
+        if (rc < 0)
+            return rc;
+        /* Standard input goes to rank 0, as with mpirun; the others read an empty file. */
+        if (rank->copy.stdin_p)
+            *rank->copy.stdin_p = r == 0 ? stdin : job.null_stdin;
+    }
+    return 0;
+}
+
+/* Runs the ranks on nvps VPs, pinned to the first nvps cores (PUs if hwloc sees no core). */
+static int ranks_run(hwloc_topology_t topo, int nvps, const tm_rt_settings_t *settings)
+{
+    int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+    hwloc_obj_type_t core_type = ncores > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
+    hwloc_const_cpuset_t *vp_cpusets = calloc((size_t)nvps, sizeof *vp_cpusets);
+    if (!vp_cpusets)
+        return -ENOMEM;
+    for (int v = 0; v < nvps; v++) {
+        hwloc_obj_t core = hwloc_get_obj_by_type(topo, core_type, (unsigned)v);
+        vp_cpusets[v] = core ? core->cpuset : hwloc_topology_get_allowed_cpuset(topo);
+    }
+    tm_sched_config_t sc = {
+        .nvps = nvps,
+        .stack_size = settings->sched_stack_size,
+        .idle_spin_us = settings->sched_idle_spin_us,
+        .topology = topo,
+        .vp_cpusets = vp_cpusets,
+    };
+    int rc = tm_sched_init(&sc);
+    if (rc < 0)
+        goto out_free;
+    for (int r = 0; r < job.nranks; r++) {
+        tm_sched_ult_t *ult;
+        /* Compact: consecutive ranks share a VP, each VP gets nranks/nvps of them. */
+        int vp = (int)((long)r * nvps / job.nranks);
+        if ((rc = tm_sched_ult_create(vp, rank_main, &job.ranks[r], 0, &ult)) < 0)
+            goto out_finalize;
+        tm_sched_ult_set_data(ult, &job.ranks[r].pub);
+    }
+    rc = tm_sched_run();
+out_finalize:
+    tm_sched_finalize();
+out_free:
+    free(vp_cpusets);
+    return rc;
+}
+
+int tm_rt_launcher_main(int argc, char **argv)
+{
+    char err[1024];
+    tm_rt_settings_t settings;
+    hwloc_topology_t topo;
+    int nranks, rc, status = 1;
+
+    clock_gettime(CLOCK_MONOTONIC, &job.t0);
+    if (tm_rt_settings_load(&settings, err, sizeof err) < 0) {
+        report("%s", err);
+        return 2;
+    }
+    if (requested_ranks(&nranks) < 0) {
+        report("%s is not a number of ranks", getenv(TM_RT_ENV_MPCRUN_NP));
+        return 2;
+    }
+    forget_mpcrun_request();
+
+    if (hwloc_topology_init(&topo) < 0) {
+        report("%s", "cannot read the machine's topology (hwloc)");
+        return 1;
+    }
+    if (hwloc_topology_load(topo) < 0) {
+        report("%s", "cannot read the machine's topology (hwloc)");
+        goto out_topology;
+    }
+    int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+    if (ncores <= 0)
+        ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+    if (ncores <= 0)
+        ncores = 1;
+    job.nranks = nranks ? nranks : ncores;
+    job.ranks = calloc((size_t)job.nranks, sizeof *job.ranks);
+    if (!job.ranks) {
+        report("%s", "out of memory");
+        goto out_topology;
+    }
+
+    if (tm_rt_program_open(&job.program, job.nranks, err, sizeof err) < 0) {
+        report("%s", err);
+        status = 2;
+        goto out_ranks;
+    }
+    if ((rc = tm_rt_signals_install(job_remove_files)) < 0) {
+        report("cannot install signal handlers: %s", strerror(-rc));
+        goto out_files;
+    }
+    if (ranks_load(argc, argv, err, sizeof err) < 0) {
+        report("%s", err);
+        goto out_files;
+    }
+    rc = ranks_run(topo, job.nranks < ncores ? job.nranks : ncores, &settings);
+    if (rc < 0) {
+        report("the scheduler failed: %s", strerror(-rc));
+        goto out_files;
+    }
+    status = atomic_load(&job.status);
+
+    /* The copies stay loaded: their atexit handlers and destructors run in exit(), as they
+     * would in a process, and the ranks' stdio buffers, shared with ours, are flushed there. */
+out_files:
+    job_remove_files();
+out_ranks:
+    /* job.ranks, and the argv copies in it, live until exit, as a process's argv does: the
+     * programs' atexit handlers and destructors may still use them. */
+    tm_rt_program_close(&job.program);
+out_topology:
+    hwloc_topology_destroy(topo);
+    return status;
+}

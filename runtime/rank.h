@@ -1,0 +1,40 @@
+/*
+ * ThreadMPI runtime: what the MPI layer may know of the job and of the calling rank.
+ *
+ * A rank is one private copy of the user's program, run by one ULT. The runtime creates the
+ * ranks at start-up; mpi/ reads their identity here and records the MPI state of each rank,
+ * which the runtime needs to judge how a rank ends (exit() before MPI_Finalize aborts the job).
+ */
+#ifndef TM_RT_RANK_H
+#define TM_RT_RANK_H
+
+#include <stdatomic.h>
+
+typedef enum tm_rt_mpi_state {
+    TM_RT_MPI_NOT_INITIALIZED = 0,
+    TM_RT_MPI_INITIALIZED,
+    TM_RT_MPI_FINALIZED
+} tm_rt_mpi_state_t;
+
+typedef struct tm_rt_rank {
+    int world_rank;
+    _Atomic int mpi_state;  /* tm_rt_mpi_state_t; written by mpi/, read by the runtime */
+    int thread_level;       /* the level MPI_Init_thread provided */
+    void *mpi;              /* per-rank state owned by mpi/ (NULL until it sets it) */
+} tm_rt_rank_t;
+
+/* The rank whose ULT is calling, or NULL when the caller is not a rank's main ULT. */
+tm_rt_rank_t *tm_rt_rank_self(void);
+
+/* Number of ranks of the job (the size of MPI_COMM_WORLD). */
+int tm_rt_world_size(void);
+
+/* Seconds on a clock shared by every rank, from an arbitrary origin fixed at job start. */
+double tm_rt_wtime(void);
+
+/* Ends the whole job at once with exit status `code` (taken modulo 256 by the OS). `rank` is the
+ * world rank that asked for it, or -1; `why` (may be NULL) is printed on stderr first, on a line
+ * of its own. Temporary files are removed. Safe to call from any ULT or thread. */
+_Noreturn void tm_rt_job_abort(int rank, int code, const char *why);
+
+#endif /* TM_RT_RANK_H */

@@ -1,0 +1,291 @@
+/*
+ * User-level threads: creation, yield, park/unpark, exit, and what the scheduler context does
+ * for a ULT right after it switched back (park commit, reaping).
+ *
+ * Every switch goes through the VP's scheduler context: ULT -> scheduler -> next ULT. The
+ * scheduler context is what makes park race-free (a ULT is published as PARKED only once its
+ * context is saved, so an unparker on another thread can never resume a half-saved context),
+ * and it frees a finished ULT's stack from a stack that is not that one.
+ *
+ * Park/unpark: a one-token permit per ULT plus its state, in a Dekker pattern:
+ *
+ *   parking side (ULT, then its scheduler)     unparker (any thread)
+ *   permit: 1 -> 0 ? return (token consumed)   permit := 1 (seq_cst exchange; was 1: return)
+ *   switch to the scheduler context            state == PARKED (seq_cst load) ?
+ *   state := PARKED (seq_cst)                    CAS state PARKED -> READY, enqueue on success
+ *   permit == 1 (seq_cst load) ?
+ *     CAS state PARKED -> READY, requeue on success
+ *
+ * With all four marked accesses seq_cst, at least one side sees the other's write: either the
+ * unparker sees PARKED, or the scheduler sees the token. If both do, the CAS picks one enqueuer.
+ * So a wake-up is never lost and a ULT is never enqueued twice. An unparker that finds the token
+ * already there returns at once: the thread that set it is bound by the same pattern.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#ifdef TM_WITH_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
+#ifdef TM_WITH_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+#include "sched/ult.h"
+#include "sched/vp.h"
+
+_Static_assert(offsetof(struct tm_sched_ult, node) == 0, "a run queue node is its ULT");
+
+static inline tm_sched_ult_t *tm_sched_ult_current(tm_sched_vp_t **vp_p)
+{
+    tm_sched_vp_t *vp = tm_sched_vp_current;
+
+    *vp_p = vp;
+    return vp != NULL ? vp->current : NULL;
+}
+
+/* Switches from the running ULT back to its VP's scheduler context, telling it why. Returns when
+ * the scheduler resumes the ULT (never for TM_SCHED_SWITCH_EXIT). */
+static inline void tm_sched_ult_switch_out(tm_sched_vp_t *vp, tm_sched_ult_t *ult, int reason)
+{
+    vp->reason = reason;
+#ifdef TM_WITH_TSAN
+    __tsan_switch_to_fiber(vp->tsan_fiber, 0);
+#endif
+#ifdef TM_WITH_ASAN
+    /* A ULT that exits never comes back: NULL lets ASan drop its fake stack. */
+    __sanitizer_start_switch_fiber(reason == TM_SCHED_SWITCH_EXIT ? NULL : &ult->asan_fake_stack,
+                                   vp->asan_stack_bottom, vp->asan_stack_size);
+#endif
+    tm_sched_context_switch(&ult->ctx, &vp->sched_ctx);
+#ifdef TM_WITH_ASAN
+    __sanitizer_finish_switch_fiber(ult->asan_fake_stack, NULL, NULL);
+#endif
+}
+
+/* First code run on a new ULT's stack. */
+static void tm_sched_ult_start(void *arg)
+{
+    tm_sched_ult_t *ult = arg;
+
+#ifdef TM_WITH_ASAN
+    /* ASan tells us here where the scheduler context's stack is: the ULT needs it to switch
+     * back. */
+    __sanitizer_finish_switch_fiber(NULL, &ult->vp->asan_stack_bottom, &ult->vp->asan_stack_size);
+#endif
+    ult->fn(ult->arg);
+    tm_sched_ult_exit();
+}
+
+/*
+ * Registry of the run's ULTs: a lock-free list that is only pushed to during the run (Treiber's
+ * push, IBM RJ 5118, 1986) and only walked by tm_sched_finalize once every VP has stopped.
+ * Progress: push is lock-free. ABA: there is no concurrent pop, so a successful CAS always links
+ * the new ULT in front of the current head.
+ * Handles stay valid until finalize, so an unpark or a get_data on a finished ULT is harmless.
+ */
+static void tm_sched_ult_register(tm_sched_ult_t *ult)
+{
+    tm_sched_ult_t *head = atomic_load_explicit(&tm_sched_state.ults, memory_order_relaxed);
+
+    /* relaxed: nothing reads the registry until finalize, after the VP threads are joined. */
+    do
+        ult->all_next = head;
+    while (!atomic_compare_exchange_weak_explicit(&tm_sched_state.ults, &head, ult,
+                                                  memory_order_relaxed, memory_order_relaxed));
+}
+
+int tm_sched_ult_create(int vp, tm_sched_ult_fn_t fn, void *arg, size_t stack_size,
+                        tm_sched_ult_t **ult_p)
+{
+    tm_sched_vp_t *self = tm_sched_vp_current;
+    tm_sched_ult_t *ult;
+    int err;
+
+    if (!tm_sched_state.initialized || vp < 0 || vp >= tm_sched_state.nvps || fn == NULL)
+        return -EINVAL;
+    if (stack_size == 0)
+        stack_size = tm_sched_state.stack_size;
+    else if (stack_size < TM_SCHED_STACK_SIZE_MIN)
+        return -EINVAL;
+
+    ult = aligned_alloc(TM_SCHED_CACHE_LINE,
+                        (sizeof(*ult) + TM_SCHED_CACHE_LINE - 1) & ~(size_t)(TM_SCHED_CACHE_LINE - 1));
+    if (ult == NULL)
+        return -ENOMEM;
+    /* The creator's own VP cache: only its kernel thread touches it. */
+    err = tm_sched_stack_cache_get(self != NULL ? &self->stacks : NULL,
+                                   tm_sched_stack_round(stack_size), &ult->stack);
+    if (err != 0)
+        goto undo_alloc;
+
+    ult->vp = &tm_sched_state.vps[vp];
+    ult->fn = fn;
+    ult->arg = arg;
+    ult->data = NULL;
+    atomic_init(&ult->state, TM_SCHED_ULT_READY);
+    atomic_init(&ult->permit, 0);
+    tm_sched_context_make(&ult->ctx, ult->stack.lo, ult->stack.size, tm_sched_ult_start, ult);
+#ifdef TM_WITH_TSAN
+    ult->tsan_fiber = __tsan_create_fiber(0);
+#endif
+#ifdef TM_WITH_ASAN
+    ult->asan_fake_stack = NULL;
+#endif
+    tm_sched_ult_register(ult);
+    /* relaxed: the count only needs to reach 0 after the last exit. A ULT creating another is
+     * itself counted until it exits, later on the same thread, so the count cannot touch 0 in
+     * between; before the run, tm_sched_run reads it on this very thread. */
+    atomic_fetch_add_explicit(&tm_sched_state.live, 1, memory_order_relaxed);
+    if (ult_p != NULL)
+        *ult_p = ult;
+    tm_sched_vp_ready(ult->vp, ult);
+    return 0;
+
+undo_alloc:
+    free(ult);
+    return err;
+}
+
+tm_sched_ult_t *tm_sched_self(void)
+{
+    tm_sched_vp_t *vp;
+
+    return tm_sched_ult_current(&vp);
+}
+
+void tm_sched_yield(void)
+{
+    tm_sched_vp_t *vp;
+    tm_sched_ult_t *ult = tm_sched_ult_current(&vp);
+
+    if (ult == NULL || tm_sched_runq_empty(&vp->runq))
+        return;
+    tm_sched_ult_switch_out(vp, ult, TM_SCHED_SWITCH_YIELD);
+}
+
+void tm_sched_park(void)
+{
+    tm_sched_vp_t *vp;
+    tm_sched_ult_t *ult = tm_sched_ult_current(&vp);
+
+    if (ult == NULL)
+        return;
+    /* acquire: pairs with the unparker's exchange, so what it wrote before unparking is visible
+     * once park returns. */
+    if (atomic_exchange_explicit(&ult->permit, 0, memory_order_acquire) != 0)
+        return;
+    tm_sched_ult_switch_out(vp, ult, TM_SCHED_SWITCH_PARK);
+    /* Resumed because the token is there (an unpark enqueued us, or the scheduler saw the token
+     * and requeued us): consume it, with the same acquire as above. */
+    atomic_exchange_explicit(&ult->permit, 0, memory_order_acquire);
+}
+
+void tm_sched_ult_park_commit(tm_sched_vp_t *vp, tm_sched_ult_t *ult)
+{
+    int expected = TM_SCHED_ULT_PARKED;
+
+    /* seq_cst store and load: the parking side of the Dekker pattern (top of this file). */
+    atomic_store_explicit(&ult->state, TM_SCHED_ULT_PARKED, memory_order_seq_cst);
+    if (atomic_load_explicit(&ult->permit, memory_order_seq_cst) == 0)
+        return;
+    /* An unpark raced with the park. relaxed: the winner of this CAS enqueues; if it is us, the
+     * ULT is requeued and resumed by this very thread. */
+    if (atomic_compare_exchange_strong_explicit(&ult->state, &expected, TM_SCHED_ULT_READY,
+                                                memory_order_relaxed, memory_order_relaxed))
+        tm_sched_runq_push(&vp->runq, &ult->node);
+}
+
+void tm_sched_unpark(tm_sched_ult_t *ult)
+{
+    int expected = TM_SCHED_ULT_PARKED;
+
+    /* seq_cst: the unparker's side of the Dekker pattern; it is also the release that the
+     * parked ULT's acquire exchange pairs with. */
+    if (atomic_exchange_explicit(&ult->permit, 1, memory_order_seq_cst) != 0)
+        return;
+    if (atomic_load_explicit(&ult->state, memory_order_seq_cst) != TM_SCHED_ULT_PARKED)
+        return;
+    /* acquire: the owner VP last used the ULT's run queue link before it published PARKED
+     * (release); we are about to write that link. */
+    if (atomic_compare_exchange_strong_explicit(&ult->state, &expected, TM_SCHED_ULT_READY,
+                                                memory_order_acquire, memory_order_relaxed))
+        tm_sched_vp_ready(ult->vp, ult);
+}
+
+_Noreturn void tm_sched_ult_exit(void)
+{
+    tm_sched_vp_t *vp;
+    tm_sched_ult_t *ult = tm_sched_ult_current(&vp);
+
+    if (ult == NULL)
+        abort();
+    tm_sched_ult_switch_out(vp, ult, TM_SCHED_SWITCH_EXIT);
+    abort();
+}
+
+void tm_sched_ult_reap(tm_sched_vp_t *vp, tm_sched_ult_t *ult)
+{
+    /* relaxed: DONE only stops later unparks from enqueueing; nothing is published with it. */
+    atomic_store_explicit(&ult->state, TM_SCHED_ULT_DONE, memory_order_relaxed);
+#ifdef TM_WITH_TSAN
+    __tsan_destroy_fiber(ult->tsan_fiber);
+    ult->tsan_fiber = NULL;
+#endif
+    tm_sched_stack_cache_put(&vp->stacks, &ult->stack);
+    ult->stack.base = NULL;
+    /* relaxed: whoever ends the run joins the VP threads, which orders everything after. */
+    if (atomic_fetch_sub_explicit(&tm_sched_state.live, 1, memory_order_relaxed) == 1)
+        tm_sched_vp_stop_all();
+}
+
+void tm_sched_ult_free_all(void)
+{
+    tm_sched_ult_t *ult = atomic_exchange_explicit(&tm_sched_state.ults, NULL, memory_order_relaxed);
+
+    while (ult != NULL) {
+        tm_sched_ult_t *next = ult->all_next;
+
+        /* A ULT that never finished (the run failed to start) still owns its stack. */
+        if (ult->stack.base != NULL)
+            tm_sched_stack_free(&ult->stack);
+#ifdef TM_WITH_TSAN
+        if (ult->tsan_fiber != NULL)
+            __tsan_destroy_fiber(ult->tsan_fiber);
+#endif
+        free(ult);
+        ult = next;
+    }
+}
+
+void tm_sched_ult_set_data(tm_sched_ult_t *ult, void *data)
+{
+    ult->data = data;
+}
+
+void *tm_sched_ult_get_data(const tm_sched_ult_t *ult)
+{
+    return ult->data;
+}
+
+int tm_sched_ult_vp(const tm_sched_ult_t *ult)
+{
+    return ult->vp->index;
+}
+
+size_t tm_sched_ult_stack_size(const tm_sched_ult_t *ult)
+{
+    return ult->stack.size;
+}
+
+tm_sched_ult_t *tm_sched_fault_overflowed_ult(const void *addr)
+{
+    tm_sched_vp_t *vp;
+    tm_sched_ult_t *ult = tm_sched_ult_current(&vp);
+
+    if (ult == NULL || !tm_sched_stack_overflowed(&ult->stack, addr))
+        return NULL;
+    return ult;
+}

@@ -1,0 +1,63 @@
+# Sourced by the script tests tests/mpi/*.sh: build programs with the build-tree mpicc, run them
+# with mpcrun, check statuses and messages. Each script gets a private work directory, which is
+# also $TMPDIR for the jobs: it must hold no temporary file of theirs when they end.
+set -u
+: "${TM_BUILDDIR:?run through make check}" "${TM_SRCDIR:?run through make check}"
+MPICC="$TM_BUILDDIR/tests/mpicc-build"
+MPCRUN="$TM_BUILDDIR/runtime/mpcrun"
+work=$(mktemp -d) || exit 99
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/tmp"
+TMPDIR="$work/tmp"
+export TMPDIR
+out="$work/out"
+err="$work/err"
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+# tm_build SOURCE [MPICC ARGS...]: builds tests/mpi/SOURCE into $work/NAME; prints the path.
+tm_build() {
+    src=$1
+    shift
+    exe="$work/$(basename "$src" .c)"
+    "$MPICC" -g -O1 -o "$exe" "$TM_SRCDIR/tests/mpi/$src" "$@" >&2 || fail "mpicc $src"
+    echo "$exe"
+}
+
+# tm_run NRANKS PROGRAM [ARGS...]: runs the job; sets $status, and $out and $err (file names).
+tm_run() {
+    out="$work/out"
+    err="$work/err"
+    "$MPCRUN" -n "$@" > "$out" 2> "$err" < /dev/null
+    status=$?
+}
+
+# tm_run_env NAME=VALUE NRANKS PROGRAM [ARGS...]: tm_run with one more environment variable.
+tm_run_env() {
+    out="$work/out"
+    err="$work/err"
+    assignment=$1
+    shift
+    env "$assignment" "$MPCRUN" -n "$@" > "$out" 2> "$err" < /dev/null
+    status=$?
+}
+
+expect_status() {
+    [ "$status" -eq "$1" ] || fail "$2: exit status $status, expected $1; stderr: $(cat "$err")"
+}
+
+expect_err() {
+    grep -Eq -- "$1" "$err" || fail "$2: stderr lacks /$1/: $(cat "$err")"
+}
+
+expect_out() {
+    grep -Eq -- "$1" "$out" || fail "$2: stdout lacks /$1/: $(cat "$out")"
+}
+
+expect_no_temp_files() {
+    left=$(ls -A "$TMPDIR")
+    [ -z "$left" ] || fail "$1: temporary files left behind: $left"
+}

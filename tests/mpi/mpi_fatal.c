@@ -1,0 +1,77 @@
+/* Erroneous MPI calls under the default error handler, MPI_ERRORS_ARE_FATAL, and MPI_Abort: rank
+ * WHO makes the call chosen by MODE, the others finalize and return 0. Run by mpi_fatal.sh,
+ * which checks the job's exit status and message. Usage: mpi_fatal MODE WHO [CODE]
+ *   bad-comm        MPI_Comm_rank(MPI_INT, ...)
+ *   null-comm       MPI_Comm_size(MPI_COMM_NULL, ...)
+ *   null-arg        MPI_Comm_rank(MPI_COMM_WORLD, NULL)
+ *   bad-code        MPI_Error_string(-1, ...)
+ *   before-init     MPI_Comm_rank before MPI_Init (by every rank: none knows its rank yet)
+ *   init-twice      MPI_Init a second time
+ *   finalize-twice  MPI_Finalize a second time
+ *   after-finalize  MPI_Comm_size after MPI_Finalize
+ *   thread          MPI_Comm_rank from a thread the rank created
+ *   abort           MPI_Abort(MPI_COMM_WORLD, CODE)
+ *   abort-self      MPI_Abort(MPI_COMM_SELF, CODE) */
+#include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *other_thread(void *arg)
+{
+    int rank;
+
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return arg;
+}
+
+int main(int argc, char **argv)
+{
+    char s[MPI_MAX_ERROR_STRING];
+    const char *mode = argc > 2 ? argv[1] : "";
+    int who = argc > 2 ? atoi(argv[2]) : -1, code = argc > 3 ? atoi(argv[3]) : 0;
+    int rank, size, len;
+    pthread_t thread;
+
+    if (argc < 3) {
+        fprintf(stderr, "usage: mpi_fatal MODE WHO [CODE]\n");
+        return 2;
+    }
+    if (strcmp(mode, "before-init") == 0)
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == who) {
+        if (strcmp(mode, "bad-comm") == 0)
+            MPI_Comm_rank(MPI_INT, &rank);
+        else if (strcmp(mode, "null-comm") == 0)
+            MPI_Comm_size(MPI_COMM_NULL, &size);
+        else if (strcmp(mode, "null-arg") == 0)
+            MPI_Comm_rank(MPI_COMM_WORLD, NULL);
+        else if (strcmp(mode, "bad-code") == 0)
+            MPI_Error_string(-1, s, &len);
+        else if (strcmp(mode, "init-twice") == 0)
+            MPI_Init(&argc, &argv);
+        else if (strcmp(mode, "thread") == 0) {
+            if (pthread_create(&thread, NULL, other_thread, NULL) == 0)
+                pthread_join(thread, NULL);
+        } else if (strcmp(mode, "abort") == 0)
+            MPI_Abort(MPI_COMM_WORLD, code);
+        else if (strcmp(mode, "abort-self") == 0)
+            MPI_Abort(MPI_COMM_SELF, code);
+    }
+    MPI_Finalize();
+    if (rank == who) {
+        if (strcmp(mode, "finalize-twice") == 0)
+            MPI_Finalize();
+        else if (strcmp(mode, "after-finalize") == 0)
+            MPI_Comm_size(MPI_COMM_WORLD, &size);
+    }
+    /* Reached only when the erroneous call returned, which it must not. */
+    if (rank == who) {
+        fprintf(stderr, "mpi_fatal: rank %d survived %s\n", rank, mode);
+        return 1;
+    }
+    return 0;
+}

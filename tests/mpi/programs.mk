@@ -1,0 +1,40 @@
+# The MPI test programs (tests/mpi/NAME.c -> NAME.x, run per tests/mpi/testlist) and the script
+# tests (tests/mpi/NAME.sh, which build what they need themselves).
+MPI_TEST_PROGS += \
+	examples/hello.x \
+	examples/globals.x \
+	tests/mpi/privatize.x \
+	tests/mpi/symbols.x \
+	tests/mpi/argv.x
+
+MPI_SCRIPT_TESTS += \
+	tests/mpi/exit_status.sh \
+	tests/mpi/signals.sh \
+	tests/mpi/mpcrun_usage.sh \
+	tests/mpi/mpicc.sh \
+	tests/mpi/stdin.sh \
+	tests/mpi/settings.sh \
+	tests/mpi/exports.sh \
+	tests/mpi/gdb.sh
+
+# Programs that only the script tests build.
+EXTRA_DIST += \
+	tests/mpi/status.c \
+	tests/mpi/crash.c \
+	tests/mpi/sleeper.c \
+	tests/mpi/stdin_read.c \
+	tests/mpi/recurse.c \
+	tests/mpi/part_a.c \
+	tests/mpi/part_b.c
+
+# mpi/: the first slice of the API.
+MPI_TEST_PROGS += \
+	tests/mpi/mpi_init.x \
+	tests/mpi/mpi_init_thread.x \
+	tests/mpi/mpi_comm.x \
+	tests/mpi/mpi_time.x \
+	tests/mpi/mpi_version.x \
+	tests/mpi/mpi_errors.x \
+	tests/mpi/mpi_pmpi.x
+MPI_SCRIPT_TESTS += tests/mpi/mpi_fatal.sh
+EXTRA_DIST += tests/mpi/mpi_fatal.c

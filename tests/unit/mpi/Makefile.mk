@@ -1,0 +1,30 @@
+# Check unit tests of mpi/. They link the layer's library with a fake of the runtime
+# (fake_rt.c), which decides which rank is calling and turns tm_rt_job_abort into an exit
+# status that Check's exit tests compare with the expected error class.
+
+TM_MPI_UNIT_TESTS = \
+	tests/unit/mpi/test_error \
+	tests/unit/mpi/test_init \
+	tests/unit/mpi/test_comm \
+	tests/unit/mpi/test_env
+check_PROGRAMS += $(TM_MPI_UNIT_TESTS)
+TESTS += $(TM_MPI_UNIT_TESTS)
+
+tm_mpi_unit_fake = tests/unit/mpi/fake_rt.c tests/unit/mpi/fake_rt.h
+tm_mpi_unit_ldadd = mpi/libtmmpi.la $(CHECK_LIBS)
+
+tests_unit_mpi_test_error_SOURCES = tests/unit/mpi/test_error.c $(tm_mpi_unit_fake)
+tests_unit_mpi_test_error_CFLAGS = $(TM_UNIT_CFLAGS)
+tests_unit_mpi_test_error_LDADD = $(tm_mpi_unit_ldadd)
+
+tests_unit_mpi_test_init_SOURCES = tests/unit/mpi/test_init.c $(tm_mpi_unit_fake)
+tests_unit_mpi_test_init_CFLAGS = $(TM_UNIT_CFLAGS)
+tests_unit_mpi_test_init_LDADD = $(tm_mpi_unit_ldadd)
+
+tests_unit_mpi_test_comm_SOURCES = tests/unit/mpi/test_comm.c $(tm_mpi_unit_fake)
+tests_unit_mpi_test_comm_CFLAGS = $(TM_UNIT_CFLAGS)
+tests_unit_mpi_test_comm_LDADD = $(tm_mpi_unit_ldadd)
+
+tests_unit_mpi_test_env_SOURCES = tests/unit/mpi/test_env.c $(tm_mpi_unit_fake)
+tests_unit_mpi_test_env_CFLAGS = $(TM_UNIT_CFLAGS)
+tests_unit_mpi_test_env_LDADD = $(tm_mpi_unit_ldadd)

@@ -1,0 +1,112 @@
+/* A fake of runtime/rank.h: see fake_rt.h. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fake_rt.h"
+
+tm_rt_rank_t fake_rt_rank;
+int fake_rt_is_rank;
+int fake_rt_world_size;
+double fake_rt_now;
+
+static int fake_rt_stderr_fd = -1; /* the real stderr, while the test's goes to a file */
+static FILE *fake_rt_capture;
+static const char *fake_rt_expected;
+static int fake_rt_expected_rank;
+
+tm_rt_rank_t *tm_rt_rank_self(void)
+{
+    return fake_rt_is_rank ? &fake_rt_rank : NULL;
+}
+
+int tm_rt_world_size(void)
+{
+    return fake_rt_world_size;
+}
+
+double tm_rt_wtime(void)
+{
+    return fake_rt_now;
+}
+
+void fake_rt_setup(int world_rank, int size)
+{
+    memset(&fake_rt_rank, 0, sizeof(fake_rt_rank));
+    fake_rt_rank.world_rank = world_rank;
+    atomic_store(&fake_rt_rank.mpi_state, TM_RT_MPI_NOT_INITIALIZED);
+    fake_rt_rank.thread_level = -1;
+    fake_rt_is_rank = 1;
+    fake_rt_world_size = size;
+    fake_rt_now = 0.0;
+}
+
+void fake_rt_capture_stderr(void)
+{
+    fflush(stderr);
+    fake_rt_capture = tmpfile();
+    if (fake_rt_capture == NULL) {
+        perror("fake_rt: tmpfile");
+        exit(FAKE_RT_EXIT_UNEXPECTED_ABORT);
+    }
+    fake_rt_stderr_fd = dup(STDERR_FILENO);
+    dup2(fileno(fake_rt_capture), STDERR_FILENO);
+}
+
+const char *fake_rt_captured_stderr(void)
+{
+    static char text[8192];
+    size_t n;
+
+    fflush(stderr);
+    rewind(fake_rt_capture);
+    n = fread(text, 1, sizeof(text) - 1, fake_rt_capture);
+    text[n] = '\0';
+    return text;
+}
+
+void fake_rt_expect_abort(int rank, const char *expected)
+{
+    fake_rt_capture_stderr();
+    fake_rt_expected = expected;
+    fake_rt_expected_rank = rank;
+}
+
+/* Writes on the real stderr, so that Check's output shows why the test failed. */
+__attribute__((format(printf, 1, 2))) static void fake_rt_complain(const char *fmt, ...)
+{
+    FILE *out = fdopen(fake_rt_stderr_fd >= 0 ? fake_rt_stderr_fd : STDERR_FILENO, "w");
+    va_list ap;
+
+    va_start(ap, fmt);
+    vfprintf(out, fmt, ap);
+    va_end(ap);
+    fflush(out);
+}
+
+_Noreturn void tm_rt_job_abort(int rank, int code, const char *why)
+{
+    const char *got;
+
+    if (why != NULL)
+        fprintf(stderr, "%s\n", why);
+    if (fake_rt_expected == NULL) {
+        fake_rt_complain("fake_rt: unexpected tm_rt_job_abort(%d, %d)\n", rank, code);
+        _exit(FAKE_RT_EXIT_UNEXPECTED_ABORT);
+    }
+    got = fake_rt_captured_stderr();
+    if (strcmp(got, fake_rt_expected) != 0) {
+        fake_rt_complain("fake_rt: stderr was\n%s\ninstead of\n%s\n", got, fake_rt_expected);
+        _exit(FAKE_RT_EXIT_WRONG_STDERR);
+    }
+    if (rank != fake_rt_expected_rank) {
+        fake_rt_complain("fake_rt: tm_rt_job_abort named rank %d instead of %d\n", rank,
+                         fake_rt_expected_rank);
+        _exit(FAKE_RT_EXIT_WRONG_RANK);
+    }
+    _exit(code & 0xff);
+}

@@ -1,0 +1,32 @@
+/*
+ * A fake of runtime/rank.h for the unit tests of mpi/: the test chooses who is calling, and
+ * tm_rt_job_abort ends the test process, after checking what mpi/ printed on stderr.
+ */
+#ifndef TM_TEST_FAKE_RT_H
+#define TM_TEST_FAKE_RT_H
+
+#include "runtime/rank.h"
+
+/* The rank the test runs as; tm_rt_rank_self() returns it when fake_rt_is_rank is true. */
+extern tm_rt_rank_t fake_rt_rank;
+extern int fake_rt_is_rank;
+extern int fake_rt_world_size;
+extern double fake_rt_now;
+
+/* Exit statuses of the test process that tell a broken expectation from an error class. */
+#define FAKE_RT_EXIT_UNEXPECTED_ABORT 250
+#define FAKE_RT_EXIT_WRONG_STDERR     251
+#define FAKE_RT_EXIT_WRONG_RANK       252
+
+/* Makes the caller rank `world_rank` of a job of `size` ranks, before MPI_Init. */
+void fake_rt_setup(int world_rank, int size);
+
+/* Expects tm_rt_job_abort(rank, ...) after exactly `expected` on stderr (which goes to a file from
+ * now on); the process then exits with the abort's code, or with FAKE_RT_EXIT_* on a mismatch. */
+void fake_rt_expect_abort(int rank, const char *expected);
+
+/* What has been written on stderr since fake_rt_capture_stderr(), in a static buffer. */
+void fake_rt_capture_stderr(void);
+const char *fake_rt_captured_stderr(void);
+
+#endif /* TM_TEST_FAKE_RT_H */

@@ -1,0 +1,15 @@
+# Check unit tests of runtime/.
+check_PROGRAMS += tests/unit/runtime/test_settings tests/unit/runtime/test_elf_section
+TESTS += tests/unit/runtime/test_settings tests/unit/runtime/test_elf_section
+
+tests_unit_runtime_test_settings_SOURCES = tests/unit/runtime/test_settings.c \
+	runtime/settings.c runtime/settings.h
+tests_unit_runtime_test_settings_CPPFLAGS = $(AM_CPPFLAGS) -DTM_SYSCONFDIR='"$(sysconfdir)"'
+tests_unit_runtime_test_settings_CFLAGS = $(TM_UNIT_CFLAGS)
+tests_unit_runtime_test_settings_LDADD = $(INIH_LIBS) $(CHECK_LIBS)
+
+tests_unit_runtime_test_elf_section_SOURCES = tests/unit/runtime/test_elf_section.c \
+	runtime/elf_section.c runtime/elf_section.h
+tests_unit_runtime_test_elf_section_CPPFLAGS = $(AM_CPPFLAGS) -DOBJCOPY='"$(OBJCOPY)"'
+tests_unit_runtime_test_elf_section_CFLAGS = $(TM_UNIT_CFLAGS)
+tests_unit_runtime_test_elf_section_LDADD = $(CHECK_LIBS)
