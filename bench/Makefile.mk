@@ -10,3 +10,4 @@ bench_ult_switch_LDADD = sched/libtmsched.la $(HWLOC_LIBS)
 
 .PHONY: bench
 bench: $(tm_bench_programs)
+EXTRA_DIST += bench/startup.c bench/startup.sh

@@ -153,12 +153,23 @@ static void forget_mpcrun_request(void)
     unsetenv(TM_RT_ENV_MPCRUN_SETTINGS);
 }
 
+/* A rank's argv in one block, the pointers then the strings, as the kernel lays out a process's:
+ * a program may point its argv[i] elsewhere without losing the strings. */
 static char **copy_argv(int argc, char **argv)
 {
-    char **v = calloc((size_t)argc + 1, sizeof *v);
-    for (int i = 0; v && i < argc; i++)
-        if (!(v[i] = strdup(argv[i])))
-            return NULL;
+    size_t bytes = ((size_t)argc + 1) * sizeof(char *);
+    for (int i = 0; i < argc; i++)
+        bytes += strlen(argv[i]) + 1;
+    char **v = malloc(bytes);
+    if (!v)
+        return NULL;
+    char *p = (char *)(v + argc + 1);
+    for (int i = 0; i < argc; i++) {
+        size_t len = strlen(argv[i]) + 1;
+        v[i] = memcpy(p, argv[i], len);
+        p += len;
+    }
+    v[argc] = NULL;
     return v;
 }
 

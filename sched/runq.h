@@ -18,8 +18,8 @@
  * a node's link while it may be in the list: a producer only writes the link of its own node
  * before publishing it, and its CAS merely checks that head is still the node it linked to. If
  * the head went A -> (taken) -> A in between, A is again the first node and linking to it is
- * still right. A node is in at most one list at a time: the callers (ult.c) make sure a ULT is
- * enqueued by one thread only (the CAS of its state from PARKED to READY).
+ * still right. A node is in at most one list at a time: the callers make sure a ULT is enqueued
+ * by one thread only (whoever clears its PARKED bit, ult.h).
  * The inbound head sits on its own cache line, away from the owner's FIFO.
  */
 #ifndef TM_SCHED_RUNQ_H
@@ -69,7 +69,9 @@ static inline void tm_sched_runq_push(tm_sched_runq_t *q, tm_sched_runq_node_t *
  * side sees the other's write, so a push never goes unnoticed by a sleeping owner. */
 static inline void tm_sched_runq_push_inbound(tm_sched_runq_t *q, tm_sched_runq_node_t *node)
 {
-    tm_sched_runq_node_t *head = atomic_load_explicit(&q->inbound, memory_order_relaxed);
+    /* First guess an empty list instead of loading the head: the list is mostly empty, and a
+     * load would fetch the line shared only for the CAS to fetch it again exclusive. */
+    tm_sched_runq_node_t *head = NULL;
 
     do
         node->next = head;
@@ -93,7 +95,7 @@ static inline void tm_sched_runq_drain(tm_sched_runq_t *q)
     if (atomic_load_explicit(&q->inbound, memory_order_relaxed) == NULL)
         return;
     /* acquire: pairs with the producers' CAS, so their nodes' links and everything they wrote
-     * before pushing (the ULT's state, its saved context) are visible here. */
+     * before pushing are visible here. */
     list = atomic_exchange_explicit(&q->inbound, NULL, memory_order_acquire);
     last = list;
     while (list != NULL) {

@@ -7,19 +7,23 @@
  * context is saved, so an unparker on another thread can never resume a half-saved context),
  * and it frees a finished ULT's stack from a stack that is not that one.
  *
- * Park/unpark: a one-token permit per ULT plus its state, in a Dekker pattern:
+ * Park/unpark: a one-token permit per ULT, kept with the parked state in one atomic word (see
+ * ult.h), so that Dekker's two flags ("I park" / "here is a token") need no store-load fence:
+ * each side's "write mine, read theirs" is a single read-modify-write of the word.
  *
- *   parking side (ULT, then its scheduler)     unparker (any thread)
- *   permit: 1 -> 0 ? return (token consumed)   permit := 1 (seq_cst exchange; was 1: return)
- *   switch to the scheduler context            state == PARKED (seq_cst load) ?
- *   state := PARKED (seq_cst)                    CAS state PARKED -> READY, enqueue on success
- *   permit == 1 (seq_cst load) ?
- *     CAS state PARKED -> READY, requeue on success
+ *   ULT: park                               unparker (any thread)
+ *   fetch_and ~PERMIT: had it? return       old = fetch_or PERMIT
+ *   switch to the scheduler context         old == PARKED (no token before, parked)?
+ *   scheduler: CAS 0 -> PARKED                fetch_and ~PARKED, enqueue
+ *     fails (a token came): requeue         else: nothing (not parked yet, or a token was
+ *   resumed: fetch_and ~PERMIT                 already pending and its setter handles it)
  *
- * With all four marked accesses seq_cst, at least one side sees the other's write: either the
- * unparker sees PARKED, or the scheduler sees the token. If both do, the CAS picks one enqueuer.
- * So a wake-up is never lost and a ULT is never enqueued twice. An unparker that finds the token
- * already there returns at once: the thread that set it is bound by the same pattern.
+ * The word goes 0 -> PARKED only from the scheduler context, after the ULT's context is saved:
+ * an unparker on another thread can never enqueue a half-saved context. Whichever of the CAS and
+ * the fetch_or comes first in the word's modification order, the other sees it: either the
+ * scheduler sees the token and requeues the ULT, or the unparker sees PARKED and wakes it. A
+ * wake-up is never lost, and a ULT is never enqueued twice (only the unparker that turned PARKED
+ * into PARKED|PERMIT clears PARKED).
  */
 #include "config.h"
 
@@ -125,8 +129,7 @@ int tm_sched_ult_create(int vp, tm_sched_ult_fn_t fn, void *arg, size_t stack_si
     ult->fn = fn;
     ult->arg = arg;
     ult->data = NULL;
-    atomic_init(&ult->state, TM_SCHED_ULT_READY);
-    atomic_init(&ult->permit, 0);
+    atomic_init(&ult->sync, 0);
     tm_sched_context_make(&ult->ctx, ult->stack.lo, ult->stack.size, tm_sched_ult_start, ult);
 #ifdef TM_WITH_TSAN
     ult->tsan_fiber = __tsan_create_fiber(0);
@@ -173,46 +176,40 @@ void tm_sched_park(void)
 
     if (ult == NULL)
         return;
-    /* acquire: pairs with the unparker's exchange, so what it wrote before unparking is visible
-     * once park returns. */
-    if (atomic_exchange_explicit(&ult->permit, 0, memory_order_acquire) != 0)
+    /* acquire: synchronises with every unparker whose fetch_or made the token, so what they
+     * wrote before unparking is visible once park returns. */
+    if (atomic_fetch_and_explicit(&ult->sync, ~TM_SCHED_ULT_PERMIT, memory_order_acquire) &
+        TM_SCHED_ULT_PERMIT)
         return;
     tm_sched_ult_switch_out(vp, ult, TM_SCHED_SWITCH_PARK);
-    /* Resumed because the token is there (an unpark enqueued us, or the scheduler saw the token
-     * and requeued us): consume it, with the same acquire as above. */
-    atomic_exchange_explicit(&ult->permit, 0, memory_order_acquire);
+    /* Resumed because a token arrived: consume it, with the same acquire as above. */
+    atomic_fetch_and_explicit(&ult->sync, ~TM_SCHED_ULT_PERMIT, memory_order_acquire);
 }
 
 void tm_sched_ult_park_commit(tm_sched_vp_t *vp, tm_sched_ult_t *ult)
 {
-    int expected = TM_SCHED_ULT_PARKED;
+    unsigned expected = 0;
 
-    /* seq_cst store and load: the parking side of the Dekker pattern (top of this file). */
-    atomic_store_explicit(&ult->state, TM_SCHED_ULT_PARKED, memory_order_seq_cst);
-    if (atomic_load_explicit(&ult->permit, memory_order_seq_cst) == 0)
-        return;
-    /* An unpark raced with the park. relaxed: the winner of this CAS enqueues; if it is us, the
-     * ULT is requeued and resumed by this very thread. */
-    if (atomic_compare_exchange_strong_explicit(&ult->state, &expected, TM_SCHED_ULT_READY,
-                                                memory_order_relaxed, memory_order_relaxed))
+    /* release: an unparker that sees PARKED goes on to write the ULT's run queue link, which
+     * this VP used last; its acquire pairs with this. relaxed on failure: the ULT is requeued
+     * and resumed by this very thread, and consumes the token with its own acquire. */
+    if (!atomic_compare_exchange_strong_explicit(&ult->sync, &expected, TM_SCHED_ULT_PARKED,
+                                                 memory_order_release, memory_order_relaxed))
         tm_sched_runq_push(&vp->runq, &ult->node);
 }
 
 void tm_sched_unpark(tm_sched_ult_t *ult)
 {
-    int expected = TM_SCHED_ULT_PARKED;
+    /* acq_rel: release for the parked ULT's acquire when it consumes the token; acquire for the
+     * scheduler's release of PARKED, before we write the ULT's run queue link. */
+    unsigned old = atomic_fetch_or_explicit(&ult->sync, TM_SCHED_ULT_PERMIT, memory_order_acq_rel);
 
-    /* seq_cst: the unparker's side of the Dekker pattern; it is also the release that the
-     * parked ULT's acquire exchange pairs with. */
-    if (atomic_exchange_explicit(&ult->permit, 1, memory_order_seq_cst) != 0)
+    if (old != TM_SCHED_ULT_PARKED)
         return;
-    if (atomic_load_explicit(&ult->state, memory_order_seq_cst) != TM_SCHED_ULT_PARKED)
-        return;
-    /* acquire: the owner VP last used the ULT's run queue link before it published PARKED
-     * (release); we are about to write that link. */
-    if (atomic_compare_exchange_strong_explicit(&ult->state, &expected, TM_SCHED_ULT_READY,
-                                                memory_order_acquire, memory_order_relaxed))
-        tm_sched_vp_ready(ult->vp, ult);
+    /* We own the wake-up. An RMW rather than a store keeps the word's release sequences
+     * unbroken (see ult.h); relaxed, since the enqueue below publishes the ULT. */
+    atomic_fetch_and_explicit(&ult->sync, ~TM_SCHED_ULT_PARKED, memory_order_relaxed);
+    tm_sched_vp_ready(ult->vp, ult);
 }
 
 _Noreturn void tm_sched_ult_exit(void)
@@ -228,8 +225,9 @@ _Noreturn void tm_sched_ult_exit(void)
 
 void tm_sched_ult_reap(tm_sched_vp_t *vp, tm_sched_ult_t *ult)
 {
-    /* relaxed: DONE only stops later unparks from enqueueing; nothing is published with it. */
-    atomic_store_explicit(&ult->state, TM_SCHED_ULT_DONE, memory_order_relaxed);
+    /* relaxed: DONE only tells later unparks that there is nothing to wake (they find no
+     * PARKED anyway); nothing is published with it. */
+    atomic_fetch_or_explicit(&ult->sync, TM_SCHED_ULT_DONE, memory_order_relaxed);
 #ifdef TM_WITH_TSAN
     __tsan_destroy_fiber(ult->tsan_fiber);
     ult->tsan_fiber = NULL;

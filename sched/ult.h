@@ -13,21 +13,28 @@
 
 struct tm_sched_vp;
 
-/* Life of a ULT, in tm_sched_ult.state:
+/* Bits of tm_sched_ult.sync, the one word that park, unpark and exit agree through:
  *
- *   READY --park (from the scheduler context)--> PARKED --unpark (CAS)--> READY
- *   READY --exit--> DONE
+ *   running or queued: 0 or PERMIT
+ *   parked:            PARKED            (context saved, in no queue; set by its scheduler)
+ *   being woken:       PARKED | PERMIT   (the unparker that set PERMIT owns the wake-up)
+ *   finished:          DONE (| PERMIT)
  *
- * READY covers both "in a run queue" and "running". Only the CAS from PARKED to READY enqueues a
- * parked ULT, so exactly one thread does it. */
+ * Whoever clears PARKED enqueues the ULT, so exactly one thread does it. Every change of the
+ * word is an atomic read-modify-write, never a plain store: RMWs extend release sequences, so a
+ * ULT that consumes the token synchronises with every unparker that contributed to it. */
 enum {
-    TM_SCHED_ULT_READY,
-    TM_SCHED_ULT_PARKED,
-    TM_SCHED_ULT_DONE,
+    TM_SCHED_ULT_PERMIT = 1u,
+    TM_SCHED_ULT_PARKED = 2u,
+    TM_SCHED_ULT_DONE = 4u,
 };
 
 struct tm_sched_ult {
+    /* First line: what an unparker on another thread writes (sync, then the run queue link),
+     * and what the owner VP reads to resume the ULT (ctx, one pointer with the assembly
+     * switch): one cache line moves per wake-up. */
     tm_sched_runq_node_t node; /* first: a node pointer is a ULT pointer */
+    _Atomic unsigned sync;      /* TM_SCHED_ULT_* bits */
     tm_sched_context_t ctx;     /* saved while the ULT does not run */
     struct tm_sched_vp *vp;     /* bound for life */
     tm_sched_stack_t stack;
@@ -41,12 +48,10 @@ struct tm_sched_ult {
 #ifdef TM_WITH_ASAN
     void *asan_fake_stack;
 #endif
-    _Atomic int state;  /* TM_SCHED_ULT_*; read by unparkers of any thread */
-    _Atomic int permit; /* the park/unpark token, 0 or 1 */
 };
 
 /* Called by the VP's scheduler context right after `ult` switched back to it to park: publishes
- * it as PARKED, or puts it back in the run queue when an unpark raced with the park. */
+ * it as PARKED, or puts it back in the run queue when a token arrived in the meantime. */
 void tm_sched_ult_park_commit(struct tm_sched_vp *vp, tm_sched_ult_t *ult);
 
 /* Called by the VP's scheduler context right after `ult` switched back to it for the last time:

@@ -17,11 +17,15 @@
 
 #include "sched/sched.h"
 
+/* Rounds of ping-pong with spinning VPs, and with VPs that sleep at once (about 30 us each on a
+ * virtual machine). */
 #ifdef TM_WITH_TSAN
 #define PINGPONG_ROUNDS 20000
+#define PINGPONG_SLEEP_ROUNDS 2000
 #define STRESS_WAKES 5000
 #else
 #define PINGPONG_ROUNDS 200000
+#define PINGPONG_SLEEP_ROUNDS 20000
 #define STRESS_WAKES 50000
 #endif
 
@@ -109,6 +113,7 @@ END_TEST
 static tm_sched_ult_t *pp_ults[2];
 static _Atomic long pp_turn; /* even: ULT 0 plays, odd: ULT 1 plays */
 static _Atomic int pp_errors;
+static long pp_rounds;
 
 static void pp_body(void *arg)
 {
@@ -116,7 +121,7 @@ static void pp_body(void *arg)
 
     if (tm_sched_self_vp() != me)
         atomic_fetch_add(&pp_errors, 1);
-    for (long i = 0; i < PINGPONG_ROUNDS; i++) {
+    for (long i = 0; i < pp_rounds; i++) {
         long mine = 2 * i + me;
 
         while (atomic_load_explicit(&pp_turn, memory_order_acquire) != mine)
@@ -126,27 +131,28 @@ static void pp_body(void *arg)
     }
 }
 
-static void pingpong(unsigned idle_spin_us)
+static void pingpong(unsigned idle_spin_us, long rounds)
 {
+    pp_rounds = rounds;
     sched_setup(2, idle_spin_us);
     for (int i = 0; i < 2; i++)
         ck_assert_int_eq(tm_sched_ult_create(i, pp_body, (void *)(intptr_t)i, 0, &pp_ults[i]), 0);
     ck_assert_int_eq(tm_sched_run(), 0);
     ck_assert_int_eq(atomic_load(&pp_errors), 0);
-    ck_assert_int_eq(atomic_load(&pp_turn), 2 * PINGPONG_ROUNDS);
+    ck_assert_int_eq(atomic_load(&pp_turn), 2 * rounds);
     tm_sched_finalize();
 }
 
 START_TEST(test_pingpong_spin)
 {
-    pingpong(1000);
+    pingpong(1000, PINGPONG_ROUNDS);
 }
 END_TEST
 
 /* Without spinning every wait goes through the futex. */
 START_TEST(test_pingpong_sleep)
 {
-    pingpong(0);
+    pingpong(0, PINGPONG_SLEEP_ROUNDS);
 }
 END_TEST
 

@@ -1,0 +1,55 @@
+#!/bin/sh
+# The README's test command: installs what is needed, then builds ThreadMPI and runs its whole
+# test suite three times, out of tree: plain, under AddressSanitizer and under ThreadSanitizer;
+# then `make distcheck` (tarball, read-only source tree, install, uninstall). Prints the logs of
+# failing tests and ends with the line "N passed, N failed".
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+sh "$top/tests/deps.sh" || { echo "installing the dependencies failed"; exit 1; }
+cd "$top" && autoreconf -fi > /dev/null 2>&1 || { echo "autoreconf failed"; exit 1; }
+
+passed=0 failed=0
+for variant in plain asan tsan; do
+    build="$top/_build-$variant"
+    rm -rf "$build"
+    mkdir -p "$build" && cd "$build" || exit 1
+    case $variant in
+        plain) flags= ;;
+        asan) flags=--enable-asan ;;
+        tsan) flags=--enable-tsan ;;
+    esac
+    echo "== $variant build ($flags)"
+    # shellcheck disable=SC2086 # empty or one flag
+    if ! "$top/configure" -q $flags > configure.out 2>&1 || ! make -j2 > make.out 2>&1; then
+        cat configure.out make.out | tail -40
+        echo "$variant: the build failed"
+        failed=$((failed + 1))
+        continue
+    fi
+    make -j2 check > check.out 2>&1
+    grep -E '^(PASS|FAIL|ERROR|SKIP|XPASS):' check.out
+    p=$(sed -n 's/^# PASS: *//p' check.out)
+    f=$(($(sed -n 's/^# FAIL: *//p' check.out) + $(sed -n 's/^# ERROR: *//p' check.out) + $(sed -n 's/^# XPASS: *//p' check.out)))
+    [ -n "$p" ] || { tail -40 check.out; f=$((f + 1)); p=0; }
+    find . -name '*.log' ! -name test-suite.log ! -name config.log -exec grep -lE '^(FAIL|ERROR)' {} + 2> /dev/null |
+        while read -r log; do
+            echo "---- $variant: $log"
+            tail -60 "$log"
+        done
+    passed=$((passed + p))
+    failed=$((failed + f))
+done
+
+echo "== make distcheck"
+cd "$top/_build-plain" || exit 1
+if make -j2 distcheck > distcheck.out 2>&1; then
+    passed=$((passed + 1))
+    echo "PASS: distcheck"
+else
+    tail -60 distcheck.out
+    failed=$((failed + 1))
+    echo "FAIL: distcheck"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
