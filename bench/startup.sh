@@ -59,6 +59,15 @@ for n in 16 256; do
         row MPICH "$n" "$m" "$ref"
     fi
 done
+
+# Memory that a rank adds: the peak RSS of a 1000-rank job less a 1-rank job's, per rank. It
+# includes the rank's copy of the program and the stack it touched.
+one=$(measure "$build/runtime/mpcrun" -n 1 "$work/tm")
+many=$(measure "$build/runtime/mpcrun" -n 1000 "$work/tm")
+echo
+printf 'ThreadMPI memory per rank: %.1f KiB (peak RSS %.1f MiB with 1000 ranks, %.1f MiB with 1)\n' \
+    "$(echo "(${many#* } - ${one#* }) / 999" | bc -l)" "$(echo "${many#* } / 1024" | bc -l)" \
+    "$(echo "${one#* } / 1024" | bc -l)"
 echo
 echo "Open MPI and MPICH run one process per rank: their RSS column is mpirun's or the largest"
 echo "rank's, not the job's total. ThreadMPI's is the whole job (one process)."

@@ -37,10 +37,10 @@ typedef void (*tm_sched_ult_fn_t)(void *arg);
 #define TM_SCHED_ALTSTACK_SIZE (64u << 10)
 
 typedef struct tm_sched_config {
-    int nvps;                     /* number of VPs, >= 1 */
-    size_t stack_size;            /* default ULT stack size in bytes (0: the default) */
-    unsigned idle_spin_us;        /* how long an idle VP polls before it sleeps on its futex */
-    hwloc_topology_t topology;    /* used for pinning; NULL: VPs are not pinned */
+    int nvps;                         /* number of VPs, >= 1 */
+    size_t stack_size;                /* default ULT stack size in bytes (0: the default) */
+    unsigned idle_spin_us;            /* how long an idle VP polls before it sleeps on its futex */
+    hwloc_topology_t topology;        /* used for pinning; NULL: VPs are not pinned */
     hwloc_const_cpuset_t *vp_cpusets; /* nvps cpusets, one per VP; NULL: not pinned */
 } tm_sched_config_t;
 

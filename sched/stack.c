@@ -69,8 +69,7 @@ bool tm_sched_stack_overflowed(const tm_sched_stack_t *stack, const void *addr)
     return a < (uintptr_t)stack->lo && a >= (uintptr_t)stack->base - guard;
 }
 
-int tm_sched_stack_cache_get(tm_sched_stack_cache_t *cache, size_t size,
-                             tm_sched_stack_t *stack_p)
+int tm_sched_stack_cache_get(tm_sched_stack_cache_t *cache, size_t size, tm_sched_stack_t *stack_p)
 {
     if (cache != NULL) {
         /* Newest first: its pages are the likeliest to be committed and cached. */

@@ -15,8 +15,8 @@
 #include <stddef.h>
 
 typedef struct tm_sched_stack {
-    void *base; /* start of the mapping: the guard page */
-    void *lo;   /* lowest usable byte, just above the guard */
+    void *base;  /* start of the mapping: the guard page */
+    void *lo;    /* lowest usable byte, just above the guard */
     size_t size; /* usable bytes */
 } tm_sched_stack_t;
 
@@ -43,8 +43,7 @@ bool tm_sched_stack_overflowed(const tm_sched_stack_t *stack, const void *addr);
 
 /* A stack of `size` usable bytes from cache when it holds one of that size, else a new one.
  * cache may be NULL (a caller that is not a VP). */
-int tm_sched_stack_cache_get(tm_sched_stack_cache_t *cache, size_t size,
-                             tm_sched_stack_t *stack_p);
+int tm_sched_stack_cache_get(tm_sched_stack_cache_t *cache, size_t size, tm_sched_stack_t *stack_p);
 /* Gives a stack no context runs on any more back to cache, or unmaps it when cache is full. */
 void tm_sched_stack_cache_put(tm_sched_stack_cache_t *cache, const tm_sched_stack_t *stack);
 /* Unmaps every stack of cache. */

@@ -104,6 +104,8 @@ static void tm_sched_ult_register(tm_sched_ult_t *ult)
 int tm_sched_ult_create(int vp, tm_sched_ult_fn_t fn, void *arg, size_t stack_size,
                         tm_sched_ult_t **ult_p)
 {
+    const size_t alloc_size =
+        (sizeof(tm_sched_ult_t) + TM_SCHED_CACHE_LINE - 1) & ~(size_t)(TM_SCHED_CACHE_LINE - 1);
     tm_sched_vp_t *self = tm_sched_vp_current;
     tm_sched_ult_t *ult;
     int err;
@@ -115,8 +117,8 @@ int tm_sched_ult_create(int vp, tm_sched_ult_fn_t fn, void *arg, size_t stack_si
     else if (stack_size < TM_SCHED_STACK_SIZE_MIN)
         return -EINVAL;
 
-    ult = aligned_alloc(TM_SCHED_CACHE_LINE,
-                        (sizeof(*ult) + TM_SCHED_CACHE_LINE - 1) & ~(size_t)(TM_SCHED_CACHE_LINE - 1));
+    /* Whole cache lines: no other object shares the line that unparkers write. */
+    ult = aligned_alloc(TM_SCHED_CACHE_LINE, alloc_size);
     if (ult == NULL)
         return -ENOMEM;
     /* The creator's own VP cache: only its kernel thread touches it. */
@@ -241,7 +243,8 @@ void tm_sched_ult_reap(tm_sched_vp_t *vp, tm_sched_ult_t *ult)
 
 void tm_sched_ult_free_all(void)
 {
-    tm_sched_ult_t *ult = atomic_exchange_explicit(&tm_sched_state.ults, NULL, memory_order_relaxed);
+    tm_sched_ult_t *ult =
+        atomic_exchange_explicit(&tm_sched_state.ults, NULL, memory_order_relaxed);
 
     while (ult != NULL) {
         tm_sched_ult_t *next = ult->all_next;

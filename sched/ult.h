@@ -34,9 +34,9 @@ struct tm_sched_ult {
      * and what the owner VP reads to resume the ULT (ctx, one pointer with the assembly
      * switch): one cache line moves per wake-up. */
     tm_sched_runq_node_t node; /* first: a node pointer is a ULT pointer */
-    _Atomic unsigned sync;      /* TM_SCHED_ULT_* bits */
-    tm_sched_context_t ctx;     /* saved while the ULT does not run */
-    struct tm_sched_vp *vp;     /* bound for life */
+    _Atomic unsigned sync;     /* TM_SCHED_ULT_* bits */
+    tm_sched_context_t ctx;    /* saved while the ULT does not run */
+    struct tm_sched_vp *vp;    /* bound for life */
     tm_sched_stack_t stack;
     tm_sched_ult_fn_t fn;
     void *arg;

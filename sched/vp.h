@@ -27,8 +27,8 @@ typedef struct tm_sched_vp {
     /* Touched only by the VP's own kernel thread (and, before and after the run, by the thread
      * that calls init, run and finalize). */
     int index;
-    int reason;               /* TM_SCHED_SWITCH_* of the last switch back */
-    tm_sched_ult_t *current;  /* the running ULT; NULL in the scheduler context */
+    int reason;              /* TM_SCHED_SWITCH_* of the last switch back */
+    tm_sched_ult_t *current; /* the running ULT; NULL in the scheduler context */
     tm_sched_context_t sched_ctx;
     tm_sched_stack_cache_t stacks;
     hwloc_cpuset_t cpuset; /* NULL: not pinned */

@@ -23,6 +23,13 @@ tests_unit_sched_test_stack_CFLAGS = $(TM_UNIT_CFLAGS)
 tests_unit_sched_test_stack_LDADD = $(tm_sched_test_ldadd)
 
 tests_unit_sched_test_ult_SOURCES = tests/unit/sched/test_ult.c
+if TM_CONTEXT_X86_64
+tests_unit_sched_test_ult_SOURCES += tests/unit/sched/regs_x86_64.S
+endif
+if TM_CONTEXT_AARCH64
+tests_unit_sched_test_ult_SOURCES += tests/unit/sched/regs_aarch64.S
+endif
+EXTRA_DIST += tests/unit/sched/regs_x86_64.S tests/unit/sched/regs_aarch64.S
 tests_unit_sched_test_ult_CFLAGS = $(TM_UNIT_CFLAGS)
 tests_unit_sched_test_ult_LDADD = $(tm_sched_test_ldadd)
 

@@ -353,6 +353,53 @@ START_TEST(test_fenv_per_ult)
 END_TEST
 #endif
 
+/* ---- callee-saved registers survive a switch (regs_<arch>.S) */
+
+#if !defined(TM_SCHED_CONTEXT_UCONTEXT) && (defined(__x86_64__) || defined(__aarch64__))
+#define TEST_REGS 1
+
+int tm_test_regs_call(void (*fn)(void));
+void tm_test_regs_trash(void (*fn)(void));
+
+static int regs_errors = -1;
+static tm_sched_ult_t *regs_checker;
+
+static void regs_unpark_checker(void)
+{
+    tm_sched_unpark(regs_checker);
+    tm_sched_yield();
+}
+
+static void regs_check_body(void *arg)
+{
+    regs_errors = tm_test_regs_call(tm_sched_yield);
+    regs_errors += tm_test_regs_call(tm_sched_park);
+    trace_add('c');
+}
+
+static void regs_trash_body(void *arg)
+{
+    tm_test_regs_trash(tm_sched_yield);
+    tm_test_regs_trash(regs_unpark_checker);
+    trace_add('t');
+}
+
+/* The checker holds known values in every callee-saved register across a yield and a park,
+ * while the other ULT runs with other values in them. */
+START_TEST(test_callee_saved_registers)
+{
+    trace_reset();
+    sched_setup(1, TM_SCHED_STACK_SIZE_MIN);
+    ck_assert_int_eq(tm_sched_ult_create(0, regs_check_body, NULL, 0, &regs_checker), 0);
+    ck_assert_int_eq(tm_sched_ult_create(0, regs_trash_body, NULL, 0, NULL), 0);
+    ck_assert_int_eq(tm_sched_run(), 0);
+    ck_assert_str_eq(trace, "ct");
+    ck_assert_int_eq(regs_errors, 0);
+    tm_sched_finalize();
+}
+END_TEST
+#endif
+
 static Suite *ult_suite(void)
 {
     Suite *s = suite_create("sched_ult");
@@ -368,6 +415,9 @@ static Suite *ult_suite(void)
     tcase_add_test(tc, test_create_during_run);
 #if defined(__x86_64__)
     tcase_add_test(tc, test_fenv_per_ult);
+#endif
+#ifdef TEST_REGS
+    tcase_add_test(tc, test_callee_saved_registers);
 #endif
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);

@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
@@ -20,13 +21,13 @@
 /* Rounds of ping-pong with spinning VPs, and with VPs that sleep at once (about 30 us each on a
  * virtual machine). */
 #ifdef TM_WITH_TSAN
-#define PINGPONG_ROUNDS 20000
+#define PINGPONG_ROUNDS       20000
 #define PINGPONG_SLEEP_ROUNDS 2000
-#define STRESS_WAKES 5000
+#define STRESS_WAKES          2000
 #else
-#define PINGPONG_ROUNDS 200000
+#define PINGPONG_ROUNDS       200000
 #define PINGPONG_SLEEP_ROUNDS 20000
-#define STRESS_WAKES 50000
+#define STRESS_WAKES          20000
 #endif
 
 static uint64_t now_ns(clockid_t clock)
@@ -97,9 +98,9 @@ START_TEST(test_init_run_finalize_twice)
         sched_setup(run == 1 ? 2 : 3, 10);
         ck_assert_int_eq(tm_sched_nvps(), run == 1 ? 2 : 3);
         for (int i = 0; i < 6; i++)
-            ck_assert_int_eq(
-                tm_sched_ult_create(i % tm_sched_nvps(), twice_body, (void *)(intptr_t)run, 0, NULL),
-                0);
+            ck_assert_int_eq(tm_sched_ult_create(i % tm_sched_nvps(), twice_body,
+                                                 (void *)(intptr_t)run, 0, NULL),
+                             0);
         ck_assert_int_eq(tm_sched_run(), 0);
         ck_assert_int_eq(atomic_load(&twice_count), run == 1 ? 12 : 36);
         tm_sched_finalize();
@@ -197,80 +198,99 @@ START_TEST(test_unpark_foreign_thread)
 }
 END_TEST
 
-/* ---- no lost wake-up: many unparks racing parks */
+/* ---- no lost wake-up: unparks racing parks
+ *
+ * Each consumer ULT is fed by one producer in lockstep: the producer posts round i, unparks the
+ * consumer and waits for its acknowledgement before posting round i + 1, which it does at once,
+ * while the consumer is on its way back into park. Every wake-up matters (no later one can make
+ * up for a lost one), so a lost wake-up shows as a producer waiting past its deadline. Producers
+ * are foreign threads (inbound wake, futex), a ULT of the other VP, and a ULT of the same VP
+ * (local wake). */
 
-#define STRESS_CONSUMERS 4
-#define STRESS_PRODUCERS 3
+#define STRESS_PAIRS       4
+#define STRESS_DEADLINE_NS 2000000000u
 
-static tm_sched_ult_t *stress_ults[STRESS_CONSUMERS];
-static _Atomic long stress_posted[STRESS_CONSUMERS];
-static _Atomic int stress_ready;
+typedef struct stress_pair {
+    tm_sched_ult_t *consumer;
+    tm_sched_ult_t *producer; /* NULL: a foreign thread */
+    _Atomic long posted, acked;
+} stress_pair_t;
 
-/* Consumes tokens until it has seen every one; a lost wake-up leaves it parked forever and the
- * test times out. */
+static stress_pair_t stress_pairs[STRESS_PAIRS];
+static _Atomic int stress_lost;
+
 static void stress_consumer(void *arg)
 {
-    int me = (int)(intptr_t)arg;
-    long total = (long)STRESS_PRODUCERS * STRESS_WAKES;
+    stress_pair_t *p = arg;
 
-    while (atomic_load_explicit(&stress_posted[me], memory_order_acquire) < total)
-        tm_sched_park();
-}
-
-static void *stress_foreign_producer(void *arg)
-{
-    unsigned seed = (unsigned)(uintptr_t)arg;
-    long sent[STRESS_CONSUMERS] = {0};
-
-    while (atomic_load(&stress_ready) == 0)
-        sched_yield();
-    /* Same count for every consumer, in a random order. */
-    for (long n = 0; n < (long)STRESS_CONSUMERS * STRESS_WAKES;) {
-        int c = (int)(rand_r(&seed) % STRESS_CONSUMERS);
-
-        if (sent[c] == STRESS_WAKES)
-            continue;
-        sent[c]++;
-        n++;
-        atomic_fetch_add_explicit(&stress_posted[c], 1, memory_order_release);
-        tm_sched_unpark(stress_ults[c]);
+    for (long i = 1; i <= STRESS_WAKES; i++) {
+        while (atomic_load_explicit(&p->posted, memory_order_acquire) < i)
+            tm_sched_park();
+        atomic_store_explicit(&p->acked, i, memory_order_release);
     }
-    return NULL;
 }
 
-/* A ULT producer interleaves posts with yields, so that it races with consumers of its own VP
- * (local wake) and of the other (inbound wake). */
-static void stress_ult_producer(void *arg)
+/* Producer side of round i: post, wake, and wait for the acknowledgement. A ULT producer yields
+ * while it waits (the consumer may be on its VP); a foreign one gives its core away. */
+static void stress_produce(stress_pair_t *p, long i, bool is_ult)
 {
-    for (int c = 0; c < STRESS_CONSUMERS; c++) {
-        for (long i = 0; i < STRESS_WAKES; i++) {
-            atomic_fetch_add_explicit(&stress_posted[c], 1, memory_order_release);
-            tm_sched_unpark(stress_ults[c]);
-            if (i % 16 == 0)
-                tm_sched_yield();
+    uint64_t deadline = now_ns(CLOCK_MONOTONIC) + STRESS_DEADLINE_NS;
+
+    atomic_store_explicit(&p->posted, i, memory_order_release);
+    tm_sched_unpark(p->consumer);
+    for (unsigned spin = 1; atomic_load_explicit(&p->acked, memory_order_acquire) < i; spin++) {
+        if (is_ult)
+            tm_sched_yield();
+        else
+            sched_yield();
+        if (spin % 256 == 0 && now_ns(CLOCK_MONOTONIC) > deadline) {
+            /* Lost: count it, then wake the consumer again so that the test ends. */
+            atomic_fetch_add(&stress_lost, 1);
+            tm_sched_unpark(p->consumer);
+            deadline = now_ns(CLOCK_MONOTONIC) + STRESS_DEADLINE_NS;
         }
     }
 }
 
+static void stress_ult_producer(void *arg)
+{
+    for (long i = 1; i <= STRESS_WAKES; i++)
+        stress_produce(arg, i, true);
+}
+
+static void *stress_foreign_producer(void *arg)
+{
+    for (long i = 1; i <= STRESS_WAKES; i++)
+        stress_produce(arg, i, false);
+    return NULL;
+}
+
 static void stress(unsigned idle_spin_us)
 {
-    pthread_t th[STRESS_PRODUCERS - 1];
+    pthread_t th[2];
 
     sched_setup(2, idle_spin_us);
-    for (int c = 0; c < STRESS_CONSUMERS; c++)
-        ck_assert_int_eq(
-            tm_sched_ult_create(c % 2, stress_consumer, (void *)(intptr_t)c, 0, &stress_ults[c]),
-            0);
-    ck_assert_int_eq(tm_sched_ult_create(1, stress_ult_producer, NULL, 0, NULL), 0);
-    for (int p = 0; p < STRESS_PRODUCERS - 1; p++)
-        ck_assert_int_eq(
-            pthread_create(&th[p], NULL, stress_foreign_producer, (void *)(uintptr_t)(p + 1)), 0);
-    atomic_store(&stress_ready, 1);
+    for (int c = 0; c < STRESS_PAIRS; c++)
+        ck_assert_int_eq(tm_sched_ult_create(c % 2, stress_consumer, &stress_pairs[c], 0,
+                                             &stress_pairs[c].consumer),
+                         0);
+    /* Pairs 0 and 1: foreign producers. Pair 2 (consumer on VP 0): producer on VP 1. Pair 3
+     * (consumer on VP 1): producer on VP 1 too. */
+    ck_assert_int_eq(
+        tm_sched_ult_create(1, stress_ult_producer, &stress_pairs[2], 0, &stress_pairs[2].producer),
+        0);
+    ck_assert_int_eq(
+        tm_sched_ult_create(1, stress_ult_producer, &stress_pairs[3], 0, &stress_pairs[3].producer),
+        0);
+    for (int p = 0; p < 2; p++)
+        ck_assert_int_eq(pthread_create(&th[p], NULL, stress_foreign_producer, &stress_pairs[p]),
+                         0);
     ck_assert_int_eq(tm_sched_run(), 0);
-    for (int p = 0; p < STRESS_PRODUCERS - 1; p++)
+    for (int p = 0; p < 2; p++)
         pthread_join(th[p], NULL);
-    for (int c = 0; c < STRESS_CONSUMERS; c++)
-        ck_assert_int_eq(atomic_load(&stress_posted[c]), (long)STRESS_PRODUCERS * STRESS_WAKES);
+    ck_assert_msg(atomic_load(&stress_lost) == 0, "%d wake-ups lost", atomic_load(&stress_lost));
+    for (int c = 0; c < STRESS_PAIRS; c++)
+        ck_assert_int_eq(atomic_load(&stress_pairs[c].acked), STRESS_WAKES);
     tm_sched_finalize();
 }
 
@@ -457,7 +477,7 @@ static void add_case(Suite *s, const char *name, const TTest *const *tests, int 
 
     for (int i = 0; i < ntests; i++)
         tcase_add_test(tc, tests[i]);
-    tcase_set_timeout(tc, 120);
+    tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
 }
 
