@@ -28,6 +28,9 @@ grep -q "Hello from rank 0 of 1" "$out" || fail "singleton: $(cat "$out")"
 # Errors stay build errors.
 printf 'int main(void) { return undefined_function(); }\n' > undef.c
 "$MPICC" -o undef undef.c > /dev/null 2>&1 && fail "an undefined function must fail the link"
+printf 'int f(void) { return 0; }\n' > nomain.c
+"$MPICC" -o nomain nomain.c > /dev/null 2> nomain.err && fail "a program without main() must fail"
+grep -q "no main() function" nomain.err || fail "no main(): $(cat nomain.err)"
 printf 'int main(void) { return }\n' > bad.c
 "$MPICC" -o bad bad.c > /dev/null 2>&1 && fail "a syntax error must fail"
 [ ! -e bad ] || fail "no output after a failed build"
