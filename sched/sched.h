@@ -44,7 +44,9 @@ typedef struct tm_sched_config {
     hwloc_const_cpuset_t *vp_cpusets; /* nvps cpusets, one per VP; NULL: not pinned */
 } tm_sched_config_t;
 
-/* Sets the scheduler up for a run (no thread is started yet). Called once per run. */
+/* Sets the scheduler up for a run (no thread is started yet). Called once per run: -EBUSY
+ * until tm_sched_finalize(). The cpusets are copied (a NULL entry leaves that VP unpinned);
+ * the topology must stay loaded until tm_sched_run() returns. */
 int tm_sched_init(const tm_sched_config_t *config);
 
 /* Creates a ULT bound to VP `vp` that will run fn(arg). stack_size 0 means the configured

@@ -21,6 +21,7 @@
  */
 #include "config.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <linux/futex.h>
 #include <stdlib.h>
@@ -38,6 +39,9 @@
 
 #include "sched/ult.h"
 #include "sched/vp.h"
+
+_Static_assert(sizeof(tm_sched_vp_t) % TM_SCHED_CACHE_LINE == 0,
+               "VPs are allocated as an array of whole cache lines");
 
 tm_sched_state_t tm_sched_state;
 
@@ -172,6 +176,7 @@ static void tm_sched_vp_schedule(tm_sched_vp_t *vp)
             tm_sched_vp_idle(vp);
             continue;
         }
+        assert(ult->vp == vp);
         tm_sched_vp_switch_in(vp, ult);
         switch (vp->reason) {
         case TM_SCHED_SWITCH_YIELD:

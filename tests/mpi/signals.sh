@@ -29,6 +29,9 @@ tm_run 3 "$recurse" inf
 [ "$status" -ne 0 ] || fail "a stack overflow must end the job non-zero"
 expect_err "^rank [0-2]: stack overflow" "stack overflow report"
 expect_no_temp_files "after a stack overflow"
+tm_run 3 "$recurse" inf-big
+[ "$status" -ne 0 ] || fail "a stack overflow with large frames must end the job non-zero"
+expect_err "^rank [0-2]: stack overflow" "stack overflow with 64 KiB frames"
 
 # The stack size is a setting: 24 MiB of recursion overflows 8 MiB stacks, fits in 64 MiB.
 tm_run 2 "$recurse" 24

@@ -208,7 +208,7 @@ END_TEST
  * (local wake). */
 
 #define STRESS_PAIRS       4
-#define STRESS_DEADLINE_NS 2000000000u
+#define STRESS_DEADLINE_NS 5000000000u
 
 typedef struct stress_pair {
     tm_sched_ult_t *consumer;
