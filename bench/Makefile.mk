@@ -1,12 +1,16 @@
 # bench/: benchmarks that print tables (never timed tests). `make bench` builds them.
 
-EXTRA_PROGRAMS = bench/ult_switch
-tm_bench_programs = bench/ult_switch$(EXEEXT)
+EXTRA_PROGRAMS = bench/ult_switch bench/shm_queue
+tm_bench_programs = bench/ult_switch$(EXEEXT) bench/shm_queue$(EXEEXT)
 CLEANFILES += $(tm_bench_programs)
 
 bench_ult_switch_SOURCES = bench/ult_switch.c
 bench_ult_switch_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
 bench_ult_switch_LDADD = sched/libtmsched.la $(HWLOC_LIBS)
+
+bench_shm_queue_SOURCES = bench/shm_queue.c
+bench_shm_queue_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
+bench_shm_queue_LDADD = shm/libtmshm.la $(NUMA_LIBS) $(HWLOC_LIBS)
 
 .PHONY: bench
 bench: $(tm_bench_programs)

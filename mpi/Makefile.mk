@@ -11,4 +11,28 @@ mpi_libtmmpi_la_SOURCES = \
 	mpi/init.c \
 	mpi/comm.c \
 	mpi/time.c \
-	mpi/env.c
+	mpi/env.c \
+	mpi/table.c \
+	mpi/group.h \
+	mpi/group.c \
+	mpi/errhandler.c \
+	mpi/attr.h \
+	mpi/attr.c \
+	mpi/info.c \
+	mpi/comm_query.c \
+	mpi/topo_dims.c \
+	mpi/p2p.h \
+	mpi/p2p.c \
+	mpi/request.c \
+	mpi/pt2pt.c \
+	mpi/wait.c \
+	mpi/mprobe.c
+
+# Datatypes: objects and the copy engine, constructors, inquiries, pack/unpack, external32.
+mpi_libtmmpi_la_SOURCES += \
+	mpi/datatype.h \
+	mpi/datatype.c \
+	mpi/type_create.c \
+	mpi/type_query.c \
+	mpi/pack.c \
+	mpi/external32.c

@@ -148,12 +148,16 @@ int tm_mpi_error_raise(tm_rt_rank_t *rt, tm_mpi_comm_t *comm, const char *call, 
     MPI_Errhandler handler = MPI_ERRORS_ARE_FATAL;
     va_list ap;
 
+    if (comm == NULL && r != NULL)
+        comm = &r->world;
     if (comm != NULL)
         handler = comm->errhandler;
-    else if (r != NULL)
-        handler = r->world.errhandler;
     if (handler == MPI_ERRORS_RETURN)
         return errclass;
+    if (comm != NULL && comm->errhandler_user != NULL) {
+        tm_mpi_errhandler_call(comm->errhandler_user, comm->handle, errclass);
+        return errclass;
+    }
     va_start(ap, fmt);
     tm_mpi_error_vfatal(rt, call, errclass, fmt, ap);
 }

@@ -431,7 +431,7 @@ typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint *extent,
 typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype, int count,
                                             void *filebuf, MPI_Offset position, void *extra_state);
 
-/* Predefined callbacks that do nothing (the ones that copy, MPI_*_DUP_FN, come with attributes) */
+/* Predefined callbacks that do nothing */
 #define MPI_NULL_COPY_FN        ((MPI_Copy_function *)0)
 #define MPI_NULL_DELETE_FN      ((MPI_Delete_function *)0)
 #define MPI_COMM_NULL_COPY_FN   ((MPI_Comm_copy_attr_function *)0)
@@ -441,6 +441,9 @@ typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype
 #define MPI_WIN_NULL_COPY_FN    ((MPI_Win_copy_attr_function *)0)
 #define MPI_WIN_NULL_DELETE_FN  ((MPI_Win_delete_attr_function *)0)
 #define MPI_CONVERSION_FN_NULL  ((MPI_Datarep_conversion_function *)0)
+/* The callbacks that copy the attribute's value (MPIX_Comm_dup_fn is declared below) */
+#define MPI_COMM_DUP_FN ((MPI_Comm_copy_attr_function *)MPIX_Comm_dup_fn)
+#define MPI_DUP_FN      ((MPI_Copy_function *)MPIX_Comm_dup_fn)
 
 /* ------------------------------------------------------------------ functions */
 
@@ -536,6 +539,530 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen);
 /* MPI_Error_class: *errorclass = the class of errorcode. An invalid code is MPI_ERR_ARG. */
 int MPI_Error_class(int errorcode, int *errorclass);
 int PMPI_Error_class(int errorcode, int *errorclass);
+
+/* ------------------------------------------------------------------ point-to-point
+ *
+ * Messages between ranks are copied once, from the sender's buffer to the receiver's: up to
+ * 4 KiB they travel in a cell of the receiver's mailbox (the send completes at once), above that
+ * the receiver copies straight from the sender's buffer, type to type, without packing (the send
+ * completes once it has). Any committed datatype may be used on either side, as long as the
+ * type signatures match. Order: two messages of one sender to one receiver that both match a
+ * receive arrive in the order sent (non-overtaking). */
+
+/* Blocking sends: return once buf may be reused. Ssend returns once the receive has started
+ * (it has the data); Rsend requires the receive to be posted already. */
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+
+/* Non-blocking sends: *request completes as the blocking send would return. */
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request);
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm, MPI_Request *request);
+int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm, MPI_Request *request);
+
+/* Receives: source may be MPI_ANY_SOURCE, tag MPI_ANY_TAG; a message longer than the buffer is
+ * MPI_ERR_TRUNCATE. With MPI_PROC_NULL a receive completes at once with an empty status. */
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status *status);
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status *status);
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request);
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request *request);
+
+/* MPI_Sendrecv: a send and a receive at once (no deadlock between two ranks doing it to each
+ * other); MPI_Sendrecv_replace uses one buffer for both. */
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status *status);
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status *status);
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                         int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+
+/* Probes: the status of a message that a receive with (source, tag) would get, without
+ * receiving it. MPI_Probe waits for one; MPI_Iprobe sets *flag. */
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+
+/* Matched probes: MPI_Mprobe/MPI_Improbe find a message as MPI_Probe does and take it out of
+ * matching into *message (MPI_MESSAGE_NO_PROC for MPI_PROC_NULL); MPI_Mrecv/MPI_Imrecv receive
+ * exactly that message and set *message to MPI_MESSAGE_NULL. */
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                MPI_Status *status);
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                 MPI_Status *status);
+int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+              MPI_Status *status);
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Status *status);
+int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Request *request);
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                MPI_Request *request);
+
+/* MPI_Cancel: a receive still posted is cancelled (its status says so: MPI_Test_cancelled); a
+ * send completes normally (cancelling it does not succeed, as the standard allows). The request
+ * must still be completed with a wait or test. */
+int MPI_Cancel(MPI_Request *request);
+int PMPI_Cancel(MPI_Request *request);
+int MPI_Test_cancelled(const MPI_Status *status, int *flag);
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag);
+
+/* MPI_Get_count: elements of datatype received (MPI_UNDEFINED if not a whole number).
+ * MPI_Get_elements(_x): basic elements received (MPI_UNDEFINED if the data ends inside one). */
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+
+/* Completion. Wait/Test complete one request and set it to MPI_REQUEST_NULL; the -all forms
+ * complete all (MPI_ERR_IN_STATUS when some failed: see each status's MPI_ERROR); -any one
+ * (*index, MPI_UNDEFINED when all are null); -some at least one (*outcount, indices). Test forms
+ * never wait: *flag says whether they completed. Arrays of statuses are declared as pointers so
+ * that MPI_STATUSES_IGNORE passes without compiler warnings. */
+int MPI_Wait(MPI_Request *request, MPI_Status *status);
+int PMPI_Wait(MPI_Request *request, MPI_Status *status);
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status *statuses);
+int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status *statuses);
+int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status *statuses);
+int PMPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status *statuses);
+int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status);
+int PMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status);
+int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status);
+int PMPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status);
+int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                 MPI_Status *statuses);
+int PMPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                  MPI_Status *statuses);
+int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                 MPI_Status *statuses);
+int PMPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                  MPI_Status *statuses);
+
+/* MPI_Request_free: the request goes (when its operation completes); *request = null.
+ * MPI_Request_get_status: like MPI_Test, without freeing the request. */
+int MPI_Request_free(MPI_Request *request);
+int PMPI_Request_free(MPI_Request *request);
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+
+/* ------------------------------------------------------------------ datatypes
+ *
+ * Derived datatypes are process-wide objects: a handle stays valid until MPI_Type_free. Types
+ * need not be committed to build other types or be queried; they must be to carry data (Pack,
+ * Unpack, communication). Invalid, freed or uncommitted types where a committed one is needed are
+ * MPI_ERR_TYPE; negative counts MPI_ERR_COUNT; negative block lengths and NULL arrays or outputs
+ * MPI_ERR_ARG. Errors of type calls go to MPI_COMM_WORLD's handler, those of MPI_Pack, MPI_Unpack
+ * and MPI_Pack_size to the handler of their communicator.
+ */
+
+/* MPI_Type_contiguous: count copies of oldtype, each at the previous one's extent. */
+int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
+
+/* MPI_Type_vector: count blocks of blocklength oldtypes, stride oldtype extents apart. */
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                    MPI_Datatype *newtype);
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                     MPI_Datatype *newtype);
+
+/* MPI_Type_create_hvector: as MPI_Type_vector with the stride in bytes. */
+int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype);
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype);
+
+/* MPI_Type_indexed: block i is array_of_blocklengths[i] oldtypes at array_of_displacements[i]
+ * oldtype extents. */
+int MPI_Type_indexed(int count, const int array_of_blocklengths[],
+                     const int array_of_displacements[], MPI_Datatype oldtype,
+                     MPI_Datatype *newtype);
+int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
+                      const int array_of_displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype *newtype);
+
+/* MPI_Type_create_hindexed: as MPI_Type_indexed with displacements in bytes. */
+int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                             const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                             MPI_Datatype *newtype);
+int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                              const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                              MPI_Datatype *newtype);
+
+/* MPI_Type_create_indexed_block: as MPI_Type_indexed with one block length for all blocks. */
+int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                  MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype *newtype);
+
+/* MPI_Type_create_hindexed_block: as MPI_Type_create_indexed_block with byte displacements. */
+int MPI_Type_create_hindexed_block(int count, int blocklength,
+                                   const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                   MPI_Datatype *newtype);
+int PMPI_Type_create_hindexed_block(int count, int blocklength,
+                                    const MPI_Aint array_of_displacements[],
+                                    MPI_Datatype oldtype, MPI_Datatype *newtype);
+
+/* MPI_Type_create_struct: block i is array_of_blocklengths[i] elements of array_of_types[i] at
+ * byte array_of_displacements[i]. Without an MPI_UB marker, the extent is rounded up to the
+ * strictest alignment of the basic types (as a C struct). MPI_LB and MPI_UB set the bounds. */
+int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                           const MPI_Aint array_of_displacements[],
+                           const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                            const MPI_Aint array_of_displacements[],
+                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+
+/* MPI_Type_create_resized: oldtype with lower bound lb and extent `extent`. */
+int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                            MPI_Datatype *newtype);
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                             MPI_Datatype *newtype);
+
+/* MPI_Type_create_subarray: the block array_of_starts + [0, array_of_subsizes) of an ndims array
+ * of array_of_sizes oldtypes in MPI_ORDER_C or MPI_ORDER_FORTRAN; its extent is the whole
+ * array's. */
+int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                             const int array_of_starts[], int order, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype);
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
+                              const int array_of_subsizes[], const int array_of_starts[],
+                              int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
+
+/* MPI_Type_dup: a new type with oldtype's typemap and committed state. */
+int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+
+/* MPI_Type_commit: makes *datatype usable for communication (committing twice is harmless). */
+int MPI_Type_commit(MPI_Datatype *datatype);
+int PMPI_Type_commit(MPI_Datatype *datatype);
+
+/* MPI_Type_free: frees *datatype and sets it to MPI_DATATYPE_NULL. Operations under way and
+ * types built from it are not affected. Predefined types cannot be freed (MPI_ERR_TYPE). */
+int MPI_Type_free(MPI_Datatype *datatype);
+int PMPI_Type_free(MPI_Datatype *datatype);
+
+/* MPI_Type_size: *size = bytes of data in one element (MPI_UNDEFINED if above INT_MAX). */
+int MPI_Type_size(MPI_Datatype datatype, int *size);
+int PMPI_Type_size(MPI_Datatype datatype, int *size);
+int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
+
+/* MPI_Type_get_extent: the lower bound and extent (ub - lb) of the type. */
+int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
+int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
+
+/* MPI_Type_get_true_extent: the bounds of the data itself, ignoring markers and resizing. */
+int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent);
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent);
+int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
+                                MPI_Count *true_extent);
+
+/* MPI_Type_get_envelope: how the type was made (MPI_COMBINER_*) and the sizes of its
+ * arguments, for MPI_Type_get_contents. */
+int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+                          int *num_datatypes, int *combiner);
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+                           int *num_datatypes, int *combiner);
+
+/* MPI_Type_get_contents: the arguments the type was made with. Derived types returned are new
+ * handles, which the caller frees; predefined ones are returned as they are. A predefined
+ * datatype has no contents (MPI_ERR_ARG). */
+int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                          int max_datatypes, int array_of_integers[],
+                          MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]);
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                           int max_datatypes, int array_of_integers[],
+                           MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]);
+
+/* MPI_Type_get_name: the type's name ("MPI_INT", or set by MPI_Type_set_name; "" by default)
+ * into type_name (MPI_MAX_OBJECT_NAME bytes). */
+int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
+int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
+
+/* MPI_Type_set_name: names a derived type (truncated to MPI_MAX_OBJECT_NAME - 1 characters). */
+int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
+int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
+
+/* MPI_Type_match_size: the predefined C type of MPI_TYPECLASS_REAL, _INTEGER or _COMPLEX with
+ * `size` bytes (MPI_ERR_ARG if none). */
+int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+
+/* MPI_Get_address: the address of location, as an MPI_Aint. */
+int MPI_Get_address(const void *location, MPI_Aint *address);
+int PMPI_Get_address(const void *location, MPI_Aint *address);
+
+/* MPI_Aint_add, MPI_Aint_diff: base + disp and addr1 - addr2, as addresses. Any thread, any
+ * time. */
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
+
+/* MPI_Pack: appends the data of (inbuf, incount, datatype) to outbuf at *position and advances
+ * it. Overflowing outsize is MPI_ERR_TRUNCATE. */
+int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+             int *position, MPI_Comm comm);
+int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+              int *position, MPI_Comm comm);
+
+/* MPI_Unpack: reads (outbuf, outcount, datatype) from inbuf at *position and advances it.
+ * Reading past insize is MPI_ERR_TRUNCATE. */
+int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+               MPI_Datatype datatype, MPI_Comm comm);
+int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+                MPI_Datatype datatype, MPI_Comm comm);
+
+/* MPI_Pack_size: *size = the bytes MPI_Pack needs for incount elements of datatype. */
+int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
+
+/* MPI_Pack_external, MPI_Unpack_external, MPI_Pack_external_size: the same in the portable
+ * "external32" representation (big-endian, IEEE; the only datarep accepted, else MPI_ERR_ARG). */
+int MPI_Pack_external(const char datarep[], const void *inbuf, int incount,
+                      MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position);
+int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount,
+                       MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position);
+int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+                        MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype);
+int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+                         MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype);
+int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
+                           MPI_Aint *size);
+int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
+                            MPI_Aint *size);
+
+/* ------------------------------------------------------------------ end of datatypes */
+
+/* ------------------------------------------------------------------ groups, communicator queries,
+ * error handlers, attributes, info objects, MPI_Dims_create
+ *
+ * Groups, error handlers, attribute keys and info objects are handles of the calling rank: a
+ * rank cannot use another rank's (each rank runs its own copy of the program anyway).
+ */
+
+/* MPI_Comm_group: *group = a new handle on the group of comm. Free it with MPI_Group_free. */
+int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group);
+
+/* MPI_Group_size: *size = the number of members of group. */
+int MPI_Group_size(MPI_Group group, int *size);
+int PMPI_Group_size(MPI_Group group, int *size);
+
+/* MPI_Group_rank: *rank = the rank of the caller in group, or MPI_UNDEFINED. */
+int MPI_Group_rank(MPI_Group group, int *rank);
+int PMPI_Group_rank(MPI_Group group, int *rank);
+
+/* MPI_Group_translate_ranks: ranks2[i] = the rank in group2 of member ranks1[i] of group1, or
+ * MPI_UNDEFINED; MPI_PROC_NULL stays MPI_PROC_NULL. A rank out of group1 is MPI_ERR_RANK. */
+int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
+                              int ranks2[]);
+int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
+                               int ranks2[]);
+
+/* MPI_Group_compare: *result = MPI_IDENT (same members, same order), MPI_SIMILAR (same members)
+ * or MPI_UNEQUAL. */
+int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
+int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
+
+/* MPI_Group_union: group1's members, then group2's that are not in group1. Set operations and
+ * selections return MPI_GROUP_EMPTY when the result has no members. */
+int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+
+/* MPI_Group_intersection: group1's members that are in group2, in group1's order. */
+int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+
+/* MPI_Group_difference: group1's members that are not in group2, in group1's order. */
+int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+
+/* MPI_Group_incl: members ranks[0..n-1] of group, in that order. Ranks out of the group or given
+ * twice are MPI_ERR_RANK; n out of [0, size] is MPI_ERR_ARG. */
+int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+
+/* MPI_Group_excl: the members of group but ranks[0..n-1], in group order (errors as incl). */
+int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+
+/* MPI_Group_range_incl: the ranks of the n triplets {first, last, stride}, in that order. A
+ * first or last out of the group, or a rank selected twice, is MPI_ERR_RANK; a zero stride, or
+ * one that goes away from last, is MPI_ERR_ARG. */
+int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+
+/* MPI_Group_range_excl: the members of group but those of the triplets, in group order. */
+int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+
+/* MPI_Group_free: frees the handle (*group = MPI_GROUP_NULL); MPI_GROUP_EMPTY may be freed. */
+int MPI_Group_free(MPI_Group *group);
+int PMPI_Group_free(MPI_Group *group);
+
+/* MPI_Comm_compare: *result = MPI_IDENT (the same communicator), MPI_CONGRUENT (same members in
+ * the same order), MPI_SIMILAR (same members) or MPI_UNEQUAL. */
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
+
+/* MPI_Comm_test_inter: *flag = false (ThreadMPI has no intercommunicators). */
+int MPI_Comm_test_inter(MPI_Comm comm, int *flag);
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag);
+
+/* MPI_Comm_set_name: names the calling rank's view of comm (truncated to
+ * MPI_MAX_OBJECT_NAME - 1 characters). */
+int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
+
+/* MPI_Comm_get_name: copies the name of comm ("MPI_COMM_WORLD", "MPI_COMM_SELF" by default) into
+ * comm_name (at least MPI_MAX_OBJECT_NAME bytes); *resultlen = its length. */
+int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+
+/* MPI_Comm_create_errhandler: *errhandler = a handler that calls comm_errhandler_fn(&comm,
+ * &errorcode) for the errors of the communicators it is set on; if the function returns, so
+ * does the failing call, with the error code. */
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
+                               MPI_Errhandler *errhandler);
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
+                                MPI_Errhandler *errhandler);
+
+/* MPI_Comm_set_errhandler: sets the error handler of the calling rank's view of comm. */
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+
+/* MPI_Comm_get_errhandler: *errhandler = the error handler of comm (a new reference: give it
+ * back with MPI_Errhandler_free). */
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+
+/* MPI_Comm_call_errhandler: invokes comm's error handler on errorcode; returns MPI_SUCCESS if
+ * the handler returns. */
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+
+/* MPI_Errhandler_free: frees the handle (*errhandler = MPI_ERRHANDLER_NULL); communicators that
+ * use the handler keep it. */
+int MPI_Errhandler_free(MPI_Errhandler *errhandler);
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler);
+
+/* MPI_Comm_create_keyval: *comm_keyval = a new attribute key. comm_copy_attr_fn (or
+ * MPI_COMM_NULL_COPY_FN, MPI_COMM_DUP_FN) decides what communicators created by duplication
+ * inherit; comm_delete_attr_fn (or MPI_COMM_NULL_DELETE_FN) is called when a value is deleted or
+ * replaced, and its error is the call's. */
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                           MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+                           void *extra_state);
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                            MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+                            void *extra_state);
+
+/* MPI_Comm_free_keyval: frees the key (*comm_keyval = MPI_KEYVAL_INVALID); attributes set with
+ * it remain until deleted. Predefined keys cannot be freed (MPI_ERR_KEYVAL). */
+int MPI_Comm_free_keyval(int *comm_keyval);
+int PMPI_Comm_free_keyval(int *comm_keyval);
+
+/* MPI_Comm_set_attr: attaches attribute_val to comm under comm_keyval (an existing value is
+ * deleted first). The predefined attributes are read-only (MPI_ERR_KEYVAL). */
+int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
+int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
+
+/* MPI_Comm_get_attr: *(void **)attribute_val = the value and *flag = true, or *flag = false.
+ * Every communicator has the predefined attributes, whose values are pointers to int:
+ * MPI_TAG_UB, MPI_HOST (MPI_PROC_NULL), MPI_IO (MPI_ANY_SOURCE), MPI_WTIME_IS_GLOBAL (1),
+ * MPI_APPNUM (0), MPI_UNIVERSE_SIZE (the number of ranks), MPI_LASTUSEDCODE. */
+int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+
+/* MPI_Comm_delete_attr: deletes the attribute, calling the key's delete callback; when the
+ * callback fails, the attribute stays and its error is returned. */
+int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
+int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
+
+/* The copy callback of MPI_COMM_DUP_FN: copies the value and sets *flag. */
+int MPIX_Comm_dup_fn(MPI_Comm oldcomm, int comm_keyval, void *extra_state, void *attribute_val_in,
+                     void *attribute_val_out, int *flag);
+
+/* MPI_Info_create: *info = a new, empty info object. */
+int MPI_Info_create(MPI_Info *info);
+int PMPI_Info_create(MPI_Info *info);
+
+/* MPI_Info_set: sets key to value (keys of 1 to MPI_MAX_INFO_KEY characters, else
+ * MPI_ERR_INFO_KEY; values of at most MPI_MAX_INFO_VAL, else MPI_ERR_INFO_VALUE). A new key
+ * comes after the existing ones; an existing key keeps its place. */
+int MPI_Info_set(MPI_Info info, const char *key, const char *value);
+int PMPI_Info_set(MPI_Info info, const char *key, const char *value);
+
+/* MPI_Info_get: when key is set, copies at most valuelen characters of its value and a NUL into
+ * value (valuelen + 1 bytes) and sets *flag; otherwise *flag = false. */
+int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
+int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
+
+/* MPI_Info_get_valuelen: *valuelen = the length of key's value (without the NUL), *flag = true;
+ * or *flag = false. */
+int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
+int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
+
+/* MPI_Info_get_nkeys: *nkeys = the number of keys set. */
+int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
+int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys);
+
+/* MPI_Info_get_nthkey: copies the n-th key (from 0, in the order keys were first set) into key
+ * (MPI_MAX_INFO_KEY + 1 bytes). */
+int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
+int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key);
+
+/* MPI_Info_delete: removes key (MPI_ERR_INFO_NOKEY when it is not set). */
+int MPI_Info_delete(MPI_Info info, const char *key);
+int PMPI_Info_delete(MPI_Info info, const char *key);
+
+/* MPI_Info_dup: *newinfo = a new info object with the same keys, values and order. */
+int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
+int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
+
+/* MPI_Info_free: frees info (*info = MPI_INFO_NULL). MPI_INFO_ENV, which holds "maxprocs",
+ * "host", "arch" and "wdir" for the job, is read-only: modifying or freeing it is
+ * MPI_ERR_INFO. */
+int MPI_Info_free(MPI_Info *info);
+int PMPI_Info_free(MPI_Info *info);
+
+/* MPI_Dims_create: fills the zero entries of dims[0..ndims-1] with the most balanced
+ * factorisation, in non-increasing order, of nnodes divided by the product of the non-zero
+ * entries (MPI_ERR_DIMS when that does not divide, or for a negative entry). */
+int MPI_Dims_create(int nnodes, int ndims, int dims[]);
+int PMPI_Dims_create(int nnodes, int ndims, int dims[]);
+
+/* ------------------------------------------------------------------ end of groups ... dims */
 
 #ifdef __cplusplus
 }

@@ -74,9 +74,35 @@ static inline unsigned tm_mpi_handle_payload(int handle)
 /* "a communicator", "a datatype", ...: what a handle of this kind designates, for messages. */
 const char *tm_mpi_handle_kind_name(tm_mpi_kind_t kind);
 
+/* The largest tag (the MPI_TAG_UB attribute): collectives run in contexts of their own, so every
+ * non-negative int is the user's. */
+#define TM_MPI_TAG_UB 0x7fffffff
+
 /* ------------------------------------------------------------------ per-rank state */
 
 typedef struct tm_mpi_rank tm_mpi_rank_t;
+
+/*
+ * A group: its members in group order, as world ranks. Shared between handles, communicators and
+ * ranks (the world group is one object for the whole process), so the count is atomic; groups
+ * never change after creation. See group.h.
+ */
+typedef struct tm_mpi_group {
+    _Atomic int refs;
+    int size;
+    int world_ranks[];
+} tm_mpi_group_t;
+
+typedef struct tm_mpi_errhandler tm_mpi_errhandler_t; /* errhandler.c */
+typedef struct tm_mpi_attr tm_mpi_attr_t;             /* attr.c */
+
+/* A rank's table of handles of one kind (table.c): handle payload = index + first payload of
+ * the kind after its predefined handles. Only the rank's thread uses it: no lock. */
+typedef struct tm_mpi_table {
+    void **slots; /* NULL: free */
+    int len;      /* slots in use or freed, from 0 */
+    int cap;
+} tm_mpi_table_t;
 
 typedef struct tm_mpi_comm {
     tm_mpi_rank_t *owner; /* the rank this view of the communicator belongs to */
@@ -84,7 +110,12 @@ typedef struct tm_mpi_comm {
     const char *name; /* "MPI_COMM_WORLD", for messages */
     int rank;         /* of the owner in the communicator */
     int size;
-    MPI_Errhandler errhandler; /* MPI_ERRORS_ARE_FATAL or MPI_ERRORS_RETURN */
+    int context_id;   /* of its point-to-point traffic (p2p.h) */
+    MPI_Errhandler errhandler; /* MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN or user-defined */
+    tm_mpi_errhandler_t *errhandler_user; /* the user-defined handler (a reference), else NULL */
+    tm_mpi_group_t *group;                /* the members (a reference) */
+    tm_mpi_attr_t *attrs;                 /* attributes, the most recently set first */
+    char objname[MPI_MAX_OBJECT_NAME];    /* MPI_Comm_set_name, MPI_Comm_get_name */
 } tm_mpi_comm_t;
 
 /* A rank's MPI state: created by MPI_Init/MPI_Init_thread (rt->mpi points to it), destroyed by
@@ -93,6 +124,11 @@ struct tm_mpi_rank {
     tm_rt_rank_t *rt;
     tm_mpi_comm_t world;
     tm_mpi_comm_t self;
+    struct tm_mpi_p2p *p2p; /* p2p.c */
+    tm_mpi_table_t groups;      /* group.c */
+    tm_mpi_table_t errhandlers; /* errhandler.c */
+    tm_mpi_table_t keyvals;     /* attr.c */
+    tm_mpi_table_t infos;       /* info.c */
 };
 
 /* Creates the MPI state of rank `rt` and attaches it to rt->mpi. 0 or -ENOMEM. */
@@ -117,6 +153,20 @@ tm_mpi_rank_t *tm_mpi_rank_get(const char *call);
  * returning what the error handler returns. */
 int tm_mpi_comm_get(tm_mpi_rank_t *r, MPI_Comm handle, const char *call, tm_mpi_comm_t **comm_p);
 
+/* ------------------------------------------------------------------ handle tables (table.c) */
+
+/* Stores `obj` in a free slot of `t`; returns its index, or -ENOMEM. */
+int tm_mpi_table_add(tm_mpi_table_t *t, void *obj);
+
+/* The object at `index`, or NULL when index is out of range or the slot is free. */
+void *tm_mpi_table_get(const tm_mpi_table_t *t, long index);
+
+/* Frees slot `index` (which must be in use). */
+void tm_mpi_table_remove(tm_mpi_table_t *t, int index);
+
+/* Frees the table itself (not the objects: the owner releases them first). */
+void tm_mpi_table_destroy(tm_mpi_table_t *t);
+
 /* ------------------------------------------------------------------ errors */
 
 /* "MPI_ERR_COMM" for MPI_ERR_COMM, ...; NULL if errclass is not an error class. */
@@ -128,10 +178,34 @@ const char *tm_mpi_error_class_name(int errclass);
  * is NULL. The message, printf-like, says what is wrong; it is printed as
  *     MPI_Comm_rank (rank 3): invalid communicator 0x4c000408 (MPI_ERR_COMM)
  * When MPI is not initialized for `rt` or `rt` is NULL, no handler exists: the error is fatal.
- * Returns errclass when the handler returns (MPI_ERRORS_RETURN).
+ * A user-defined handler is called with (&comm's handle, &errclass) and prints nothing.
+ * Returns errclass when the handler returns (MPI_ERRORS_RETURN or user-defined).
  */
 int tm_mpi_error_raise(tm_rt_rank_t *rt, tm_mpi_comm_t *comm, const char *call, int errclass,
                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* ------------------------------------------------------------------ error handlers (errhandler.c)
+ *
+ * A communicator's handler is `errhandler` (its handle) plus, when user-defined, a reference in
+ * `errhandler_user`. Handlers are per rank and counted by the rank's thread alone. */
+
+void tm_mpi_errhandler_retain(tm_mpi_errhandler_t *eh);
+void tm_mpi_errhandler_release(tm_mpi_errhandler_t *eh); /* NULL allowed */
+
+/* Calls the user-defined handler eh with (&comm, &errcode). */
+void tm_mpi_errhandler_call(tm_mpi_errhandler_t *eh, MPI_Comm comm, int errcode);
+
+/* Gives dst the handler of src (for communicators created from src). */
+void tm_mpi_comm_errhandler_inherit(tm_mpi_comm_t *dst, const tm_mpi_comm_t *src);
+
+/* Drops comm's handler (back to MPI_ERRORS_ARE_FATAL), for a communicator being freed. */
+void tm_mpi_comm_errhandler_clear(tm_mpi_comm_t *comm);
+
+/* Drops the handlers of r's predefined communicators and frees the handlers left (finalize). */
+void tm_mpi_errhandler_rank_fini(tm_mpi_rank_t *r);
+
+/* Frees r's info objects (info.c), at finalize. */
+void tm_mpi_info_rank_fini(tm_mpi_rank_t *r);
 
 /* The fatal path of tm_mpi_error_raise: prints the message and ends the job with exit status
  * errclass. */

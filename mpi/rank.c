@@ -6,9 +6,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "attr.h"
+#include "group.h"
 #include "mpi_impl.h"
+#include "p2p.h"
 
 static void tm_mpi_rank_comm_init(tm_mpi_comm_t *comm, tm_mpi_rank_t *owner, MPI_Comm handle,
                                   const char *name, int rank, int size)
@@ -19,6 +23,7 @@ static void tm_mpi_rank_comm_init(tm_mpi_comm_t *comm, tm_mpi_rank_t *owner, MPI
     comm->rank = rank;
     comm->size = size;
     comm->errhandler = MPI_ERRORS_ARE_FATAL;
+    snprintf(comm->objname, sizeof(comm->objname), "%s", name);
 }
 
 int tm_mpi_rank_create(tm_rt_rank_t *rt)
@@ -31,12 +36,40 @@ int tm_mpi_rank_create(tm_rt_rank_t *rt)
     tm_mpi_rank_comm_init(&r->world, r, MPI_COMM_WORLD, "MPI_COMM_WORLD", rt->world_rank,
                           tm_rt_world_size());
     tm_mpi_rank_comm_init(&r->self, r, MPI_COMM_SELF, "MPI_COMM_SELF", 0, 1);
+    r->world.group = tm_mpi_group_world();
+    r->self.group = tm_mpi_group_create(1);
+    if (r->world.group == NULL || r->self.group == NULL) {
+        tm_mpi_group_release(r->world.group);
+        tm_mpi_group_release(r->self.group);
+        free(r);
+        return -ENOMEM;
+    }
+    r->self.group->world_ranks[0] = rt->world_rank;
+    r->world.context_id = TM_MPI_CONTEXT_WORLD;
+    r->self.context_id = TM_MPI_CONTEXT_SELF;
+    int err = tm_mpi_p2p_init(r);
+    if (err < 0) {
+        tm_mpi_group_release(r->world.group);
+        tm_mpi_group_release(r->self.group);
+        free(r);
+        return err;
+    }
     rt->mpi = r;
     return 0;
 }
 
 void tm_mpi_rank_destroy(tm_rt_rank_t *rt)
 {
+    tm_mpi_rank_t *r = rt->mpi;
+
+    /* Attributes first: their delete callbacks may still use MPI. */
+    tm_mpi_attr_rank_fini(r);
+    tm_mpi_errhandler_rank_fini(r);
+    tm_mpi_info_rank_fini(r);
+    tm_mpi_group_rank_fini(r);
+    tm_mpi_group_release(r->world.group);
+    tm_mpi_group_release(r->self.group);
+    tm_mpi_p2p_finalize(rt->mpi);
     free(rt->mpi);
     rt->mpi = NULL;
 }

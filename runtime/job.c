@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <hwloc.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 
 typedef struct job_rank {
     tm_rt_rank_t pub; /* first: tm_rt_rank_self() returns &rank->pub */
+    _Atomic int ended; /* main() returned or exit() was called */
     tm_rt_program_copy_t copy;
     char **argv;
     int argc;
@@ -97,6 +99,7 @@ static void rank_end(job_rank_t *r, int status, const char *how)
                  r->pub.world_rank, how, status);
         tm_rt_job_abort(r->pub.world_rank, status & 0xff ? status : 1, msg);
     }
+    atomic_store_explicit(&r->ended, 1, memory_order_release);
     /* A process's exit status is its low 8 bits: so is a rank's. */
     int expected = 0;
     if (status & 0xff)
@@ -117,6 +120,45 @@ static void rank_main(void *arg)
     job_rank_t *r = arg;
     int status = r->copy.main(r->argc, r->argv, environ);
     rank_end(r, status, "returned from main()");
+}
+
+/* ---- hang diagnosis --------------------------------------------------------------------------- */
+
+/* mpcrun --timeout: a thread that sleeps until the deadline, then says where each rank is and
+ * ends the job. Ranks that block in MPI record what they wait for (rank.h). */
+static void *timeout_main(void *arg)
+{
+    unsigned seconds = *(unsigned *)arg;
+    struct timespec deadline = job.t0;
+    deadline.tv_sec += seconds;
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL) != 0)
+        ;
+    if (atomic_flag_test_and_set(&job.ending))
+        return NULL;
+    fprintf(stderr, "threadmpi: the job ran for more than %u s (mpcrun --timeout): ending it; "
+                    "where each rank is:\n", seconds);
+    for (int i = 0; i < job.nranks; i++) {
+        job_rank_t *r = &job.ranks[i];
+        if (atomic_load_explicit(&r->ended, memory_order_acquire))
+            fprintf(stderr, "rank %d: finished\n", i);
+        else if (atomic_load_explicit(&r->pub.blocked, memory_order_acquire))
+            fprintf(stderr, "rank %d: %s\n", i, r->pub.blocked_in);
+        else
+            fprintf(stderr, "rank %d: running, not blocked in MPI\n", i);
+    }
+    job_remove_files();
+    _exit(124);
+}
+
+static int timeout_start(unsigned *seconds)
+{
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&t, &attr, timeout_main, seconds);
+    pthread_attr_destroy(&attr);
+    return -rc;
 }
 
 /* ---- start-up ---------------------------------------------------------------------------------- */
@@ -283,6 +325,10 @@ int tm_rt_launcher_main(int argc, char **argv)
     }
     if (ranks_load(argc, argv, err, sizeof err) < 0) {
         report("%s", err);
+        goto out_files;
+    }
+    if (settings.job_timeout > 0 && (rc = timeout_start(&settings.job_timeout)) < 0) {
+        report("cannot start the timeout: %s", strerror(-rc));
         goto out_files;
     }
     rc = ranks_run(topo, job.nranks < ncores ? job.nranks : ncores, &settings);

@@ -24,14 +24,16 @@ static const char *progname = "mpcrun";
 static void usage(FILE *out)
 {
     fprintf(out,
-            "Usage: %s [-n N] [--config FILE] PROGRAM [ARGS...]\n"
+            "Usage: %s [-n N] [--config FILE] [--timeout SECONDS] PROGRAM [ARGS...]\n"
             "Runs PROGRAM, built with ThreadMPI's mpicc, as N MPI ranks: user-level threads of\n"
             "one process, each with its own copy of the program's global variables.\n"
             "\n"
-            "  -n, -np N        number of ranks (default: one per core available to the job)\n"
-            "  --config FILE    read settings from FILE ([section] key = value lines)\n"
-            "  -h, --help       print this help and exit\n"
-            "  -V, --version    print the version and exit\n"
+            "  -n, -np N          number of ranks (default: one per core available to the job)\n"
+            "  --config FILE      read settings from FILE ([section] key = value lines)\n"
+            "  --timeout SECONDS  end the job after SECONDS, saying which MPI call each rank is\n"
+            "                     blocked in (the setting [job] timeout)\n"
+            "  -h, --help         print this help and exit\n"
+            "  -V, --version      print the version and exit\n"
             "\n"
             "Settings also come from environment variables THREADMPI_<SECTION>_<KEY>.\n"
             "The exit status is 0 if every rank returned 0, else the first non-zero status.\n",
@@ -112,6 +114,7 @@ int main(int argc, char **argv)
     progname = slash ? slash + 1 : argv[0];
     long nranks = 0; /* 0: one per core */
     const char *config = NULL;
+    char settings[256] = ""; /* the settings given as flags, "section.key=value" lines */
     int i;
 
     for (i = 1; i < argc && argv[i][0] == '-'; i++) {
@@ -130,6 +133,16 @@ int main(int argc, char **argv)
                 return usage_error("%s needs a number of ranks", a);
             if (parse_ranks(argv[++i], &nranks) < 0)
                 return usage_error("\"%s\" is not a number of ranks from 1 to 1048576", argv[i]);
+        } else if (strcmp(a, "--timeout") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("%s needs a number of seconds", a);
+            char *end;
+            long t = strtol(argv[++i], &end, 10);
+            if (end == argv[i] || *end || t < 1 || t > 1000000000)
+                return usage_error("\"%s\" is not a number of seconds from 1 to 1000000000",
+                                   argv[i]);
+            snprintf(settings + strlen(settings), sizeof settings - strlen(settings),
+                     "job.timeout=%ld\n", t);
         } else if (strcmp(a, "--config") == 0) {
             if (i + 1 >= argc)
                 return usage_error("%s needs a file name", a);
@@ -152,6 +165,8 @@ int main(int argc, char **argv)
     char np[32], config_abs[PATH_MAX];
     snprintf(np, sizeof np, "%ld", nranks);
     if (setenv(TM_RT_ENV_MPCRUN_NP, np, 1) < 0)
+        return 1;
+    if (settings[0] && setenv(TM_RT_ENV_MPCRUN_SETTINGS, settings, 1) < 0)
         return 1;
     if (config) {
         if (!realpath(config, config_abs)) {

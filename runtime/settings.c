@@ -29,10 +29,12 @@ typedef struct setting {
 
 static int parse_stack_size(const char *value, void *field, char *why, size_t whylen);
 static int parse_spin_us(const char *value, void *field, char *why, size_t whylen);
+static int parse_timeout(const char *value, void *field, char *why, size_t whylen);
 
 static const setting_t settings_table[] = {
     {"sched", "stack_size", offsetof(tm_rt_settings_t, sched_stack_size), parse_stack_size},
     {"sched", "idle_spin_us", offsetof(tm_rt_settings_t, sched_idle_spin_us), parse_spin_us},
+    {"job", "timeout", offsetof(tm_rt_settings_t, job_timeout), parse_timeout},
 };
 #define NSETTINGS (sizeof settings_table / sizeof settings_table[0])
 
@@ -40,6 +42,7 @@ void tm_rt_settings_defaults(tm_rt_settings_t *s)
 {
     s->sched_stack_size = TM_SCHED_STACK_SIZE_DEFAULT;
     s->sched_idle_spin_us = 50;
+    s->job_timeout = 0;
 }
 
 /* ---- value parsers ----------------------------------------------------------------------- */
@@ -83,6 +86,20 @@ static int parse_spin_us(const char *value, void *field, char *why, size_t whyle
     long n = strtol(value, &end, 10);
     if (end == value || *end || errno || n < 0 || n > 1000000) {
         snprintf(why, whylen, "\"%s\" is not an integer from 0 to 1000000 (microseconds)", value);
+        return -EINVAL;
+    }
+    *(unsigned *)field = (unsigned)n;
+    return 0;
+}
+
+static int parse_timeout(const char *value, void *field, char *why, size_t whylen)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(value, &end, 10);
+    if (end == value || *end || errno || n < 0 || n > 1000000000) {
+        snprintf(why, whylen, "\"%s\" is not a number of seconds from 0 (none) to 1000000000",
+                 value);
         return -EINVAL;
     }
     *(unsigned *)field = (unsigned)n;

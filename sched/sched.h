@@ -22,6 +22,7 @@
 #ifndef TM_SCHED_H
 #define TM_SCHED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <hwloc.h>
 
@@ -80,7 +81,7 @@ int tm_sched_nvps(void);
 
 /* Lets the other runnable ULTs of this VP run; returns at once when there is none, or when the
  * caller is not a ULT. */
-void tm_sched_yield(void);
+bool tm_sched_yield(void);
 
 /* Park/unpark, with the semantics of a one-token permit:
  * - tm_sched_park() consumes the permit if it is available and returns at once; otherwise the

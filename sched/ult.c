@@ -161,14 +161,15 @@ tm_sched_ult_t *tm_sched_self(void)
     return tm_sched_ult_current(&vp);
 }
 
-void tm_sched_yield(void)
+bool tm_sched_yield(void)
 {
     tm_sched_vp_t *vp;
     tm_sched_ult_t *ult = tm_sched_ult_current(&vp);
 
     if (ult == NULL || tm_sched_runq_empty(&vp->runq))
-        return;
+        return false;
     tm_sched_ult_switch_out(vp, ult, TM_SCHED_SWITCH_YIELD);
+    return true;
 }
 
 void tm_sched_park(void)

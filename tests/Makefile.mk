@@ -11,6 +11,7 @@ AM_TESTS_ENVIRONMENT = \
 TM_UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(HWLOC_CFLAGS) $(INIH_CFLAGS)
 
 include tests/unit/sched/Makefile.mk
+include tests/unit/shm/Makefile.mk
 include tests/unit/runtime/Makefile.mk
 include tests/unit/mpi/Makefile.mk
 include tests/mpi/Makefile.mk

@@ -4,6 +4,7 @@
 . "$TM_SRCDIR/tests/mpi/lib.sh"
 command -v gdb > /dev/null || exit 77
 sleeper=$(tm_build sleeper.c -O0)
+rm -f "$out"
 "$MPCRUN" -n 2 "$sleeper" > "$out" 2> "$err" &
 pid=$!
 i=0

@@ -38,3 +38,18 @@ MPI_TEST_PROGS += \
 	tests/mpi/mpi_pmpi.x
 MPI_SCRIPT_TESTS += tests/mpi/mpi_fatal.sh
 EXTRA_DIST += tests/mpi/mpi_fatal.c
+
+# Point-to-point.
+MPI_TEST_PROGS += tests/mpi/p2p_basic.x tests/mpi/p2p_ring.x tests/mpi/p2p_datatype.x
+MPI_SCRIPT_TESTS += tests/mpi/p2p_errors.sh tests/mpi/hang.sh
+EXTRA_DIST += tests/mpi/p2p_errors.c tests/mpi/hang.c
+
+# Datatypes.
+MPI_TEST_PROGS += tests/mpi/mpi_datatype.x
+
+# mpi/: groups, communicator queries, error handlers, attributes, info objects.
+MPI_TEST_PROGS += \
+	tests/mpi/mpi_group.x \
+	tests/mpi/mpi_errhandler.x \
+	tests/mpi/mpi_attr.x \
+	tests/mpi/mpi_info.x

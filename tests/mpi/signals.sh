@@ -41,6 +41,8 @@ expect_status 0 "24 MiB of stack with stack_size = 64M"
 
 # Ending a running job from outside.
 end_job() { # SIGNAL EXPECTED_STATUS
+    # The job truncates its output file only once started: remove the last job's "ready" first.
+    rm -f "$work/out"
     "$MPCRUN" -n 2 "$sleeper" > "$work/out" 2> "$work/err" &
     pid=$!
     i=0

@@ -11,7 +11,8 @@ check_PROGRAMS += $(TM_MPI_UNIT_TESTS)
 TESTS += $(TM_MPI_UNIT_TESTS)
 
 tm_mpi_unit_fake = tests/unit/mpi/fake_rt.c tests/unit/mpi/fake_rt.h
-tm_mpi_unit_ldadd = mpi/libtmmpi.la $(CHECK_LIBS)
+tm_mpi_unit_ldadd = mpi/libtmmpi.la shm/libtmshm.la sched/libtmsched.la $(NUMA_LIBS) $(HWLOC_LIBS) \
+	$(CHECK_LIBS)
 
 tests_unit_mpi_test_error_SOURCES = tests/unit/mpi/test_error.c $(tm_mpi_unit_fake)
 tests_unit_mpi_test_error_CFLAGS = $(TM_UNIT_CFLAGS)
@@ -28,3 +29,31 @@ tests_unit_mpi_test_comm_LDADD = $(tm_mpi_unit_ldadd)
 tests_unit_mpi_test_env_SOURCES = tests/unit/mpi/test_env.c $(tm_mpi_unit_fake)
 tests_unit_mpi_test_env_CFLAGS = $(TM_UNIT_CFLAGS)
 tests_unit_mpi_test_env_LDADD = $(tm_mpi_unit_ldadd)
+
+TM_MPI_UNIT_TESTS += tests/unit/mpi/test_datatype
+tests_unit_mpi_test_datatype_SOURCES = tests/unit/mpi/test_datatype.c $(tm_mpi_unit_fake)
+tests_unit_mpi_test_datatype_CFLAGS = $(TM_UNIT_CFLAGS)
+tests_unit_mpi_test_datatype_LDADD = $(tm_mpi_unit_ldadd)
+
+# Groups, communicator queries, MPI_Dims_create, error handlers, attributes, info objects.
+TM_MPI_UNIT_TESTS += \
+	tests/unit/mpi/test_group \
+	tests/unit/mpi/test_errhandler \
+	tests/unit/mpi/test_attr \
+	tests/unit/mpi/test_info
+
+tests_unit_mpi_test_group_SOURCES = tests/unit/mpi/test_group.c $(tm_mpi_unit_fake)
+tests_unit_mpi_test_group_CFLAGS = $(TM_UNIT_CFLAGS)
+tests_unit_mpi_test_group_LDADD = $(tm_mpi_unit_ldadd)
+
+tests_unit_mpi_test_errhandler_SOURCES = tests/unit/mpi/test_errhandler.c $(tm_mpi_unit_fake)
+tests_unit_mpi_test_errhandler_CFLAGS = $(TM_UNIT_CFLAGS)
+tests_unit_mpi_test_errhandler_LDADD = $(tm_mpi_unit_ldadd)
+
+tests_unit_mpi_test_attr_SOURCES = tests/unit/mpi/test_attr.c $(tm_mpi_unit_fake)
+tests_unit_mpi_test_attr_CFLAGS = $(TM_UNIT_CFLAGS)
+tests_unit_mpi_test_attr_LDADD = $(tm_mpi_unit_ldadd)
+
+tests_unit_mpi_test_info_SOURCES = tests/unit/mpi/test_info.c $(tm_mpi_unit_fake)
+tests_unit_mpi_test_info_CFLAGS = $(TM_UNIT_CFLAGS)
+tests_unit_mpi_test_info_LDADD = $(tm_mpi_unit_ldadd)

@@ -1,0 +1,416 @@
+/*
+ * Communicator attributes: keyvals (MPI_Comm_create_keyval, MPI_Comm_free_keyval), the
+ * attributes themselves (MPI_Comm_set_attr, _get_attr, _delete_attr) and the predefined,
+ * read-only attributes that describe the job.
+ *
+ * Keyval handles are per rank. As for error handlers, the handle designates the object: its slot
+ * stays taken until the last attribute of a freed keyval is deleted, so that the callbacks of
+ * those attributes still receive a keyval that no new one shares. Payloads: 1 to 12 are the
+ * predefined keys of mpi.h, then index in the table + 16.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "attr.h"
+
+#define TM_MPI_KEYVAL_FIRST_PAYLOAD 16
+#define TM_MPI_KEYVAL_LAST_BUILTIN  (MPI_WIN_MODEL & TM_MPI_HANDLE_PAYLOAD_MASK)
+
+typedef struct tm_mpi_keyval {
+    int refs;  /* the program's handle (until MPI_Comm_free_keyval) plus attributes */
+    int index; /* in the rank's table */
+    int freed; /* by MPI_Comm_free_keyval: the handle is no longer valid */
+    tm_mpi_rank_t *owner;
+    MPI_Comm_copy_attr_function *copy_fn;
+    MPI_Comm_delete_attr_function *delete_fn;
+    void *extra_state;
+} tm_mpi_keyval_t;
+
+struct tm_mpi_attr {
+    tm_mpi_attr_t *next; /* set before this one */
+    tm_mpi_keyval_t *keyval;
+    void *value;
+};
+
+/* ------------------------------------------------------------------ predefined attributes */
+
+/* The values the predefined attributes point to: the same for every rank, set once. */
+static struct {
+    int tag_ub;
+    int host;
+    int io;
+    int wtime_is_global;
+    int appnum;
+    int universe_size;
+    int lastusedcode;
+} tm_mpi_attr_builtin;
+static pthread_once_t tm_mpi_attr_builtin_once = PTHREAD_ONCE_INIT;
+
+static void tm_mpi_attr_builtin_init(void)
+{
+    tm_mpi_attr_builtin.tag_ub = TM_MPI_TAG_UB;
+    tm_mpi_attr_builtin.host = MPI_PROC_NULL; /* no host process is distinguished */
+    tm_mpi_attr_builtin.io = MPI_ANY_SOURCE;  /* every rank may do I/O */
+    tm_mpi_attr_builtin.wtime_is_global = 1;  /* one clock for the process */
+    tm_mpi_attr_builtin.appnum = 0;
+    tm_mpi_attr_builtin.universe_size = tm_rt_world_size();
+    tm_mpi_attr_builtin.lastusedcode = MPI_ERR_LASTCODE;
+}
+
+/* The value of predefined communicator attribute `keyval`, or NULL if keyval is not one. */
+static int *tm_mpi_attr_builtin_value(int keyval)
+{
+    pthread_once(&tm_mpi_attr_builtin_once, tm_mpi_attr_builtin_init);
+    switch (keyval) {
+    case MPI_TAG_UB:
+        return &tm_mpi_attr_builtin.tag_ub;
+    case MPI_HOST:
+        return &tm_mpi_attr_builtin.host;
+    case MPI_IO:
+        return &tm_mpi_attr_builtin.io;
+    case MPI_WTIME_IS_GLOBAL:
+        return &tm_mpi_attr_builtin.wtime_is_global;
+    case MPI_APPNUM:
+        return &tm_mpi_attr_builtin.appnum;
+    case MPI_UNIVERSE_SIZE:
+        return &tm_mpi_attr_builtin.universe_size;
+    case MPI_LASTUSEDCODE:
+        return &tm_mpi_attr_builtin.lastusedcode;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ keyvals */
+
+static int tm_mpi_keyval_handle(const tm_mpi_keyval_t *kv)
+{
+    return TM_MPI_HANDLE(TM_MPI_KIND_KEYVAL, kv->index + TM_MPI_KEYVAL_FIRST_PAYLOAD);
+}
+
+static void tm_mpi_keyval_release(tm_mpi_keyval_t *kv)
+{
+    if (--kv->refs == 0) {
+        tm_mpi_table_remove(&kv->owner->keyvals, kv->index);
+        free(kv);
+    }
+}
+
+static int tm_mpi_is_builtin_keyval(int keyval)
+{
+    unsigned payload = tm_mpi_handle_payload(keyval);
+
+    return tm_mpi_handle_kind(keyval) == TM_MPI_KIND_KEYVAL && payload >= 1 &&
+           payload <= TM_MPI_KEYVAL_LAST_BUILTIN;
+}
+
+/* Resolves user keyval `keyval` for rank r; errors (MPI_ERR_KEYVAL) go to comm's handler, or
+ * MPI_COMM_WORLD's when comm is NULL. Predefined keys are the caller's business. */
+static int tm_mpi_keyval_get(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, int keyval, const char *call,
+                             tm_mpi_keyval_t **kv_p)
+{
+    tm_mpi_kind_t kind = tm_mpi_handle_kind(keyval);
+
+    *kv_p = NULL;
+    if (keyval == MPI_KEYVAL_INVALID)
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_KEYVAL,
+                                  "invalid attribute key MPI_KEYVAL_INVALID");
+    if (tm_mpi_is_builtin_keyval(keyval))
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_KEYVAL,
+                                  "attribute key 0x%08x is predefined%s", (unsigned)keyval,
+                                  tm_mpi_attr_builtin_value(keyval)
+                                      ? " and read-only"
+                                      : ": a window's, not a communicator's");
+    if (kind == TM_MPI_KIND_KEYVAL) {
+        *kv_p = tm_mpi_table_get(&r->keyvals,
+                                 (long)tm_mpi_handle_payload(keyval) - TM_MPI_KEYVAL_FIRST_PAYLOAD);
+        if (*kv_p != NULL && !(*kv_p)->freed)
+            return MPI_SUCCESS;
+        *kv_p = NULL;
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_KEYVAL,
+                                  "invalid attribute key 0x%08x: no such key (or freed)",
+                                  (unsigned)keyval);
+    }
+    if (kind == TM_MPI_KIND_NONE)
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_KEYVAL,
+                                  "invalid attribute key 0x%08x: not an MPI handle",
+                                  (unsigned)keyval);
+    return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_KEYVAL,
+                              "invalid attribute key 0x%08x: the handle of %s", (unsigned)keyval,
+                              tm_mpi_handle_kind_name(kind));
+}
+
+/* ------------------------------------------------------------------ attribute lists */
+
+static tm_mpi_attr_t **tm_mpi_attr_find(tm_mpi_comm_t *comm, const tm_mpi_keyval_t *kv)
+{
+    tm_mpi_attr_t **p = &comm->attrs;
+
+    while (*p != NULL && (*p)->keyval != kv)
+        p = &(*p)->next;
+    return p;
+}
+
+static int tm_mpi_attr_call_delete(tm_mpi_comm_t *comm, tm_mpi_attr_t *a)
+{
+    tm_mpi_keyval_t *kv = a->keyval;
+
+    if (kv->delete_fn == MPI_COMM_NULL_DELETE_FN)
+        return MPI_SUCCESS;
+    return kv->delete_fn(comm->handle, tm_mpi_keyval_handle(kv), a->value, kv->extra_state);
+}
+
+/* Unlinks *p and frees it. */
+static void tm_mpi_attr_unlink(tm_mpi_attr_t **p)
+{
+    tm_mpi_attr_t *a = *p;
+
+    *p = a->next;
+    tm_mpi_keyval_release(a->keyval);
+    free(a);
+}
+
+static int tm_mpi_attr_delete_list(tm_mpi_comm_t *comm, int force)
+{
+    int first_err = MPI_SUCCESS;
+
+    while (comm->attrs != NULL) {
+        int err = tm_mpi_attr_call_delete(comm, comm->attrs);
+
+        if (err != MPI_SUCCESS) {
+            if (!force)
+                return err;
+            if (first_err == MPI_SUCCESS)
+                first_err = err;
+        }
+        tm_mpi_attr_unlink(&comm->attrs);
+    }
+    return first_err;
+}
+
+int tm_mpi_attr_delete_all(tm_mpi_comm_t *comm)
+{
+    return tm_mpi_attr_delete_list(comm, 0);
+}
+
+/* Attaches a new attribute (kv, value) at the head of comm's list. */
+static int tm_mpi_attr_push(tm_mpi_comm_t *comm, tm_mpi_keyval_t *kv, void *value)
+{
+    tm_mpi_attr_t *a = malloc(sizeof(*a));
+
+    if (a == NULL)
+        return MPI_ERR_NO_MEM;
+    a->keyval = kv;
+    a->value = value;
+    a->next = comm->attrs;
+    comm->attrs = a;
+    kv->refs++;
+    return MPI_SUCCESS;
+}
+
+static int tm_mpi_attr_copy_list(tm_mpi_comm_t *src, tm_mpi_attr_t *a, tm_mpi_comm_t *dst)
+{
+    tm_mpi_keyval_t *kv;
+    void *out = NULL;
+    int flag = 0, err;
+
+    if (a == NULL)
+        return MPI_SUCCESS;
+    /* The list is newest first: copy the older attributes first. */
+    err = tm_mpi_attr_copy_list(src, a->next, dst);
+    if (err != MPI_SUCCESS)
+        return err;
+    kv = a->keyval;
+    if (kv->copy_fn == MPI_COMM_NULL_COPY_FN)
+        return MPI_SUCCESS;
+    err =
+        kv->copy_fn(src->handle, tm_mpi_keyval_handle(kv), kv->extra_state, a->value, &out, &flag);
+    if (err != MPI_SUCCESS)
+        return err;
+    return flag ? tm_mpi_attr_push(dst, kv, out) : MPI_SUCCESS;
+}
+
+int tm_mpi_attr_copy_all(tm_mpi_comm_t *src, tm_mpi_comm_t *dst)
+{
+    return tm_mpi_attr_copy_list(src, src->attrs, dst);
+}
+
+void tm_mpi_attr_rank_fini(tm_mpi_rank_t *r)
+{
+    tm_mpi_attr_delete_list(&r->self, 1);
+    tm_mpi_attr_delete_list(&r->world, 1);
+    /* What is left are keyvals the program did not free, without attributes. */
+    for (int i = 0; i < r->keyvals.len; i++)
+        free(r->keyvals.slots[i]);
+    tm_mpi_table_destroy(&r->keyvals);
+}
+
+/* Reports `code`, which a delete callback returned, for `call`. */
+static int tm_mpi_attr_callback_error(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                                      int keyval, int code)
+{
+    /* A callback may return any int; one that is not an error class is reported as
+     * MPI_ERR_OTHER. */
+    int errclass = code > 0 && tm_mpi_error_class_name(code) != NULL ? code : MPI_ERR_OTHER;
+
+    return tm_mpi_error_raise(r->rt, c, call, errclass,
+                              "the delete callback of attribute key 0x%08x returned %d",
+                              (unsigned)keyval, code);
+}
+
+/* ------------------------------------------------------------------ the API */
+
+int MPIX_Comm_dup_fn(MPI_Comm oldcomm, int comm_keyval, void *extra_state, void *attribute_val_in,
+                     void *attribute_val_out, int *flag)
+{
+    (void)oldcomm;
+    (void)comm_keyval;
+    (void)extra_state;
+    *(void **)attribute_val_out = attribute_val_in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                            MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+                            void *extra_state)
+{
+    static const char call[] = "MPI_Comm_create_keyval";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_keyval_t *kv;
+    int index;
+
+    if (comm_keyval == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "comm_keyval is NULL");
+    kv = malloc(sizeof(*kv));
+    if (kv == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
+    index = tm_mpi_table_add(&r->keyvals, kv);
+    if (index < 0) {
+        free(kv);
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM,
+                                  "out of memory for attribute keys");
+    }
+    kv->refs = 1;
+    kv->index = index;
+    kv->freed = 0;
+    kv->owner = r;
+    kv->copy_fn = comm_copy_attr_fn;
+    kv->delete_fn = comm_delete_attr_fn;
+    kv->extra_state = extra_state;
+    *comm_keyval = tm_mpi_keyval_handle(kv);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval
+
+int PMPI_Comm_free_keyval(int *comm_keyval)
+{
+    static const char call[] = "MPI_Comm_free_keyval";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_keyval_t *kv;
+    int err;
+
+    if (comm_keyval == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "comm_keyval is NULL");
+    err = tm_mpi_keyval_get(r, NULL, *comm_keyval, call, &kv);
+    if (err != MPI_SUCCESS)
+        return err;
+    /* The attributes that use it keep it until they are deleted. */
+    kv->freed = 1;
+    tm_mpi_keyval_release(kv);
+    *comm_keyval = MPI_KEYVAL_INVALID;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
+
+int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+{
+    static const char call[] = "MPI_Comm_set_attr";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_keyval_t *kv;
+    tm_mpi_attr_t **p;
+    tm_mpi_comm_t *c;
+    int err = tm_mpi_comm_get(r, comm, call, &c);
+
+    if (err != MPI_SUCCESS)
+        return err;
+    err = tm_mpi_keyval_get(r, c, comm_keyval, call, &kv);
+    if (err != MPI_SUCCESS)
+        return err;
+    p = tm_mpi_attr_find(c, kv);
+    if (*p != NULL) {
+        /* Replacing a value deletes the old one first (MPI 3.1, 6.7.2). */
+        err = tm_mpi_attr_call_delete(c, *p);
+        if (err != MPI_SUCCESS)
+            return tm_mpi_attr_callback_error(r, c, call, comm_keyval, err);
+        (*p)->value = attribute_val;
+        return MPI_SUCCESS;
+    }
+    if (tm_mpi_attr_push(c, kv, attribute_val) != MPI_SUCCESS)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
+
+/* The predefined attributes describe the job, not a communicator: every communicator has them
+ * (MPI 3.1 only requires them on MPI_COMM_WORLD), so communicators created later have them too. */
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+{
+    static const char call[] = "MPI_Comm_get_attr";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_keyval_t *kv;
+    tm_mpi_attr_t *a;
+    tm_mpi_comm_t *c;
+    int *builtin;
+    int err = tm_mpi_comm_get(r, comm, call, &c);
+
+    if (err != MPI_SUCCESS)
+        return err;
+    if (attribute_val == NULL)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "attribute_val is NULL");
+    if (flag == NULL)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "flag is NULL");
+    builtin = tm_mpi_is_builtin_keyval(comm_keyval) ? tm_mpi_attr_builtin_value(comm_keyval) : NULL;
+    if (builtin != NULL) {
+        *(int **)attribute_val = builtin;
+        *flag = 1;
+        return MPI_SUCCESS;
+    }
+    err = tm_mpi_keyval_get(r, c, comm_keyval, call, &kv);
+    if (err != MPI_SUCCESS)
+        return err;
+    a = *tm_mpi_attr_find(c, kv);
+    *flag = a != NULL;
+    if (a != NULL)
+        *(void **)attribute_val = a->value;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
+
+int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+{
+    static const char call[] = "MPI_Comm_delete_attr";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_keyval_t *kv;
+    tm_mpi_attr_t **p;
+    tm_mpi_comm_t *c;
+    int err = tm_mpi_comm_get(r, comm, call, &c);
+
+    if (err != MPI_SUCCESS)
+        return err;
+    err = tm_mpi_keyval_get(r, c, comm_keyval, call, &kv);
+    if (err != MPI_SUCCESS)
+        return err;
+    p = tm_mpi_attr_find(c, kv);
+    /* Deleting an attribute that is not there does nothing, as in MPICH. */
+    if (*p == NULL)
+        return MPI_SUCCESS;
+    /* When the callback fails the attribute stays. */
+    err = tm_mpi_attr_call_delete(c, *p);
+    if (err != MPI_SUCCESS)
+        return tm_mpi_attr_callback_error(r, c, call, comm_keyval, err);
+    tm_mpi_attr_unlink(p);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr

@@ -1,0 +1,157 @@
+/*
+ * ThreadMPI mpi/: datatypes, and the engine that copies typed data without packing.
+ *
+ * A type is flattened at construction into the typemap of ONE element:
+ *
+ *   segs:   (disp, basic type, n)   n basic elements back to back, in typemap order
+ *   blocks: (disp, len, off)        the same bytes with adjacent segments merged; off is where the
+ *                                   block starts in the element's data stream (prefix sum of len)
+ *
+ *      element i of (buf, count, type) is at buf + i * extent:
+ *      buf + i*extent + blocks[0].disp   [len 0]  -> stream bytes i*size + [0, len 0)
+ *      buf + i*extent + blocks[1].disp   [len 1]  -> stream bytes i*size + [len 0, len 0 + len 1)
+ *
+ * A copy between (dst, dcount, dtype) and (src, scount, stype) walks two cursors over the data
+ * streams and memcpys the overlap of the current blocks: no intermediate buffer, whatever the
+ * shapes, as long as the signatures match (which the caller checks; the engine copies bytes).
+ * Counts are never expanded: a cursor is (element, block, offset in block), found from a stream
+ * offset by division and a binary search over the blocks' prefix sums. A contiguous type
+ * (one block, size == extent) is seen as one block of count * size bytes: one memcpy.
+ *
+ * Handles: predefined datatypes are static objects found from their handle's index; derived ones
+ * live in a process-wide table (ranks are threads of one process) protected by a mutex that is
+ * never held across a yield. Each handle holds one reference on its object; a pending operation
+ * takes its own (tm_mpi_type_retain) so that MPI_Type_free during the operation is safe.
+ */
+#ifndef TM_MPI_DATATYPE_H
+#define TM_MPI_DATATYPE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mpi_impl.h"
+
+/* n basic elements of predefined type `basic` (an index, as in the handle) at disp, back to back */
+typedef struct tm_mpi_type_seg {
+    MPI_Aint disp;
+    size_t n;
+    uint8_t basic;
+} tm_mpi_type_seg_t;
+
+typedef struct tm_mpi_type_block {
+    MPI_Aint disp; /* from the start of the element */
+    size_t len;    /* bytes */
+    size_t off;    /* offset of the block in the element's data stream */
+} tm_mpi_type_block_t;
+
+typedef struct tm_mpi_type {
+    _Atomic long refs;   /* one per handle + one per pending user; predefined: not counted */
+    MPI_Datatype handle; /* the handle it was created with (MPI_DATATYPE_NULL once freed) */
+    int combiner;        /* MPI_COMBINER_* */
+    unsigned predefined : 1;
+    unsigned committed : 1;
+    unsigned contiguous : 1; /* count elements are count * size bytes at buf + contig_disp */
+    unsigned lb_mark : 1;    /* lb set by an MPI_LB marker or create_resized (sticky) */
+    unsigned ub_mark : 1;
+    unsigned lb_contrib : 1; /* 0 for MPI_UB: contributes no lower bound */
+    unsigned ub_contrib : 1; /* 0 for MPI_LB */
+    size_t size;             /* bytes of data in one element */
+    size_t elements;         /* basic elements in one element */
+    size_t align;            /* strictest alignment of its basic types (struct padding) */
+    MPI_Aint lb, ub, extent;
+    MPI_Aint true_lb, true_ub, true_extent;
+    MPI_Aint contig_disp;
+    size_t nsegs;
+    tm_mpi_type_seg_t *segs;
+    size_t nblocks;
+    tm_mpi_type_block_t *blocks;
+    /* MPI_Type_get_envelope / MPI_Type_get_contents */
+    int ni, na, nd;
+    int *ints;
+    MPI_Aint *aints;
+    struct tm_mpi_type **types; /* retained */
+    char name[MPI_MAX_OBJECT_NAME];
+} tm_mpi_type_t;
+
+/* ------------------------------------------------------------------ objects and handles */
+
+/* Resolves a predefined or derived handle (committed or not). 0, or -EINVAL for a handle that
+ * is not a live datatype (MPI_DATATYPE_NULL, freed, of another kind). Takes no reference: the
+ * object lives as long as the handle, or as a reference the caller takes with retain. */
+int tm_mpi_type_lookup(MPI_Datatype handle, tm_mpi_type_t **type_p);
+
+void tm_mpi_type_retain(tm_mpi_type_t *type);
+/* Drops a reference; the last one frees the object (and releases the types it was built of). */
+void tm_mpi_type_release(tm_mpi_type_t *type);
+
+/* For MPI calls: resolves `handle` and checks that it is committed when `need_commit`. On
+ * success sets *type_p and returns MPI_SUCCESS; otherwise reports MPI_ERR_TYPE for `call`
+ * through comm's handler (NULL: MPI_COMM_WORLD's) and returns what the handler returns. */
+int tm_mpi_type_get(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, MPI_Datatype handle, int need_commit,
+                    const char *call, tm_mpi_type_t **type_p);
+
+/* Allocates an empty derived type (refs 1, combiner set). NULL when out of memory. */
+tm_mpi_type_t *tm_mpi_type_alloc(int combiner);
+
+/* Gives `type` a handle in the table (it then holds the caller's reference). 0 or -ENOMEM. */
+int tm_mpi_type_publish(tm_mpi_type_t *type, MPI_Datatype *handle_p);
+
+/* Removes `handle` from the table and drops its reference. 0 or -EINVAL. */
+int tm_mpi_type_unpublish(MPI_Datatype handle);
+
+/* One piece of a typemap under construction: blocklen copies of `type` at disp + k * extent. */
+typedef struct tm_mpi_type_piece {
+    tm_mpi_type_t *type;
+    size_t blocklen;
+    MPI_Aint disp;
+} tm_mpi_type_piece_t;
+
+/* Fills the layout of `type` (segs, blocks, size, bounds, flags) from its pieces, in typemap
+ * order. `pad` rounds the extent up to the alignment when no MPI_UB marker says otherwise (as
+ * create_struct does). 0 or -ENOMEM. */
+int tm_mpi_type_build(tm_mpi_type_t *type, const tm_mpi_type_piece_t *pieces, size_t npieces,
+                      int pad);
+
+/* Sets the bounds of a built type explicitly (create_resized). */
+void tm_mpi_type_set_bounds(tm_mpi_type_t *type, MPI_Aint lb, MPI_Aint extent);
+
+/* Bytes of one element of predefined type number `basic` (the index of its handle). */
+size_t tm_mpi_type_basic_size(unsigned basic);
+
+/* ------------------------------------------------------------------ the engine */
+
+/* Copies `bytes` bytes of the data stream of (src, src_count, src_type), starting at byte
+ * `offset` of it, to the same bytes of the stream of (dst, dst_count, dst_type). Stops at the
+ * end of the shorter stream; returns the bytes copied. Types need not be committed. */
+size_t tm_mpi_type_copy(void *dst, size_t dst_count, const tm_mpi_type_t *dst_type, const void *src,
+                        size_t src_count, const tm_mpi_type_t *src_type, size_t offset,
+                        size_t bytes);
+
+/* Copies bytes [offset, offset + bytes) of the stream of (buf, count, type) to `out`
+ * (contiguous). Returns the bytes copied (fewer at the end of the stream). */
+size_t tm_mpi_type_pack(const void *buf, size_t count, const tm_mpi_type_t *type, size_t offset,
+                        size_t bytes, void *out);
+
+/* Copies `bytes` bytes from `in` (contiguous) to bytes [offset, offset + bytes) of the stream of
+ * (buf, count, type). Returns the bytes copied (fewer at the end of the stream). */
+size_t tm_mpi_type_unpack(const void *in, size_t bytes, void *buf, size_t count,
+                          const tm_mpi_type_t *type, size_t offset);
+
+/* *elements_p = the basic elements in the first `bytes` bytes of a stream of `type` elements.
+ * 0, or -ERANGE when `bytes` ends inside a basic element (MPI_UNDEFINED for MPI_Get_elements). */
+int tm_mpi_type_count_elements(const tm_mpi_type_t *type, size_t bytes, size_t *elements_p);
+
+/* ------------------------------------------------------------------ external32 */
+
+/* Bytes of one element of `type` in external32; 0 when a basic type has no external32 form. */
+size_t tm_mpi_type_external32_size(const tm_mpi_type_t *type);
+
+/* Converts count elements of (buf, type) to external32 at out (tm_mpi_type_external32_size(type)
+ * * count bytes), or back. */
+void tm_mpi_type_external32_pack(const void *buf, size_t count, const tm_mpi_type_t *type,
+                                 void *out);
+void tm_mpi_type_external32_unpack(const void *in, void *buf, size_t count,
+                                   const tm_mpi_type_t *type);
+
+#endif /* TM_MPI_DATATYPE_H */

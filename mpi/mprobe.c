@@ -1,0 +1,166 @@
+/*
+ * Matched probes and cancellation: MPI_Mprobe/MPI_Improbe take a message out of matching, so
+ * that no other receive can take it, and MPI_Mrecv/MPI_Imrecv receive exactly that message.
+ * MPI_Cancel cancels receives that are still posted; a send here is matched by its receiver's
+ * progress at any moment, so cancelling one does not succeed: the send completes normally and
+ * MPI_Test_cancelled says so, as the standard allows.
+ */
+#include "config.h"
+
+#include "p2p.h"
+
+static int mprobe(const char *call, int source, int tag, MPI_Comm comm, bool block, int *flag,
+                  MPI_Message *message, MPI_Status *status)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    int err = tm_mpi_comm_get(r, comm, call, &c);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (message == NULL || (!block && flag == NULL))
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "%s is NULL",
+                                  message ? "flag" : "message");
+    if (source != MPI_PROC_NULL && source != MPI_ANY_SOURCE && (source < 0 || source >= c->size))
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_RANK, "invalid rank %d in %s of size %d",
+                                  source, c->name, c->size);
+    if (tag != MPI_ANY_TAG && (tag < 0 || tag > TM_MPI_TAG_UB))
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_TAG, "invalid tag %d", tag);
+    if (flag)
+        *flag = 1;
+    if (source == MPI_PROC_NULL) {
+        *message = MPI_MESSAGE_NO_PROC;
+        tm_mpi_status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    tm_mpi_request_t *msg = tm_mpi_p2p_mprobe(r, source, tag, c, block, status);
+    if (!msg) {
+        if (block)
+            return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    *message = tm_mpi_message_handle(msg);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    return mprobe("MPI_Mprobe", source, tag, comm, true, NULL, message, status);
+}
+#pragma weak MPI_Mprobe = PMPI_Mprobe
+
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                 MPI_Status *status)
+{
+    return mprobe("MPI_Improbe", source, tag, comm, false, flag, message, status);
+}
+#pragma weak MPI_Improbe = PMPI_Improbe
+
+/* Receives *message into a complete receive request (NULL for MPI_MESSAGE_NO_PROC). */
+static int mrecv(const char *call, void *buf, int count, MPI_Datatype datatype,
+                 MPI_Message *message, tm_mpi_rank_t **r_p, tm_mpi_request_t **req_p)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    *r_p = r;
+    *req_p = NULL;
+    if (message == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "message is NULL");
+    if (*message == MPI_MESSAGE_NO_PROC) {
+        *message = MPI_MESSAGE_NULL;
+        return MPI_SUCCESS;
+    }
+    tm_mpi_request_t *msg = tm_mpi_message_lookup(r, *message);
+    if (!msg)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_REQUEST, "invalid message 0x%x",
+                                  (unsigned)*message);
+    tm_mpi_type_t *t;
+    int err;
+    if (count < 0)
+        return tm_mpi_error_raise(r->rt, msg->comm, call, MPI_ERR_COUNT, "negative count %d",
+                                  count);
+    if ((err = tm_mpi_type_get(r, msg->comm, datatype, 1, call, &t)) != MPI_SUCCESS)
+        return err;
+    if (buf == NULL && count > 0 && t->predefined && t->size > 0)
+        return tm_mpi_error_raise(r->rt, msg->comm, call, MPI_ERR_BUFFER,
+                                  "buffer is NULL for %d elements", count);
+    *req_p = tm_mpi_p2p_mrecv(r, msg, buf, (size_t)count, t);
+    if (!*req_p)
+        return tm_mpi_error_raise(r->rt, msg->comm, call, MPI_ERR_NO_MEM, "out of memory");
+    *message = MPI_MESSAGE_NULL;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Status *status)
+{
+    static const char call[] = "MPI_Mrecv";
+    tm_mpi_rank_t *r;
+    tm_mpi_request_t *req;
+    int err = mrecv(call, buf, count, datatype, message, &r, &req);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (!req) {
+        tm_mpi_status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    tm_mpi_request_status(req, status);
+    err = req->status.MPI_ERROR;
+    tm_mpi_comm_t *comm = req->comm;
+    tm_mpi_request_release(r, req);
+    if (err != MPI_SUCCESS)
+        return tm_mpi_error_raise(r->rt, comm, call, err, "message truncated on receive");
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Mrecv = PMPI_Mrecv
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                MPI_Request *request)
+{
+    static const char call[] = "MPI_Imrecv";
+    tm_mpi_rank_t *r;
+    tm_mpi_request_t *req;
+    if (request == NULL)
+        return tm_mpi_error_raise(tm_mpi_rank_get(call)->rt, NULL, call, MPI_ERR_ARG,
+                                  "request is NULL");
+    int err = mrecv(call, buf, count, datatype, message, &r, &req);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (!req) { /* MPI_MESSAGE_NO_PROC: a receive from MPI_PROC_NULL, complete */
+        req = tm_mpi_request_new(r, TM_MPI_REQ_RECV);
+        if (!req)
+            return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
+        tm_mpi_status_proc_null(&req->status);
+        atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
+    }
+    *request = tm_mpi_request_handle(req);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Imrecv = PMPI_Imrecv
+
+int PMPI_Cancel(MPI_Request *request)
+{
+    static const char call[] = "MPI_Cancel";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    if (request == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "request is NULL");
+    tm_mpi_request_t *req = tm_mpi_request_lookup(r, *request);
+    if (req == NULL || req == TM_MPI_REQUEST_INVALID)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_REQUEST, "invalid request 0x%x",
+                                  (unsigned)*request);
+    if (req->kind == TM_MPI_REQ_RECV && !tm_mpi_request_is_complete(req))
+        tm_mpi_p2p_cancel_recv(r, req);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Cancel = PMPI_Cancel
+
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    static const char call[] = "MPI_Test_cancelled";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    if (status == NULL || status == MPI_STATUS_IGNORE || flag == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "%s is NULL",
+                                  flag ? "status" : "flag");
+    *flag = status->tm_cancelled != 0;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled

@@ -1,0 +1,200 @@
+/*
+ * Point-to-point messaging inside mpi/: mailboxes, envelopes, requests, matching, progress.
+ *
+ *   sender rank S                                   receiver rank R (owns the matching)
+ *   cell = tm_shm_cell_alloc(S's pool)
+ *   envelope {ctx, src, tag, bytes, protocol}
+ *   EAGER: data packed in the cell                  progress: pop cells of R's mailbox,
+ *   RNDV:  the cell points at S's buffer  ------>   match each against R's posted receives,
+ *          and at S's request                       else keep it as unexpected (arrival order)
+ *   push to R's mailbox, poke R                     EAGER: unpack into the receive buffer
+ *                                                   RNDV:  one copy from S's buffer straight into
+ *   S's request completes <------------------------        the receive buffer, then complete S's
+ *   (S is poked if it sleeps)                              request and poke S
+ *
+ * Matching keeps MPI's order: cells of one sender leave the mailbox in the order sent, the
+ * unexpected list keeps arrival order and the posted list posting order. Both lists are per rank,
+ * keyed by the communicator's context id: a message may arrive for a communicator before this
+ * rank has made its own view of it, so one list per rank is needed anyway.
+ *
+ * Mailboxes exist for every world rank from the first MPI_Init of any rank on, so that a message
+ * to a rank that has not called MPI_Init yet waits in its mailbox. They live until the process
+ * ends, with the cell pools: cells may still sit in mailboxes when their sender finalizes.
+ */
+#ifndef TM_MPI_P2P_H
+#define TM_MPI_P2P_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "datatype.h"
+#include "mpi_impl.h"
+#include "sched/sched.h"
+#include "shm/shm.h"
+
+/* Cells carry the envelope and, for eager messages, the data: 4 KiB of it, as Open MPI's
+ * shared-memory transport does. Larger messages and synchronous sends go by rendezvous. */
+#define TM_MPI_EAGER_LIMIT 4096
+
+/* Context ids of the predefined communicators; collectives will use context_id + 1. */
+#define TM_MPI_CONTEXT_WORLD 0
+#define TM_MPI_CONTEXT_SELF  2
+
+typedef struct tm_mpi_request tm_mpi_request_t;
+
+/* A world rank's mailbox. */
+typedef struct tm_mpi_mailbox {
+    tm_shm_queue_t inbound;
+    /* The rank's ULT while it sleeps waiting for MPI progress, else NULL: whoever gives it
+     * something to do (a message, a completion) pokes it. */
+    alignas(TM_SHM_CACHE_LINE) tm_sched_ult_t *_Atomic sleeper;
+    tm_shm_pool_t *pool; /* the rank's cells, made at its MPI_Init */
+} tm_mpi_mailbox_t;
+
+typedef enum tm_mpi_protocol {
+    TM_MPI_PROTO_EAGER, /* data in the cell */
+    TM_MPI_PROTO_RNDV,  /* the receiver copies from the sender's buffer */
+} tm_mpi_protocol_t;
+
+/* What a cell carries before its eager data. */
+typedef struct tm_mpi_envelope {
+    int context_id;
+    int source; /* sender's rank in the communicator */
+    int tag;
+    int protocol;
+    size_t bytes; /* of data */
+    /* RNDV: the sender's buffer, its layout (held by the send request), and the request to
+     * complete once copied */
+    const void *buf;
+    size_t count;
+    const tm_mpi_type_t *type;
+    tm_mpi_request_t *send_request;
+    int sender_world_rank;
+} tm_mpi_envelope_t;
+
+typedef enum tm_mpi_request_kind {
+    TM_MPI_REQ_SEND,
+    TM_MPI_REQ_RECV,
+    TM_MPI_REQ_MESSAGE, /* a message taken by MPI_Mprobe/MPI_Improbe (MPI_Message handle) */
+} tm_mpi_request_kind_t;
+
+struct tm_mpi_request {
+    tm_mpi_request_kind_t kind;
+    _Atomic int complete; /* set with release by whoever completes it */
+    MPI_Status status;
+    tm_mpi_rank_t *owner;
+    tm_mpi_comm_t *comm;
+    /* the user's buffer; the type is held (retained) until the request is released */
+    void *buf;
+    size_t count;
+    tm_mpi_type_t *type;
+    /* RECV: what to match; SEND: the destination (in source) and the tag */
+    int context_id, source, tag;
+    const char *call; /* the MPI call that started it, for hang diagnosis */
+    tm_mpi_request_t *next; /* posted list, free list */
+    tm_shm_cell_t *cell;    /* MESSAGE: the message, out of the matching lists */
+    int handle_index;       /* in the owner's request table */
+    bool freed;             /* MPI_Request_free'd while pending: drop it when it completes */
+};
+
+/* Per-rank point-to-point state (in tm_mpi_rank_t). Only the rank's own thread touches it. */
+typedef struct tm_mpi_p2p {
+    tm_mpi_mailbox_t *mailbox;
+    tm_mpi_request_t *posted_head, *posted_tail;
+    tm_shm_cell_t *unexpected_head, *unexpected_tail; /* linked through cell->next */
+    tm_mpi_request_t **requests; /* handle table: handle payload = index + 1; NULL: free */
+    int nrequests, requests_cap;
+    int *free_slots; /* indices of free table entries */
+    int nfree_slots;
+    tm_mpi_request_t *free_requests;
+    tm_mpi_request_t *zombies; /* freed by the user while pending, linked through next */
+} tm_mpi_p2p_t;
+
+/* Sets up the calling rank's point-to-point state (and every mailbox, the first time). */
+int tm_mpi_p2p_init(tm_mpi_rank_t *r);
+void tm_mpi_p2p_finalize(tm_mpi_rank_t *r);
+
+/* Starts a send; the request completes when the buffer may be reused (eager: at once;
+ * rendezvous and synchronous: when the receiver has copied the data). */
+int tm_mpi_p2p_isend(tm_mpi_rank_t *r, const void *buf, size_t count, tm_mpi_type_t *type,
+                     size_t bytes, int dest, int tag, tm_mpi_comm_t *comm, bool synchronous,
+                     tm_mpi_request_t **req_p);
+
+/* Posts a receive. source and tag may be MPI_ANY_SOURCE / MPI_ANY_TAG. */
+int tm_mpi_p2p_irecv(tm_mpi_rank_t *r, void *buf, size_t count, tm_mpi_type_t *type, int source,
+                     int tag, tm_mpi_comm_t *comm, tm_mpi_request_t **req_p);
+
+/* Looks for a message matching (source, tag) on comm without receiving it; with `block`, waits
+ * for one. Returns true and fills status when found. */
+bool tm_mpi_p2p_probe(tm_mpi_rank_t *r, int source, int tag, tm_mpi_comm_t *comm, bool block,
+                      MPI_Status *status);
+
+/* MPI_Mprobe/MPI_Improbe: takes the first message matching (source, tag) out of matching, into
+ * a request of kind MESSAGE; with `block`, waits for one. NULL when none (non-blocking). */
+tm_mpi_request_t *tm_mpi_p2p_mprobe(tm_mpi_rank_t *r, int source, int tag, tm_mpi_comm_t *comm,
+                                    bool block, MPI_Status *status);
+
+/* MPI_Mrecv/MPI_Imrecv: receives the message of `msg` (which is released) into a new receive
+ * request, complete at once. */
+tm_mpi_request_t *tm_mpi_p2p_mrecv(tm_mpi_rank_t *r, tm_mpi_request_t *msg, void *buf,
+                                   size_t count, tm_mpi_type_t *type);
+
+/* MPI_Cancel of a receive: true when it was still posted (it is then complete and cancelled). */
+bool tm_mpi_p2p_cancel_recv(tm_mpi_rank_t *r, tm_mpi_request_t *req);
+
+/* Moves messages from the rank's mailbox to their receives (or the unexpected list). Returns
+ * true when it did something. */
+bool tm_mpi_p2p_progress(tm_mpi_rank_t *r);
+
+/* One round of a non-blocking test (MPI_Test*, MPI_Iprobe): progress; when done(arg) is still
+ * false, let the other ranks of this core run once and progress again. A rank polling in a loop
+ * thus never starves the ranks of its core that it waits for. */
+void tm_mpi_p2p_poll(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg);
+
+/* Records, for hang diagnosis (mpcrun --timeout), what the rank is about to block in; the wait
+ * that follows (tm_mpi_p2p_wait_until) clears it when it ends. printf-like. */
+void tm_mpi_p2p_note_blocked(tm_mpi_rank_t *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* "MPI_Irecv(source=5, tag=7, comm=MPI_COMM_WORLD)": what a request is, in words. */
+void tm_mpi_request_describe(const tm_mpi_request_t *req, char *buf, size_t len);
+
+/* Waits until done(arg) is true, progressing, yielding to the other ranks of the VP, and
+ * sleeping when there is nothing else to do until something is given to this rank. */
+void tm_mpi_p2p_wait_until(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg);
+
+/* Wakes the rank of `mailbox` if it sleeps in tm_mpi_p2p_wait_until. Any thread. */
+void tm_mpi_mailbox_poke(tm_mpi_mailbox_t *mailbox);
+
+/* ---- requests and their handles ---- */
+
+tm_mpi_request_t *tm_mpi_request_new(tm_mpi_rank_t *r, tm_mpi_request_kind_t kind);
+#define TM_MPI_REQUEST_INVALID ((tm_mpi_request_t *)-1)
+
+/* The request of handle h; NULL for MPI_REQUEST_NULL; TM_MPI_REQUEST_INVALID for a handle that
+ * is not one of this rank's live requests. */
+tm_mpi_request_t *tm_mpi_request_lookup(tm_mpi_rank_t *r, MPI_Request h);
+MPI_Request tm_mpi_request_handle(const tm_mpi_request_t *req);
+/* The message (MPI_Mprobe) of handle h, or NULL when h is not one of this rank's messages. */
+tm_mpi_request_t *tm_mpi_message_lookup(tm_mpi_rank_t *r, MPI_Message h);
+MPI_Message tm_mpi_message_handle(const tm_mpi_request_t *msg);
+void tm_mpi_request_release(tm_mpi_rank_t *r, tm_mpi_request_t *req);
+
+static inline bool tm_mpi_request_is_complete(const tm_mpi_request_t *req)
+{
+    /* acquire: pairs with the completer's release, so the received data and status are seen */
+    return atomic_load_explicit(&req->complete, memory_order_acquire) != 0;
+}
+
+/* Completes a request of rank `owner_mailbox` and pokes it. */
+void tm_mpi_request_complete(tm_mpi_request_t *req, tm_mpi_mailbox_t *owner_mailbox);
+
+/* Copies a completed request's status out (MPI_STATUS_IGNORE allowed). */
+void tm_mpi_request_status(const tm_mpi_request_t *req, MPI_Status *status);
+
+/* The status of an operation with MPI_PROC_NULL: source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0. */
+void tm_mpi_status_proc_null(MPI_Status *status);
+
+#endif /* TM_MPI_P2P_H */

@@ -1,0 +1,445 @@
+/*
+ * The point-to-point calls: sends in each mode, receives, probes and counts. They check their
+ * arguments and hand over to the engine (p2p.c). Modes: standard sends go eager up to
+ * TM_MPI_EAGER_LIMIT bytes, by rendezvous above; synchronous sends always by rendezvous (they
+ * complete once the receiver has the data, so once matched); ready sends as standard sends,
+ * which is what the standard allows when the receive is posted.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "p2p.h"
+
+/* ---- argument checks shared by the calls ----------------------------------------------------- */
+
+/* Checks buf/count/datatype (committed) and computes the bytes they hold. A NULL buffer is
+ * fine with absolute addresses (MPI_BOTTOM) in a derived type, not with a predefined one. */
+static int check_buffer(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, const void *buf,
+                        int count, MPI_Datatype handle, tm_mpi_type_t **type_p, size_t *bytes_p)
+{
+    int err;
+    if (count < 0)
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_COUNT, "negative count %d", count);
+    if ((err = tm_mpi_type_get(r, comm, handle, 1, call, type_p)) != MPI_SUCCESS)
+        return err;
+    if (buf == NULL && count > 0 && (*type_p)->predefined && (*type_p)->size > 0)
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_BUFFER,
+                                  "buffer is NULL for %d elements", count);
+    *bytes_p = (size_t)count * (*type_p)->size;
+    return MPI_SUCCESS;
+}
+
+/* A destination (`any` false) or a source (`any` true: MPI_ANY_SOURCE allowed). */
+static int check_peer(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int rank, bool any)
+{
+    if (rank == MPI_PROC_NULL || (any && rank == MPI_ANY_SOURCE) ||
+        (rank >= 0 && rank < comm->size))
+        return MPI_SUCCESS;
+    return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_RANK,
+                              "invalid rank %d in %s of size %d", rank, comm->name, comm->size);
+}
+
+/* A tag to send with (`any` false) or to receive with (`any` true: MPI_ANY_TAG allowed). */
+static int check_tag(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int tag, bool any)
+{
+    if ((tag >= 0 && tag <= TM_MPI_TAG_UB) || (any && tag == MPI_ANY_TAG))
+        return MPI_SUCCESS;
+    return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_TAG,
+                              "invalid tag %d (tags go from 0 to MPI_TAG_UB = %d)", tag,
+                              TM_MPI_TAG_UB);
+}
+
+static int check_request_p(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
+                           const MPI_Request *request)
+{
+    if (request)
+        return MPI_SUCCESS;
+    return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_ARG, "request is NULL");
+}
+
+static int out_of_memory(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call)
+{
+    return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");
+}
+
+/* Everything a send call checks, in the order of its arguments. */
+static int check_send(tm_mpi_rank_t *r, const char *call, const void *buf, int count,
+                      MPI_Datatype type, int dest, int tag, MPI_Comm handle,
+                      tm_mpi_comm_t **comm_p, tm_mpi_type_t **type_p, size_t *bytes_p)
+{
+    int err = tm_mpi_comm_get(r, handle, call, comm_p);
+    if (err == MPI_SUCCESS)
+        err = check_buffer(r, *comm_p, call, buf, count, type, type_p, bytes_p);
+    if (err == MPI_SUCCESS)
+        err = check_peer(r, *comm_p, call, dest, false);
+    if (err == MPI_SUCCESS)
+        err = check_tag(r, *comm_p, call, tag, false);
+    return err;
+}
+
+static int check_recv(tm_mpi_rank_t *r, const char *call, void *buf, int count,
+                      MPI_Datatype type, int source, int tag, MPI_Comm handle,
+                      tm_mpi_comm_t **comm_p, tm_mpi_type_t **type_p)
+{
+    size_t bytes;
+    int err = tm_mpi_comm_get(r, handle, call, comm_p);
+    if (err == MPI_SUCCESS)
+        err = check_buffer(r, *comm_p, call, buf, count, type, type_p, &bytes);
+    if (err == MPI_SUCCESS)
+        err = check_peer(r, *comm_p, call, source, true);
+    if (err == MPI_SUCCESS)
+        err = check_tag(r, *comm_p, call, tag, true);
+    return err;
+}
+
+/* ---- completing one request --------------------------------------------------------------------- */
+
+static bool request_done(void *arg)
+{
+    return tm_mpi_request_is_complete(arg);
+}
+
+/* Waits for req, copies its status out, releases it; returns the error its status holds,
+ * reported through the communicator's handler. */
+static int finish(tm_mpi_rank_t *r, const char *call, tm_mpi_request_t *req, MPI_Status *status)
+{
+    if (!tm_mpi_request_is_complete(req)) {
+        char what[160];
+        tm_mpi_request_describe(req, what, sizeof what);
+        tm_mpi_p2p_note_blocked(r, "%s", what);
+        tm_mpi_p2p_wait_until(r, request_done, req);
+    }
+    tm_mpi_request_status(req, status);
+    int err = req->kind == TM_MPI_REQ_RECV ? req->status.MPI_ERROR : MPI_SUCCESS;
+    tm_mpi_comm_t *comm = req->comm;
+    size_t capacity = req->type ? req->count * req->type->size : 0;
+    tm_mpi_request_release(r, req);
+    if (err == MPI_ERR_TRUNCATE)
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_TRUNCATE,
+                                  "message truncated: the receive buffer holds %zu bytes", capacity);
+    return err;
+}
+
+/* ---- sends ------------------------------------------------------------------------------------------ */
+
+static int send_start(const char *call, const void *buf, int count, MPI_Datatype type, int dest,
+                      int tag, MPI_Comm handle, bool synchronous, tm_mpi_rank_t **r_p,
+                      tm_mpi_request_t **req_p)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *comm;
+    tm_mpi_type_t *t;
+    size_t bytes;
+    int err = check_send(r, call, buf, count, type, dest, tag, handle, &comm, &t, &bytes);
+    *r_p = r;
+    *req_p = NULL;
+    if (err != MPI_SUCCESS || dest == MPI_PROC_NULL)
+        return err;
+    if (tm_mpi_p2p_isend(r, buf, (size_t)count, t, bytes, dest, tag, comm, synchronous, req_p) < 0)
+        return out_of_memory(r, comm, call);
+    (*req_p)->call = call;
+    return MPI_SUCCESS;
+}
+
+static int send_blocking(const char *call, const void *buf, int count, MPI_Datatype type, int dest,
+                         int tag, MPI_Comm comm, bool synchronous)
+{
+    tm_mpi_rank_t *r;
+    tm_mpi_request_t *req;
+    int err = send_start(call, buf, count, type, dest, tag, comm, synchronous, &r, &req);
+    if (err != MPI_SUCCESS || !req)
+        return err;
+    return finish(r, call, req, MPI_STATUS_IGNORE);
+}
+
+static int send_nonblocking(const char *call, const void *buf, int count, MPI_Datatype type,
+                            int dest, int tag, MPI_Comm comm, bool synchronous,
+                            MPI_Request *request)
+{
+    tm_mpi_rank_t *r;
+    tm_mpi_request_t *req;
+    tm_mpi_comm_t *c;
+    tm_mpi_rank_t *self = tm_mpi_rank_get(call);
+    int err = tm_mpi_comm_get(self, comm, call, &c);
+    if (err == MPI_SUCCESS)
+        err = check_request_p(self, c, call, request);
+    if (err != MPI_SUCCESS)
+        return err;
+    err = send_start(call, buf, count, type, dest, tag, comm, synchronous, &r, &req);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (!req) { /* MPI_PROC_NULL: a request that is complete at once */
+        req = tm_mpi_request_new(r, TM_MPI_REQ_SEND);
+        if (!req)
+            return out_of_memory(r, c, call);
+        atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
+    }
+    *request = tm_mpi_request_handle(req);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return send_blocking("MPI_Send", buf, count, datatype, dest, tag, comm, false);
+}
+#pragma weak MPI_Send = PMPI_Send
+
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return send_blocking("MPI_Ssend", buf, count, datatype, dest, tag, comm, true);
+}
+#pragma weak MPI_Ssend = PMPI_Ssend
+
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return send_blocking("MPI_Rsend", buf, count, datatype, dest, tag, comm, false);
+}
+#pragma weak MPI_Rsend = PMPI_Rsend
+
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    return send_nonblocking("MPI_Isend", buf, count, datatype, dest, tag, comm, false, request);
+}
+#pragma weak MPI_Isend = PMPI_Isend
+
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm, MPI_Request *request)
+{
+    return send_nonblocking("MPI_Issend", buf, count, datatype, dest, tag, comm, true, request);
+}
+#pragma weak MPI_Issend = PMPI_Issend
+
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm, MPI_Request *request)
+{
+    return send_nonblocking("MPI_Irsend", buf, count, datatype, dest, tag, comm, false, request);
+}
+#pragma weak MPI_Irsend = PMPI_Irsend
+
+/* ---- receives ---------------------------------------------------------------------------------- */
+
+static int recv_start(const char *call, void *buf, int count, MPI_Datatype type, int source,
+                      int tag, MPI_Comm handle, tm_mpi_rank_t **r_p, tm_mpi_comm_t **comm_p,
+                      tm_mpi_request_t **req_p)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_type_t *t;
+    int err = check_recv(r, call, buf, count, type, source, tag, handle, comm_p, &t);
+    *r_p = r;
+    *req_p = NULL;
+    if (err != MPI_SUCCESS || source == MPI_PROC_NULL)
+        return err;
+    if (tm_mpi_p2p_irecv(r, buf, (size_t)count, t, source, tag, *comm_p, req_p) < 0)
+        return out_of_memory(r, *comm_p, call);
+    (*req_p)->call = call;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status *status)
+{
+    static const char call[] = "MPI_Recv";
+    tm_mpi_rank_t *r;
+    tm_mpi_comm_t *c;
+    tm_mpi_request_t *req;
+    int err = recv_start(call, buf, count, datatype, source, tag, comm, &r, &c, &req);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (!req) {
+        tm_mpi_status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    return finish(r, call, req, status);
+}
+#pragma weak MPI_Recv = PMPI_Recv
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    static const char call[] = "MPI_Irecv";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    tm_mpi_request_t *req;
+    int err = tm_mpi_comm_get(r, comm, call, &c);
+    if (err == MPI_SUCCESS)
+        err = check_request_p(r, c, call, request);
+    if (err == MPI_SUCCESS)
+        err = recv_start(call, buf, count, datatype, source, tag, comm, &r, &c, &req);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (!req) { /* MPI_PROC_NULL */
+        req = tm_mpi_request_new(r, TM_MPI_REQ_RECV);
+        if (!req)
+            return out_of_memory(r, c, call);
+        tm_mpi_status_proc_null(&req->status);
+        req->comm = c;
+        atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
+    }
+    *request = tm_mpi_request_handle(req);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Irecv = PMPI_Irecv
+
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status *status)
+{
+    static const char call[] = "MPI_Sendrecv";
+    tm_mpi_rank_t *r;
+    tm_mpi_comm_t *c;
+    tm_mpi_request_t *rreq, *sreq;
+    /* The receive first: our own send to ourselves must find it posted. */
+    int err = recv_start(call, recvbuf, recvcount, recvtype, source, recvtag, comm, &r, &c, &rreq);
+    if (err != MPI_SUCCESS)
+        return err;
+    err = send_start(call, sendbuf, sendcount, sendtype, dest, sendtag, comm, false, &r, &sreq);
+    if (err != MPI_SUCCESS) {
+        if (rreq)
+            finish(r, call, rreq, MPI_STATUS_IGNORE);
+        return err;
+    }
+    if (sreq)
+        finish(r, call, sreq, MPI_STATUS_IGNORE);
+    if (!rreq) {
+        tm_mpi_status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    return finish(r, call, rreq, status);
+}
+#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    static const char call[] = "MPI_Sendrecv_replace";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    tm_mpi_type_t *t;
+    size_t bytes;
+    int err = check_send(r, call, buf, count, datatype, dest, sendtag, comm, &c, &t, &bytes);
+    if (err != MPI_SUCCESS)
+        return err;
+    /* The outgoing data must survive the incoming: send a packed copy, as bytes (the same type
+     * signature as count elements of datatype). */
+    void *copy = malloc(bytes ? bytes : 1);
+    if (!copy)
+        return out_of_memory(r, c, call);
+    tm_mpi_type_pack(buf, (size_t)count, t, 0, bytes, copy);
+    err = PMPI_Sendrecv(copy, (int)bytes, MPI_BYTE, dest, sendtag, buf, count, datatype, source,
+                        recvtag, comm, status);
+    free(copy);
+    return err;
+}
+#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+
+/* ---- probes and counts --------------------------------------------------------------------------- */
+
+static int probe(const char *call, int source, int tag, MPI_Comm comm, bool block, int *flag,
+                 MPI_Status *status)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    int err = tm_mpi_comm_get(r, comm, call, &c);
+    if (err == MPI_SUCCESS)
+        err = check_peer(r, c, call, source, true);
+    if (err == MPI_SUCCESS)
+        err = check_tag(r, c, call, tag, true);
+    if (err == MPI_SUCCESS && !block && !flag)
+        err = tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "flag is NULL");
+    if (err != MPI_SUCCESS)
+        return err;
+    bool found = true;
+    if (source == MPI_PROC_NULL)
+        tm_mpi_status_proc_null(status);
+    else
+        found = tm_mpi_p2p_probe(r, source, tag, c, block, status);
+    if (flag)
+        *flag = found;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    return probe("MPI_Probe", source, tag, comm, true, NULL, status);
+}
+#pragma weak MPI_Probe = PMPI_Probe
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    return probe("MPI_Iprobe", source, tag, comm, false, flag, status);
+}
+#pragma weak MPI_Iprobe = PMPI_Iprobe
+
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    static const char call[] = "MPI_Get_count";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_type_t *t;
+    int err;
+    if (status == NULL || status == MPI_STATUS_IGNORE)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "status is %s",
+                                  status ? "MPI_STATUS_IGNORE" : "NULL");
+    if (count == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "count is NULL");
+    if ((err = tm_mpi_type_get(r, NULL, datatype, 1, call, &t)) != MPI_SUCCESS)
+        return err;
+    MPI_Count bytes = status->tm_count, size = (MPI_Count)t->size;
+    if (size == 0)
+        *count = bytes == 0 ? 0 : MPI_UNDEFINED;
+    else if (bytes % size != 0 || bytes / size > INT_MAX)
+        *count = MPI_UNDEFINED;
+    else
+        *count = (int)(bytes / size);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_count = PMPI_Get_count
+
+/* Basic elements in the data a status describes; *elements_p = MPI_UNDEFINED when the data ends
+ * inside a basic element. */
+static int get_elements(const char *call, const MPI_Status *status, MPI_Datatype datatype,
+                        MPI_Count *elements_p)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_type_t *t;
+    size_t n;
+    int err;
+    if (status == NULL || status == MPI_STATUS_IGNORE)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "status is %s",
+                                  status ? "MPI_STATUS_IGNORE" : "NULL");
+    if ((err = tm_mpi_type_get(r, NULL, datatype, 1, call, &t)) != MPI_SUCCESS)
+        return err;
+    if (status->tm_count < 0 || tm_mpi_type_count_elements(t, (size_t)status->tm_count, &n) < 0)
+        *elements_p = MPI_UNDEFINED;
+    else
+        *elements_p = (MPI_Count)n;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    static const char call[] = "MPI_Get_elements_x";
+    if (count == NULL)
+        return tm_mpi_error_raise(tm_mpi_rank_get(call)->rt, NULL, call, MPI_ERR_ARG,
+                                  "count is NULL");
+    return get_elements(call, status, datatype, count);
+}
+#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
+
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    static const char call[] = "MPI_Get_elements";
+    MPI_Count n;
+    if (count == NULL)
+        return tm_mpi_error_raise(tm_mpi_rank_get(call)->rt, NULL, call, MPI_ERR_ARG,
+                                  "count is NULL");
+    int err = get_elements(call, status, datatype, &n);
+    if (err == MPI_SUCCESS)
+        *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    return err;
+}
+#pragma weak MPI_Get_elements = PMPI_Get_elements

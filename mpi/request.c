@@ -1,0 +1,131 @@
+/*
+ * Requests and their handles. A rank's requests are its own: the handle table, the free list
+ * and the free slots are touched by its thread only. Another rank may complete a request (a
+ * rendezvous receiver completes the send), which it does through the request's atomic flag.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "p2p.h"
+
+static int slot_take(tm_mpi_p2p_t *p)
+{
+    if (p->nfree_slots > 0)
+        return p->free_slots[--p->nfree_slots];
+    if (p->nrequests == p->requests_cap) {
+        int cap = p->requests_cap ? 2 * p->requests_cap : 64;
+        tm_mpi_request_t **t = realloc(p->requests, (size_t)cap * sizeof *t);
+        int *f = realloc(p->free_slots, (size_t)cap * sizeof *f);
+        if (t)
+            p->requests = t;
+        if (f)
+            p->free_slots = f;
+        if (!t || !f)
+            return -1;
+        p->requests_cap = cap;
+    }
+    return p->nrequests++;
+}
+
+tm_mpi_request_t *tm_mpi_request_new(tm_mpi_rank_t *r, tm_mpi_request_kind_t kind)
+{
+    tm_mpi_p2p_t *p = r->p2p;
+    int slot = slot_take(p);
+    if (slot < 0)
+        return NULL;
+    tm_mpi_request_t *req = p->free_requests;
+    if (req)
+        p->free_requests = req->next;
+    else if (!(req = malloc(sizeof *req))) {
+        p->free_slots[p->nfree_slots++] = slot;
+        return NULL;
+    }
+    memset(req, 0, sizeof *req);
+    req->kind = kind;
+    req->owner = r;
+    req->handle_index = slot;
+    p->requests[slot] = req;
+    return req;
+}
+
+tm_mpi_request_t *tm_mpi_request_lookup(tm_mpi_rank_t *r, MPI_Request h)
+{
+    if (h == MPI_REQUEST_NULL)
+        return NULL;
+    tm_mpi_p2p_t *p = r->p2p;
+    unsigned index = tm_mpi_handle_payload(h) - 1;
+    if (tm_mpi_handle_kind(h) != TM_MPI_KIND_REQUEST || index >= (unsigned)p->nrequests ||
+        !p->requests[index] || p->requests[index]->freed ||
+        p->requests[index]->kind == TM_MPI_REQ_MESSAGE)
+        return TM_MPI_REQUEST_INVALID;
+    return p->requests[index];
+}
+
+/* Message handles share the request table; their payload is index + 2, since payload 1 is
+ * MPI_MESSAGE_NO_PROC. */
+tm_mpi_request_t *tm_mpi_message_lookup(tm_mpi_rank_t *r, MPI_Message h)
+{
+    tm_mpi_p2p_t *p = r->p2p;
+    unsigned index = tm_mpi_handle_payload(h) - 2;
+    if (tm_mpi_handle_kind(h) != TM_MPI_KIND_MESSAGE || index >= (unsigned)p->nrequests ||
+        !p->requests[index] || p->requests[index]->kind != TM_MPI_REQ_MESSAGE)
+        return NULL;
+    return p->requests[index];
+}
+
+MPI_Message tm_mpi_message_handle(const tm_mpi_request_t *msg)
+{
+    return TM_MPI_HANDLE(TM_MPI_KIND_MESSAGE, (unsigned)msg->handle_index + 2);
+}
+
+MPI_Request tm_mpi_request_handle(const tm_mpi_request_t *req)
+{
+    return TM_MPI_HANDLE(TM_MPI_KIND_REQUEST, (unsigned)req->handle_index + 1);
+}
+
+void tm_mpi_request_release(tm_mpi_rank_t *r, tm_mpi_request_t *req)
+{
+    tm_mpi_p2p_t *p = r->p2p;
+    if (req->type)
+        tm_mpi_type_release(req->type);
+    p->requests[req->handle_index] = NULL;
+    p->free_slots[p->nfree_slots++] = req->handle_index;
+    req->next = p->free_requests;
+    p->free_requests = req;
+}
+
+void tm_mpi_request_complete(tm_mpi_request_t *req, tm_mpi_mailbox_t *owner_mailbox)
+{
+    /* release: the owner's acquire load then sees everything done for the request. */
+    atomic_store_explicit(&req->complete, 1, memory_order_release);
+    tm_mpi_mailbox_poke(owner_mailbox);
+}
+
+void tm_mpi_request_status(const tm_mpi_request_t *req, MPI_Status *status)
+{
+    if (status == MPI_STATUS_IGNORE)
+        return;
+    if (req->kind == TM_MPI_REQ_RECV) {
+        *status = req->status;
+    } else {
+        /* A send's status says nothing but that it was not cancelled. */
+        status->MPI_SOURCE = MPI_ANY_SOURCE;
+        status->MPI_TAG = MPI_ANY_TAG;
+        status->MPI_ERROR = MPI_SUCCESS;
+        status->tm_count = 0;
+        status->tm_cancelled = 0;
+    }
+}
+
+void tm_mpi_status_proc_null(MPI_Status *status)
+{
+    if (status == MPI_STATUS_IGNORE)
+        return;
+    status->MPI_SOURCE = MPI_PROC_NULL;
+    status->MPI_TAG = MPI_ANY_TAG;
+    status->MPI_ERROR = MPI_SUCCESS;
+    status->tm_count = 0;
+    status->tm_cancelled = 0;
+}

@@ -1,0 +1,499 @@
+/*
+ * Datatype constructors (contiguous ... create_resized, dup), MPI_Type_commit and MPI_Type_free.
+ * Each constructor turns its arguments into pieces (blocklen copies of a type at a byte
+ * displacement), which tm_mpi_type_build flattens, and keeps its arguments for
+ * MPI_Type_get_contents.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "datatype.h"
+
+typedef struct tm_mpi_type_args {
+    int ni, na, nd;
+    const int *ints;
+    const MPI_Aint *aints;
+    tm_mpi_type_t *const *types;
+} tm_mpi_type_args_t;
+
+/* Makes the new type from `pieces` (which it frees), records `args` and publishes it. Reports
+ * the errors it meets; returns the MPI error class. */
+static int tm_mpi_type_make(tm_mpi_rank_t *r, const char *call, int combiner,
+                            tm_mpi_type_piece_t *pieces, size_t npieces, int pad,
+                            const tm_mpi_type_args_t *args, MPI_Datatype *newtype)
+{
+    tm_mpi_type_t *t = tm_mpi_type_alloc(combiner);
+
+    if (t == NULL)
+        goto fail_alloc;
+    t->ints = args->ni ? malloc(args->ni * sizeof(int)) : NULL;
+    t->aints = args->na ? malloc(args->na * sizeof(MPI_Aint)) : NULL;
+    t->types = args->nd ? malloc(args->nd * sizeof(tm_mpi_type_t *)) : NULL;
+    if ((args->ni && t->ints == NULL) || (args->na && t->aints == NULL) ||
+        (args->nd && t->types == NULL))
+        goto fail_type;
+    if (args->ni)
+        memcpy(t->ints, args->ints, args->ni * sizeof(int));
+    if (args->na)
+        memcpy(t->aints, args->aints, args->na * sizeof(MPI_Aint));
+    for (int i = 0; i < args->nd; i++) {
+        t->types[i] = args->types[i];
+        tm_mpi_type_retain(t->types[i]);
+        t->nd = i + 1;
+    }
+    t->ni = args->ni;
+    t->na = args->na;
+    if (tm_mpi_type_build(t, pieces, npieces, pad) != 0)
+        goto fail_type;
+    if (tm_mpi_type_publish(t, newtype) != 0)
+        goto fail_type;
+    free(pieces);
+    return MPI_SUCCESS;
+fail_type:
+    tm_mpi_type_release(t);
+fail_alloc:
+    free(pieces);
+    return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_OTHER, "out of memory");
+}
+
+static tm_mpi_type_piece_t *tm_mpi_type_pieces(size_t n)
+{
+    return malloc((n ? n : 1) * sizeof(tm_mpi_type_piece_t));
+}
+
+#define TM_MPI_TYPE_NOMEM() tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_OTHER, "out of memory")
+
+/* The checks every constructor starts with. */
+static int tm_mpi_type_check(tm_mpi_rank_t *r, const char *call, int count, const void *newtype)
+{
+    if (count < 0)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_COUNT, "count %d is negative", count);
+    if (newtype == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "newtype is NULL");
+    return MPI_SUCCESS;
+}
+
+static int tm_mpi_type_check_array(tm_mpi_rank_t *r, const char *call, int count, const void *array,
+                                   const char *name)
+{
+    if (count > 0 && array == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "%s is NULL", name);
+    return MPI_SUCCESS;
+}
+
+static int tm_mpi_type_check_blocklen(tm_mpi_rank_t *r, const char *call, int blocklen, int i)
+{
+    if (blocklen >= 0)
+        return MPI_SUCCESS;
+    if (i < 0)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "blocklength %d is negative",
+                                  blocklen);
+    return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
+                              "array_of_blocklengths[%d] = %d is negative", i, blocklen);
+}
+
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_contiguous";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_type_t *old;
+    tm_mpi_type_piece_t *p;
+    int err;
+
+    if ((err = tm_mpi_type_check(r, call, count, newtype)) != MPI_SUCCESS ||
+        (err = tm_mpi_type_get(r, NULL, oldtype, 0, call, &old)) != MPI_SUCCESS)
+        return err;
+    if ((p = tm_mpi_type_pieces(1)) == NULL)
+        return TM_MPI_TYPE_NOMEM();
+    p[0] = (tm_mpi_type_piece_t){old, (size_t)count, 0};
+    return tm_mpi_type_make(r, call, MPI_COMBINER_CONTIGUOUS, p, 1, 0,
+                            &(tm_mpi_type_args_t){1, 0, 1, &count, NULL, &old}, newtype);
+}
+#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
+
+static int tm_mpi_type_vector(tm_mpi_rank_t *r, const char *call, int combiner, int count,
+                              int blocklength, MPI_Aint stride_bytes, const int *ints,
+                              const MPI_Aint *aints, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    tm_mpi_type_t *old;
+    tm_mpi_type_piece_t *p;
+    int err;
+
+    if ((err = tm_mpi_type_check(r, call, count, newtype)) != MPI_SUCCESS ||
+        (err = tm_mpi_type_check_blocklen(r, call, blocklength, -1)) != MPI_SUCCESS ||
+        (err = tm_mpi_type_get(r, NULL, oldtype, 0, call, &old)) != MPI_SUCCESS)
+        return err;
+    if ((p = tm_mpi_type_pieces(count)) == NULL)
+        return TM_MPI_TYPE_NOMEM();
+    if (combiner == MPI_COMBINER_VECTOR)
+        stride_bytes *= old->extent;
+    for (int i = 0; i < count; i++)
+        p[i] = (tm_mpi_type_piece_t){old, (size_t)blocklength, (MPI_Aint)i * stride_bytes};
+    return tm_mpi_type_make(r, call, combiner, p, count, 0,
+                            &(tm_mpi_type_args_t){combiner == MPI_COMBINER_VECTOR ? 3 : 2,
+                                                  combiner == MPI_COMBINER_VECTOR ? 0 : 1, 1, ints,
+                                                  aints, &old},
+                            newtype);
+}
+
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                     MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_vector";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    int ints[3] = {count, blocklength, stride};
+
+    return tm_mpi_type_vector(r, call, MPI_COMBINER_VECTOR, count, blocklength, stride, ints, NULL,
+                              oldtype, newtype);
+}
+#pragma weak MPI_Type_vector = PMPI_Type_vector
+
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_create_hvector";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    int ints[2] = {count, blocklength};
+
+    return tm_mpi_type_vector(r, call, MPI_COMBINER_HVECTOR, count, blocklength, stride, ints,
+                              &stride, oldtype, newtype);
+}
+#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
+
+/* indexed, hindexed, indexed_block, hindexed_block: blocklens (or one blocklen when
+ * blocklens is NULL), displacements in elements (idisps) or bytes (adisps). */
+static int tm_mpi_type_indexed(tm_mpi_rank_t *r, const char *call, int combiner, int count,
+                               const int *blocklens, int blocklen, const int *idisps,
+                               const MPI_Aint *adisps, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    tm_mpi_type_t *old;
+    tm_mpi_type_piece_t *p;
+    tm_mpi_type_args_t args = {0, 0, 1, NULL, NULL, NULL};
+    int *ints;
+    int err, ni = 0;
+
+    if ((err = tm_mpi_type_check(r, call, count, newtype)) != MPI_SUCCESS ||
+        (blocklens != NULL || combiner == MPI_COMBINER_INDEXED || combiner == MPI_COMBINER_HINDEXED
+             ? (err = tm_mpi_type_check_array(r, call, count, blocklens, "array_of_blocklengths"))
+             : (err = tm_mpi_type_check_blocklen(r, call, blocklen, -1))) != MPI_SUCCESS ||
+        (err = tm_mpi_type_check_array(r, call, count, idisps ? (const void *)idisps : adisps,
+                                       "array_of_displacements")) != MPI_SUCCESS)
+        return err;
+    for (int i = 0; blocklens != NULL && i < count; i++)
+        if ((err = tm_mpi_type_check_blocklen(r, call, blocklens[i], i)) != MPI_SUCCESS)
+            return err;
+    if ((err = tm_mpi_type_get(r, NULL, oldtype, 0, call, &old)) != MPI_SUCCESS)
+        return err;
+    p = tm_mpi_type_pieces(count);
+    ints = malloc((2 * (size_t)count + 2) * sizeof(int));
+    if (p == NULL || ints == NULL) {
+        free(p);
+        free(ints);
+        return TM_MPI_TYPE_NOMEM();
+    }
+    for (int i = 0; i < count; i++)
+        p[i] = (tm_mpi_type_piece_t){old, (size_t)(blocklens ? blocklens[i] : blocklen),
+                                     idisps ? (MPI_Aint)idisps[i] * old->extent : adisps[i]};
+    ints[ni++] = count;
+    if (blocklens) {
+        memcpy(ints + ni, blocklens, count * sizeof(int));
+        ni += count;
+    } else {
+        ints[ni++] = blocklen;
+    }
+    if (idisps) {
+        memcpy(ints + ni, idisps, count * sizeof(int));
+        ni += count;
+    } else {
+        args.na = count;
+        args.aints = adisps;
+    }
+    args.ni = ni;
+    args.ints = ints;
+    args.types = &old;
+    err = tm_mpi_type_make(r, call, combiner, p, count, 0, &args, newtype);
+    free(ints);
+    return err;
+}
+
+int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
+                      const int array_of_displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_indexed";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+
+    return tm_mpi_type_indexed(r, call, MPI_COMBINER_INDEXED, count, array_of_blocklengths, 0,
+                               array_of_displacements, NULL, oldtype, newtype);
+}
+#pragma weak MPI_Type_indexed = PMPI_Type_indexed
+
+int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                              const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                              MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_create_hindexed";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+
+    return tm_mpi_type_indexed(r, call, MPI_COMBINER_HINDEXED, count, array_of_blocklengths, 0,
+                               NULL, array_of_displacements, oldtype, newtype);
+}
+#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
+
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_create_indexed_block";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+
+    return tm_mpi_type_indexed(r, call, MPI_COMBINER_INDEXED_BLOCK, count, NULL, blocklength,
+                               array_of_displacements, NULL, oldtype, newtype);
+}
+#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
+
+int PMPI_Type_create_hindexed_block(int count, int blocklength,
+                                    const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                    MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_create_hindexed_block";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+
+    return tm_mpi_type_indexed(r, call, MPI_COMBINER_HINDEXED_BLOCK, count, NULL, blocklength, NULL,
+                               array_of_displacements, oldtype, newtype);
+}
+#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
+
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                            const MPI_Aint array_of_displacements[],
+                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_create_struct";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_type_t **types;
+    tm_mpi_type_piece_t *p;
+    int *ints;
+    int err;
+
+    if ((err = tm_mpi_type_check(r, call, count, newtype)) != MPI_SUCCESS ||
+        (err = tm_mpi_type_check_array(r, call, count, array_of_blocklengths,
+                                       "array_of_blocklengths")) != MPI_SUCCESS ||
+        (err = tm_mpi_type_check_array(r, call, count, array_of_displacements,
+                                       "array_of_displacements")) != MPI_SUCCESS ||
+        (err = tm_mpi_type_check_array(r, call, count, array_of_types, "array_of_types")) !=
+            MPI_SUCCESS)
+        return err;
+    for (int i = 0; i < count; i++)
+        if ((err = tm_mpi_type_check_blocklen(r, call, array_of_blocklengths[i], i)) != MPI_SUCCESS)
+            return err;
+    p = tm_mpi_type_pieces(count);
+    types = malloc((count ? count : 1) * sizeof(*types));
+    ints = malloc((count + 1) * sizeof(int));
+    if (p == NULL || types == NULL || ints == NULL) {
+        free(p);
+        free(types);
+        free(ints);
+        return TM_MPI_TYPE_NOMEM();
+    }
+    for (int i = 0; i < count; i++) {
+        if ((err = tm_mpi_type_get(r, NULL, array_of_types[i], 0, call, &types[i])) !=
+            MPI_SUCCESS) {
+            free(p);
+            free(types);
+            free(ints);
+            return err;
+        }
+        p[i] = (tm_mpi_type_piece_t){types[i], (size_t)array_of_blocklengths[i],
+                                     array_of_displacements[i]};
+    }
+    ints[0] = count;
+    if (count)
+        memcpy(ints + 1, array_of_blocklengths, count * sizeof(int));
+    err = tm_mpi_type_make(
+        r, call, MPI_COMBINER_STRUCT, p, count, 1,
+        &(tm_mpi_type_args_t){count + 1, count, count, ints, array_of_displacements, types},
+        newtype);
+    free(types);
+    free(ints);
+    return err;
+}
+#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
+
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                             MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_create_resized";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_type_t *old, *t;
+    tm_mpi_type_piece_t *p;
+    MPI_Aint aints[2] = {lb, extent};
+    int err;
+
+    if ((err = tm_mpi_type_check(r, call, 0, newtype)) != MPI_SUCCESS ||
+        (err = tm_mpi_type_get(r, NULL, oldtype, 0, call, &old)) != MPI_SUCCESS)
+        return err;
+    if ((p = tm_mpi_type_pieces(1)) == NULL)
+        return TM_MPI_TYPE_NOMEM();
+    p[0] = (tm_mpi_type_piece_t){old, 1, 0};
+    if ((err = tm_mpi_type_make(r, call, MPI_COMBINER_RESIZED, p, 1, 0,
+                                &(tm_mpi_type_args_t){0, 2, 1, NULL, aints, &old}, newtype)) !=
+        MPI_SUCCESS)
+        return err;
+    tm_mpi_type_lookup(*newtype, &t);
+    tm_mpi_type_set_bounds(t, lb, extent);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
+
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_dup";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_type_t *old, *t;
+    tm_mpi_type_piece_t *p;
+    int err;
+
+    if ((err = tm_mpi_type_check(r, call, 0, newtype)) != MPI_SUCCESS ||
+        (err = tm_mpi_type_get(r, NULL, oldtype, 0, call, &old)) != MPI_SUCCESS)
+        return err;
+    if ((p = tm_mpi_type_pieces(1)) == NULL)
+        return TM_MPI_TYPE_NOMEM();
+    p[0] = (tm_mpi_type_piece_t){old, 1, 0};
+    if ((err = tm_mpi_type_make(r, call, MPI_COMBINER_DUP, p, 1, 0,
+                                &(tm_mpi_type_args_t){0, 0, 1, NULL, NULL, &old}, newtype)) !=
+        MPI_SUCCESS)
+        return err;
+    /* Same typemap, same bounds and markers, same committed state (MPI 3.1 section 4.1.10). */
+    tm_mpi_type_lookup(*newtype, &t);
+    t->committed = old->committed;
+    t->align = old->align;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_dup = PMPI_Type_dup
+
+int PMPI_Type_commit(MPI_Datatype *datatype)
+{
+    static const char call[] = "MPI_Type_commit";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_type_t *t;
+    int err;
+
+    if (datatype == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "datatype is NULL");
+    if ((err = tm_mpi_type_get(r, NULL, *datatype, 0, call, &t)) != MPI_SUCCESS)
+        return err;
+    t->committed = 1;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_commit = PMPI_Type_commit
+
+/* A pending operation keeps its own reference: the object outlives the handle if needed. */
+int PMPI_Type_free(MPI_Datatype *datatype)
+{
+    static const char call[] = "MPI_Type_free";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_type_t *t;
+    int err;
+
+    if (datatype == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "datatype is NULL");
+    if ((err = tm_mpi_type_get(r, NULL, *datatype, 0, call, &t)) != MPI_SUCCESS)
+        return err;
+    if (t->predefined)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_TYPE,
+                                  "%s is predefined and cannot be freed", t->name);
+    if (tm_mpi_type_unpublish(*datatype) != 0)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_TYPE,
+                                  "invalid datatype 0x%08x: no such datatype", (unsigned)*datatype);
+    *datatype = MPI_DATATYPE_NULL;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_free = PMPI_Type_free
+
+/* One piece per row of the subarray (the fastest-varying dimension), then resized to the whole
+ * array, as MPI 3.1 section 4.1.3 defines it. */
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                              const int array_of_starts[], int order, MPI_Datatype oldtype,
+                              MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_create_subarray";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_type_t *old, *t;
+    tm_mpi_type_piece_t *p;
+    size_t rows = 1, np = 0;
+    MPI_Aint total = 1, stride[32];
+    int ints[3 * 32 + 2], idx[32] = {0};
+    int err, last;
+
+    if (ndims <= 0 || ndims > 32)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "ndims %d is not in [1, 32]",
+                                  ndims);
+    if ((err = tm_mpi_type_check(r, call, 0, newtype)) != MPI_SUCCESS ||
+        (err = tm_mpi_type_check_array(r, call, 1, array_of_sizes, "array_of_sizes")) !=
+            MPI_SUCCESS ||
+        (err = tm_mpi_type_check_array(r, call, 1, array_of_subsizes, "array_of_subsizes")) !=
+            MPI_SUCCESS ||
+        (err = tm_mpi_type_check_array(r, call, 1, array_of_starts, "array_of_starts")) !=
+            MPI_SUCCESS)
+        return err;
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "invalid order %d", order);
+    for (int d = 0; d < ndims; d++)
+        if (array_of_sizes[d] <= 0 || array_of_subsizes[d] <= 0 ||
+            array_of_subsizes[d] > array_of_sizes[d] || array_of_starts[d] < 0 ||
+            array_of_starts[d] > array_of_sizes[d] - array_of_subsizes[d])
+            return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
+                                      "dimension %d: size %d, subsize %d, start %d are "
+                                      "inconsistent",
+                                      d, array_of_sizes[d], array_of_subsizes[d],
+                                      array_of_starts[d]);
+    if ((err = tm_mpi_type_get(r, NULL, oldtype, 0, call, &old)) != MPI_SUCCESS)
+        return err;
+    /* stride[d]: elements between consecutive indices of dimension d */
+    last = order == MPI_ORDER_C ? ndims - 1 : 0;
+    for (int k = 0; k < ndims; k++) {
+        int d = order == MPI_ORDER_C ? ndims - 1 - k : k;
+
+        stride[d] = total;
+        total *= array_of_sizes[d];
+        if (d != last)
+            rows *= (size_t)array_of_subsizes[d];
+    }
+    if ((p = tm_mpi_type_pieces(rows)) == NULL)
+        return TM_MPI_TYPE_NOMEM();
+    for (;;) {
+        MPI_Aint disp = 0;
+        int k;
+
+        for (int d = 0; d < ndims; d++)
+            disp += (array_of_starts[d] + (d == last ? 0 : idx[d])) * stride[d];
+        p[np++] = (tm_mpi_type_piece_t){old, (size_t)array_of_subsizes[last], disp * old->extent};
+        /* next row: odometer over the dimensions other than `last`, slowest last */
+        for (k = 0; k < ndims; k++) {
+            int d = order == MPI_ORDER_C ? ndims - 1 - k : k;
+
+            if (d == last)
+                continue;
+            if (++idx[d] < array_of_subsizes[d])
+                break;
+            idx[d] = 0;
+        }
+        if (k == ndims)
+            break;
+    }
+    ints[0] = ndims;
+    memcpy(ints + 1, array_of_sizes, ndims * sizeof(int));
+    memcpy(ints + 1 + ndims, array_of_subsizes, ndims * sizeof(int));
+    memcpy(ints + 1 + 2 * ndims, array_of_starts, ndims * sizeof(int));
+    ints[1 + 3 * ndims] = order;
+    if ((err = tm_mpi_type_make(r, call, MPI_COMBINER_SUBARRAY, p, np, 0,
+                                &(tm_mpi_type_args_t){3 * ndims + 2, 0, 1, ints, NULL, &old},
+                                newtype)) != MPI_SUCCESS)
+        return err;
+    tm_mpi_type_lookup(*newtype, &t);
+    tm_mpi_type_set_bounds(t, 0, total * old->extent);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray

@@ -1,0 +1,240 @@
+/*
+ * Inquiries about datatypes: size, extents, envelope and contents, names; addresses and their
+ * arithmetic; MPI_Type_match_size.
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "datatype.h"
+
+#define TM_MPI_TYPE_QUERY_BEGIN(name)                                                              \
+    static const char call[] = name;                                                               \
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);                                                      \
+    tm_mpi_type_t *t;                                                                              \
+    int err = tm_mpi_type_get(r, NULL, datatype, 0, call, &t);                                     \
+    if (err != MPI_SUCCESS)                                                                        \
+    return err
+
+#define TM_MPI_TYPE_CHECK_OUT(p)                                                                   \
+    do {                                                                                           \
+        if ((p) == NULL)                                                                           \
+            return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, #p " is NULL");              \
+    } while (0)
+
+int PMPI_Type_size(MPI_Datatype datatype, int *size)
+{
+    TM_MPI_TYPE_QUERY_BEGIN("MPI_Type_size");
+    TM_MPI_TYPE_CHECK_OUT(size);
+    *size = t->size > INT_MAX ? MPI_UNDEFINED : (int)t->size;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_size = PMPI_Type_size
+
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+    TM_MPI_TYPE_QUERY_BEGIN("MPI_Type_size_x");
+    TM_MPI_TYPE_CHECK_OUT(size);
+    *size = (MPI_Count)t->size;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_size_x = PMPI_Type_size_x
+
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+{
+    TM_MPI_TYPE_QUERY_BEGIN("MPI_Type_get_extent");
+    TM_MPI_TYPE_CHECK_OUT(lb);
+    TM_MPI_TYPE_CHECK_OUT(extent);
+    *lb = t->lb;
+    *extent = t->extent;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
+
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    TM_MPI_TYPE_QUERY_BEGIN("MPI_Type_get_extent_x");
+    TM_MPI_TYPE_CHECK_OUT(lb);
+    TM_MPI_TYPE_CHECK_OUT(extent);
+    *lb = t->lb;
+    *extent = t->extent;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
+
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
+{
+    TM_MPI_TYPE_QUERY_BEGIN("MPI_Type_get_true_extent");
+    TM_MPI_TYPE_CHECK_OUT(true_lb);
+    TM_MPI_TYPE_CHECK_OUT(true_extent);
+    *true_lb = t->true_lb;
+    *true_extent = t->true_extent;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
+
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+    TM_MPI_TYPE_QUERY_BEGIN("MPI_Type_get_true_extent_x");
+    TM_MPI_TYPE_CHECK_OUT(true_lb);
+    TM_MPI_TYPE_CHECK_OUT(true_extent);
+    *true_lb = t->true_lb;
+    *true_extent = t->true_extent;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
+
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+                           int *num_datatypes, int *combiner)
+{
+    TM_MPI_TYPE_QUERY_BEGIN("MPI_Type_get_envelope");
+    TM_MPI_TYPE_CHECK_OUT(num_integers);
+    TM_MPI_TYPE_CHECK_OUT(num_addresses);
+    TM_MPI_TYPE_CHECK_OUT(num_datatypes);
+    TM_MPI_TYPE_CHECK_OUT(combiner);
+    *num_integers = t->ni;
+    *num_addresses = t->na;
+    *num_datatypes = t->nd;
+    *combiner = t->combiner;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
+
+/* The derived types returned are new handles of the same objects: the caller frees them. */
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                           int max_datatypes, int array_of_integers[],
+                           MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+{
+    TM_MPI_TYPE_QUERY_BEGIN("MPI_Type_get_contents");
+    if (t->combiner == MPI_COMBINER_NAMED)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
+                                  "%s is predefined (MPI_COMBINER_NAMED): it has no contents",
+                                  t->name);
+    if (max_integers < t->ni || max_addresses < t->na || max_datatypes < t->nd)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
+                                  "room for %d integers, %d addresses, %d datatypes; the "
+                                  "datatype has %d, %d, %d",
+                                  max_integers, max_addresses, max_datatypes, t->ni, t->na, t->nd);
+    if ((t->ni && array_of_integers == NULL) || (t->na && array_of_addresses == NULL) ||
+        (t->nd && array_of_datatypes == NULL))
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "an output array is NULL");
+    if (t->ni)
+        memcpy(array_of_integers, t->ints, t->ni * sizeof(int));
+    if (t->na)
+        memcpy(array_of_addresses, t->aints, t->na * sizeof(MPI_Aint));
+    for (int i = 0; i < t->nd; i++) {
+        tm_mpi_type_t *c = t->types[i];
+
+        if (c->predefined) {
+            array_of_datatypes[i] = c->handle;
+            continue;
+        }
+        tm_mpi_type_retain(c);
+        if (tm_mpi_type_publish(c, &array_of_datatypes[i]) != 0) {
+            tm_mpi_type_release(c);
+            while (i-- > 0)
+                if (!t->types[i]->predefined)
+                    tm_mpi_type_unpublish(array_of_datatypes[i]);
+            return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_OTHER, "out of memory");
+        }
+    }
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
+
+int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+{
+    TM_MPI_TYPE_QUERY_BEGIN("MPI_Type_get_name");
+    TM_MPI_TYPE_CHECK_OUT(type_name);
+    TM_MPI_TYPE_CHECK_OUT(resultlen);
+    *resultlen = (int)strlen(t->name);
+    memcpy(type_name, t->name, (size_t)*resultlen + 1);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_name = PMPI_Type_get_name
+
+/* Names the object: every handle of it (see MPI_Type_get_contents) shows the name. */
+int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+{
+    size_t len;
+
+    TM_MPI_TYPE_QUERY_BEGIN("MPI_Type_set_name");
+    TM_MPI_TYPE_CHECK_OUT(type_name);
+    if (t->predefined)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_TYPE,
+                                  "%s is predefined: its name cannot change", t->name);
+    len = strnlen(type_name, MPI_MAX_OBJECT_NAME);
+    if (len >= MPI_MAX_OBJECT_NAME)
+        len = MPI_MAX_OBJECT_NAME - 1;
+    memcpy(t->name, type_name, len);
+    t->name[len] = '\0';
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_set_name = PMPI_Type_set_name
+
+int PMPI_Get_address(const void *location, MPI_Aint *address)
+{
+    static const char call[] = "MPI_Get_address";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+
+    TM_MPI_TYPE_CHECK_OUT(address);
+    *address = (MPI_Aint)(intptr_t)location;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_address = PMPI_Get_address
+
+/* Addresses are plain integers on the flat address spaces ThreadMPI runs on. Unsigned
+ * arithmetic: wrapping, as address arithmetic does, rather than signed overflow. */
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+{
+    return (MPI_Aint)((unsigned long)base + (unsigned long)disp);
+}
+#pragma weak MPI_Aint_add = PMPI_Aint_add
+
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+{
+    return (MPI_Aint)((unsigned long)addr1 - (unsigned long)addr2);
+}
+#pragma weak MPI_Aint_diff = PMPI_Aint_diff
+
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
+{
+    static const char call[] = "MPI_Type_match_size";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    static const MPI_Datatype reals[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
+    static const MPI_Datatype integers[] = {MPI_SIGNED_CHAR, MPI_SHORT, MPI_INT, MPI_LONG,
+                                            MPI_LONG_LONG};
+    static const MPI_Datatype complexes[] = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
+                                             MPI_C_LONG_DOUBLE_COMPLEX};
+    const MPI_Datatype *list;
+    size_t n;
+
+    TM_MPI_TYPE_CHECK_OUT(datatype);
+    switch (typeclass) {
+    case MPI_TYPECLASS_REAL:
+        list = reals;
+        n = sizeof(reals) / sizeof(reals[0]);
+        break;
+    case MPI_TYPECLASS_INTEGER:
+        list = integers;
+        n = sizeof(integers) / sizeof(integers[0]);
+        break;
+    case MPI_TYPECLASS_COMPLEX:
+        list = complexes;
+        n = sizeof(complexes) / sizeof(complexes[0]);
+        break;
+    default:
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "invalid typeclass %d",
+                                  typeclass);
+    }
+    for (size_t i = 0; i < n; i++)
+        if ((int)TM_MPI_DATATYPE_BUILTIN_SIZE(list[i]) == size) {
+            *datatype = list[i];
+            return MPI_SUCCESS;
+        }
+    return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
+                              "no predefined type of typeclass %d has %d bytes", typeclass, size);
+}
+#pragma weak MPI_Type_match_size = PMPI_Type_match_size

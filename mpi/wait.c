@@ -1,0 +1,400 @@
+/*
+ * Completion calls: Wait, Test and their -all, -any and -some forms, Request_free and
+ * Request_get_status. Waiting progresses the rank's messages, yields to the other ranks of its
+ * core, and sleeps when nothing can happen until another rank pokes it (p2p.c).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "p2p.h"
+
+/* The requests of an array, resolved: NULL for MPI_REQUEST_NULL. */
+static int resolve(tm_mpi_rank_t *r, const char *call, int count, MPI_Request handles[],
+                   tm_mpi_request_t **reqs)
+{
+    if (count < 0)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_COUNT, "negative count %d", count);
+    if (count > 0 && handles == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "the request array is NULL");
+    for (int i = 0; i < count; i++) {
+        reqs[i] = tm_mpi_request_lookup(r, handles[i]);
+        if (reqs[i] == TM_MPI_REQUEST_INVALID)
+            return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_REQUEST,
+                                      "invalid request 0x%x at index %d", (unsigned)handles[i], i);
+    }
+    return MPI_SUCCESS;
+}
+
+/* The status of an inactive (null) request: empty. */
+static void status_empty(MPI_Status *status)
+{
+    if (status == MPI_STATUS_IGNORE)
+        return;
+    status->MPI_SOURCE = MPI_ANY_SOURCE;
+    status->MPI_TAG = MPI_ANY_TAG;
+    status->MPI_ERROR = MPI_SUCCESS;
+    status->tm_count = 0;
+    status->tm_cancelled = 0;
+}
+
+/* Copies out the status of a completed request, frees it, sets its handle to null; returns the
+ * error of the operation (a truncated receive). */
+static int retire(tm_mpi_rank_t *r, tm_mpi_request_t *req, MPI_Request *handle, MPI_Status *status)
+{
+    tm_mpi_request_status(req, status);
+    int err = req->kind == TM_MPI_REQ_RECV ? req->status.MPI_ERROR : MPI_SUCCESS;
+    tm_mpi_request_release(r, req);
+    *handle = MPI_REQUEST_NULL;
+    return err;
+}
+
+/* Reports the error of a completed operation through its communicator's handler. */
+static int report(tm_mpi_rank_t *r, const char *call, tm_mpi_comm_t *comm, int err)
+{
+    if (err == MPI_SUCCESS)
+        return err;
+    return tm_mpi_error_raise(r->rt, comm, call, err, "message truncated on receive");
+}
+
+typedef struct waiting {
+    tm_mpi_request_t **reqs;
+    int count;
+    int needed; /* how many must be complete (1 for any/some, all non-null for all) */
+} waiting_t;
+
+static bool enough_complete(void *arg)
+{
+    waiting_t *w = arg;
+    int n = 0;
+    for (int i = 0; i < w->count; i++)
+        if (w->reqs[i] && tm_mpi_request_is_complete(w->reqs[i]) && ++n >= w->needed)
+            return true;
+    return false;
+}
+
+/* Records what a blocking completion call waits for: "MPI_Waitall(3 requests, first pending:
+ * MPI_Irecv(source=1, tag=0, comm=MPI_COMM_WORLD))". */
+static void note_blocked(tm_mpi_rank_t *r, const char *call, tm_mpi_request_t **reqs, int count)
+{
+    char what[160] = "";
+    int pending = 0;
+    for (int i = 0; i < count; i++) {
+        if (!reqs[i] || tm_mpi_request_is_complete(reqs[i]))
+            continue;
+        if (pending++ == 0)
+            tm_mpi_request_describe(reqs[i], what, sizeof what);
+    }
+    if (count == 1)
+        tm_mpi_p2p_note_blocked(r, "%s(%s)", call, what);
+    else
+        tm_mpi_p2p_note_blocked(r, "%s(%d requests, %d pending, the first: %s)", call, count,
+                                pending, what);
+}
+
+/* Resolves the array into a temporary one: small arrays on the stack. */
+#define WITH_REQUESTS(count, reqs)                                                                 \
+    tm_mpi_request_t *reqs##_small[16];                                                            \
+    tm_mpi_request_t **reqs = (count) <= 16 ? reqs##_small : malloc((size_t)(count) * sizeof *reqs)
+
+#define END_REQUESTS(reqs)                                                                         \
+    do {                                                                                           \
+        if (reqs != reqs##_small)                                                                  \
+            free(reqs);                                                                            \
+    } while (0)
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    static const char call[] = "MPI_Wait";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    if (request == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "request is NULL");
+    tm_mpi_request_t *req;
+    int err = resolve(r, call, 1, request, &req);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (!req) {
+        status_empty(status);
+        return MPI_SUCCESS;
+    }
+    waiting_t w = {&req, 1, 1};
+    if (!tm_mpi_request_is_complete(req)) {
+        note_blocked(r, call, &req, 1);
+        tm_mpi_p2p_wait_until(r, enough_complete, &w);
+    }
+    tm_mpi_comm_t *comm = req->comm;
+    return report(r, call, comm, retire(r, req, request, status));
+}
+#pragma weak MPI_Wait = PMPI_Wait
+
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    static const char call[] = "MPI_Test";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    if (request == NULL || flag == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "%s is NULL",
+                                  request ? "flag" : "request");
+    tm_mpi_request_t *req;
+    int err = resolve(r, call, 1, request, &req);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (!req) {
+        *flag = 1;
+        status_empty(status);
+        return MPI_SUCCESS;
+    }
+    waiting_t w = {&req, 1, 1};
+    if (!tm_mpi_request_is_complete(req))
+        tm_mpi_p2p_poll(r, enough_complete, &w);
+    *flag = tm_mpi_request_is_complete(req);
+    if (!*flag)
+        return MPI_SUCCESS;
+    tm_mpi_comm_t *comm = req->comm;
+    return report(r, call, comm, retire(r, req, request, status));
+}
+#pragma weak MPI_Test = PMPI_Test
+
+/* Waitall (block) and Testall: MPI_ERR_IN_STATUS when an operation failed, its status says which. */
+static int all(const char *call, int count, MPI_Request requests[], int *flag,
+               MPI_Status *statuses, bool block)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    if (!block && flag == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "flag is NULL");
+    WITH_REQUESTS(count, reqs);
+    if (!reqs)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
+    int err = resolve(r, call, count, requests, reqs);
+    if (err != MPI_SUCCESS) {
+        END_REQUESTS(reqs);
+        return err;
+    }
+    int active = 0;
+    for (int i = 0; i < count; i++)
+        active += reqs[i] != NULL;
+    waiting_t w = {reqs, count, active};
+    bool done = active == 0 || enough_complete(&w);
+    if (!done && block) {
+        note_blocked(r, call, reqs, count);
+        tm_mpi_p2p_wait_until(r, enough_complete, &w);
+        done = true;
+    } else if (!done) {
+        tm_mpi_p2p_poll(r, enough_complete, &w);
+        done = enough_complete(&w);
+    }
+    if (flag)
+        *flag = done;
+    int failed = 0;
+    tm_mpi_comm_t *comm = NULL;
+    for (int i = 0; done && i < count; i++) {
+        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+        if (!reqs[i]) {
+            status_empty(st);
+            continue;
+        }
+        comm = reqs[i]->comm;
+        if (retire(r, reqs[i], &requests[i], st) != MPI_SUCCESS)
+            failed++;
+    }
+    END_REQUESTS(reqs);
+    if (failed)
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_IN_STATUS,
+                                  "%d of the operations failed: see their statuses", failed);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status *statuses)
+{
+    return all("MPI_Waitall", count, requests, NULL, statuses, true);
+}
+#pragma weak MPI_Waitall = PMPI_Waitall
+
+int PMPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status *statuses)
+{
+    return all("MPI_Testall", count, requests, flag, statuses, false);
+}
+#pragma weak MPI_Testall = PMPI_Testall
+
+/* Waitany (block) and Testany. */
+static int any(const char *call, int count, MPI_Request requests[], int *index, int *flag,
+               MPI_Status *status, bool block)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    if (index == NULL || (!block && flag == NULL))
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "%s is NULL",
+                                  index ? "flag" : "index");
+    WITH_REQUESTS(count, reqs);
+    if (!reqs)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
+    int err = resolve(r, call, count, requests, reqs);
+    if (err != MPI_SUCCESS) {
+        END_REQUESTS(reqs);
+        return err;
+    }
+    int active = 0;
+    for (int i = 0; i < count; i++)
+        active += reqs[i] != NULL;
+    waiting_t w = {reqs, count, 1};
+    *index = MPI_UNDEFINED;
+    if (active == 0) {
+        if (flag)
+            *flag = 1;
+        status_empty(status);
+        END_REQUESTS(reqs);
+        return MPI_SUCCESS;
+    }
+    if (!enough_complete(&w)) {
+        if (block) {
+            note_blocked(r, call, reqs, count);
+            tm_mpi_p2p_wait_until(r, enough_complete, &w);
+        } else {
+            tm_mpi_p2p_poll(r, enough_complete, &w);
+        }
+    }
+    if (flag)
+        *flag = 0;
+    for (int i = 0; i < count; i++) {
+        if (!reqs[i] || !tm_mpi_request_is_complete(reqs[i]))
+            continue;
+        tm_mpi_comm_t *comm = reqs[i]->comm;
+        *index = i;
+        if (flag)
+            *flag = 1;
+        err = report(r, call, comm, retire(r, reqs[i], &requests[i], status));
+        break;
+    }
+    END_REQUESTS(reqs);
+    return err;
+}
+
+int PMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
+{
+    return any("MPI_Waitany", count, requests, index, NULL, status, true);
+}
+#pragma weak MPI_Waitany = PMPI_Waitany
+
+int PMPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
+{
+    return any("MPI_Testany", count, requests, index, flag, status, false);
+}
+#pragma weak MPI_Testany = PMPI_Testany
+
+/* Waitsome (block) and Testsome. */
+static int some(const char *call, int incount, MPI_Request requests[], int *outcount,
+                int indices[], MPI_Status *statuses, bool block)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    if (outcount == NULL || (incount > 0 && indices == NULL))
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "%s is NULL",
+                                  outcount ? "indices" : "outcount");
+    WITH_REQUESTS(incount, reqs);
+    if (!reqs)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
+    int err = resolve(r, call, incount, requests, reqs);
+    if (err != MPI_SUCCESS) {
+        END_REQUESTS(reqs);
+        return err;
+    }
+    int active = 0;
+    for (int i = 0; i < incount; i++)
+        active += reqs[i] != NULL;
+    if (active == 0) {
+        *outcount = MPI_UNDEFINED;
+        END_REQUESTS(reqs);
+        return MPI_SUCCESS;
+    }
+    waiting_t w = {reqs, incount, 1};
+    if (!enough_complete(&w)) {
+        if (block) {
+            note_blocked(r, call, reqs, incount);
+            tm_mpi_p2p_wait_until(r, enough_complete, &w);
+        } else {
+            tm_mpi_p2p_poll(r, enough_complete, &w);
+        }
+    }
+    int n = 0, failed = 0;
+    tm_mpi_comm_t *comm = NULL;
+    for (int i = 0; i < incount; i++) {
+        if (!reqs[i] || !tm_mpi_request_is_complete(reqs[i]))
+            continue;
+        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[n];
+        comm = reqs[i]->comm;
+        indices[n++] = i;
+        if (retire(r, reqs[i], &requests[i], st) != MPI_SUCCESS)
+            failed++;
+    }
+    *outcount = n;
+    END_REQUESTS(reqs);
+    if (failed)
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_IN_STATUS,
+                                  "%d of the operations failed: see their statuses", failed);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                  MPI_Status *statuses)
+{
+    return some("MPI_Waitsome", incount, requests, outcount, indices, statuses, true);
+}
+#pragma weak MPI_Waitsome = PMPI_Waitsome
+
+int PMPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                  MPI_Status *statuses)
+{
+    return some("MPI_Testsome", incount, requests, outcount, indices, statuses, false);
+}
+#pragma weak MPI_Testsome = PMPI_Testsome
+
+int PMPI_Request_free(MPI_Request *request)
+{
+    static const char call[] = "MPI_Request_free";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    if (request == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "request is NULL");
+    tm_mpi_request_t *req;
+    int err = resolve(r, call, 1, request, &req);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (!req)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_REQUEST,
+                                  "the request is MPI_REQUEST_NULL");
+    *request = MPI_REQUEST_NULL;
+    if (tm_mpi_request_is_complete(req)) {
+        tm_mpi_request_release(r, req);
+        return MPI_SUCCESS;
+    }
+    /* Still pending: it goes when it completes (a posted receive when it is delivered, a send
+     * when the progress sweep finds it complete). */
+    req->freed = true;
+    if (req->kind == TM_MPI_REQ_SEND) {
+        req->next = r->p2p->zombies;
+        r->p2p->zombies = req;
+    }
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Request_free = PMPI_Request_free
+
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    static const char call[] = "MPI_Request_get_status";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    if (flag == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "flag is NULL");
+    tm_mpi_request_t *req;
+    int err = resolve(r, call, 1, &request, &req);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (!req) {
+        *flag = 1;
+        status_empty(status);
+        return MPI_SUCCESS;
+    }
+    waiting_t w = {&req, 1, 1};
+    if (!tm_mpi_request_is_complete(req))
+        tm_mpi_p2p_poll(r, enough_complete, &w);
+    *flag = tm_mpi_request_is_complete(req);
+    if (*flag)
+        tm_mpi_request_status(req, status);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Request_get_status = PMPI_Request_get_status

@@ -1,0 +1,200 @@
+/*
+ * Pools of fixed-size cells (see pool.h for the structure, its diagram and the return list's
+ * algorithm). Memory comes in chunks from the pool's NUMA node through libnuma, or from
+ * aligned_alloc where libnuma reports NUMA unavailable; a pool only grows, and gives its chunks
+ * back when it is destroyed.
+ */
+#include "config.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <numa.h>
+
+#include "shm/pool.h"
+
+_Static_assert(sizeof(tm_shm_chunk_t) <= TM_SHM_CACHE_LINE, "a chunk header fits one line");
+_Static_assert(sizeof(tm_shm_cell_t) == TM_SHM_CACHE_LINE, "a cell header is one line");
+_Static_assert(offsetof(struct tm_shm_pool, returned) >= TM_SHM_CACHE_LINE,
+               "the return list away from the owner's fields");
+
+/* Beyond this, TM_SHM_CHUNK_MIN_CELLS cells and the page rounding could overflow a size_t. */
+#define TM_SHM_CELL_SIZE_MAX (SIZE_MAX / (4 * TM_SHM_CHUNK_MIN_CELLS))
+
+static size_t tm_shm_round_up(size_t n, size_t multiple)
+{
+    return (n + multiple - 1) / multiple * multiple;
+}
+
+static void tm_shm_chunk_release(const tm_shm_pool_t *pool, tm_shm_chunk_t *chunk)
+{
+    if (pool->numa)
+        numa_free(chunk, chunk->bytes);
+    else
+        free(chunk);
+}
+
+/* Adds a chunk and threads its cells onto the private free list. */
+static int tm_shm_pool_grow(tm_shm_pool_t *pool)
+{
+    unsigned char *mem, *cells;
+    tm_shm_chunk_t *chunk;
+
+    if (!pool->numa)
+        mem = aligned_alloc(TM_SHM_CACHE_LINE, pool->chunk_bytes);
+    else if (pool->numa_node < 0)
+        mem = numa_alloc_local(pool->chunk_bytes);
+    else
+        mem = numa_alloc_onnode(pool->chunk_bytes, pool->numa_node);
+    if (mem == NULL)
+        return -ENOMEM;
+    chunk = (tm_shm_chunk_t *)mem;
+    chunk->next = pool->chunks;
+    chunk->bytes = pool->chunk_bytes;
+    pool->chunks = chunk;
+    pool->nchunks++;
+
+    /* Built back to front so that the list runs in address order. Writing every cell's header
+     * here also touches every page from the owner's thread, which is what places the pages of
+     * a numa_alloc_local chunk on the owner's node. */
+    cells = mem + TM_SHM_CACHE_LINE;
+    for (size_t i = pool->chunk_cells; i-- > 0;) {
+        tm_shm_cell_t *cell = (tm_shm_cell_t *)(cells + i * pool->stride);
+
+        cell->pool = pool;
+        atomic_store_explicit(&cell->next, pool->free_list, memory_order_relaxed);
+        pool->free_list = cell;
+    }
+    return 0;
+}
+
+int tm_shm_pool_create(size_t cell_size, int numa_node, tm_shm_pool_t **pool_p)
+{
+    bool numa = numa_available() >= 0;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    tm_shm_pool_t *pool;
+    int err;
+
+    if (cell_size == 0 || numa_node < -1)
+        return -EINVAL;
+    /* Without NUMA support there is nothing to place: any node means "no preference" (hwloc may
+     * still list nodes where the kernel refuses libnuma its system calls, e.g. in containers). */
+    if (numa && numa_node >= 0 &&
+        (numa_node > numa_max_node() || !numa_bitmask_isbitset(numa_all_nodes_ptr, numa_node)))
+        return -EINVAL;
+    if (cell_size > TM_SHM_CELL_SIZE_MAX)
+        return -ENOMEM;
+
+    pool = aligned_alloc(TM_SHM_CACHE_LINE, sizeof(*pool));
+    if (pool == NULL)
+        return -ENOMEM;
+    pool->free_list = NULL;
+    pool->chunks = NULL;
+    pool->nchunks = 0;
+    pool->cell_size = cell_size;
+    pool->stride = sizeof(tm_shm_cell_t) + tm_shm_round_up(cell_size, TM_SHM_CACHE_LINE);
+    /* numa_alloc_* hands out whole pages anyway: fill them with cells rather than waste them. */
+    pool->chunk_bytes =
+        tm_shm_round_up(TM_SHM_CACHE_LINE + TM_SHM_CHUNK_MIN_CELLS * pool->stride, page);
+    pool->chunk_cells = (pool->chunk_bytes - TM_SHM_CACHE_LINE) / pool->stride;
+    pool->numa_node = numa ? numa_node : -1;
+    pool->numa = numa;
+    atomic_init(&pool->returned, NULL);
+
+    /* The first chunk now: creation is where running out of memory is expected to show. */
+    err = tm_shm_pool_grow(pool);
+    if (err != 0)
+        goto free_pool;
+    *pool_p = pool;
+    return 0;
+
+free_pool:
+    free(pool);
+    return err;
+}
+
+size_t tm_shm_pool_cell_size(const tm_shm_pool_t *pool)
+{
+    return pool->cell_size;
+}
+
+/* The private list is empty: take back what other threads freed, else grow. */
+static tm_shm_cell_t *tm_shm_pool_refill(tm_shm_pool_t *pool)
+{
+    /* Relaxed test first: the exchange would take the line exclusive even when it finds the
+     * list empty, and the freeing threads would have to take it back. */
+    if (atomic_load_explicit(&pool->returned, memory_order_relaxed) != NULL) {
+        /* Acquire: pairs with the release CAS of every free before it (a chain of RMWs on
+         * `returned`), so the cells' links, and the freeing threads' last uses of the cells,
+         * come before the owner's reuse. */
+        pool->free_list = atomic_exchange_explicit(&pool->returned, NULL, memory_order_acquire);
+        return pool->free_list;
+    }
+    if (tm_shm_pool_grow(pool) != 0)
+        return NULL;
+    return pool->free_list;
+}
+
+tm_shm_cell_t *tm_shm_cell_alloc(tm_shm_pool_t *pool)
+{
+    tm_shm_cell_t *cell = pool->free_list;
+
+    if (cell == NULL) {
+        cell = tm_shm_pool_refill(pool);
+        if (cell == NULL)
+            return NULL;
+    }
+    /* Relaxed: the owner wrote this link itself, or took the cell with the acquire exchange. */
+    pool->free_list = atomic_load_explicit(&cell->next, memory_order_relaxed);
+    return cell;
+}
+
+void tm_shm_cell_free(tm_shm_cell_t *cell)
+{
+    tm_shm_pool_t *pool = cell->pool;
+    tm_shm_cell_t *head;
+
+    assert(pool != NULL && "a queue's stub is not a pool's cell");
+    head = atomic_load_explicit(&pool->returned, memory_order_relaxed);
+    do
+        atomic_store_explicit(&cell->next, head, memory_order_relaxed);
+    /* Release: publishes the link above and ends this thread's use of the cell before the
+     * owner's acquire exchange hands it out again. */
+    while (!atomic_compare_exchange_weak_explicit(&pool->returned, &head, cell,
+                                                  memory_order_release, memory_order_relaxed));
+}
+
+#ifndef NDEBUG
+static size_t tm_shm_list_length(const tm_shm_cell_t *cell)
+{
+    size_t n = 0;
+
+    for (; cell != NULL; cell = atomic_load_explicit(&cell->next, memory_order_relaxed))
+        n++;
+    return n;
+}
+#endif
+
+void tm_shm_pool_destroy(tm_shm_pool_t *pool)
+{
+    tm_shm_chunk_t *chunk, *next;
+    tm_shm_cell_t *returned;
+
+    if (pool == NULL)
+        return;
+    /* Acquire, as in refill: the last frees came from other threads, and their writes to the
+     * cells must come before the chunks go back to the system. */
+    returned = atomic_exchange_explicit(&pool->returned, NULL, memory_order_acquire);
+    assert(tm_shm_list_length(pool->free_list) + tm_shm_list_length(returned) ==
+               pool->nchunks * pool->chunk_cells &&
+           "every cell freed back before the pool is destroyed");
+    (void)returned;
+    for (chunk = pool->chunks; chunk != NULL; chunk = next) {
+        next = chunk->next;
+        tm_shm_chunk_release(pool, chunk);
+    }
+    free(pool);
+}

@@ -1,0 +1,94 @@
+/*
+ * ThreadMPI shared-memory transport: the public interface of shm/ for the layers above.
+ *
+ * Ranks share one address space. Each rank owns
+ * - an inbound queue: multi-producer (any rank, any thread), single-consumer (the owner, or
+ *   whoever holds the owner's progress), FIFO per producer, lock-free;
+ * - a pool of cells: fixed-size blocks that only the owner allocates, that travel to another
+ *   rank through its inbound queue, and that the receiver frees back to the owner's pool from
+ *   its own thread.
+ *
+ *   rank A (sender)                         rank B (receiver)
+ *   cell = tm_shm_cell_alloc(A.pool)
+ *   fill cell->data (header + eager data)
+ *   tm_shm_queue_push(&B.inbound, cell) --> cell = tm_shm_queue_pop(&B.inbound)
+ *                                           use cell->data
+ *   A.pool <------------------------------- tm_shm_cell_free(cell)
+ *
+ * What a cell carries is the business of the layer above; shm/ only moves cells. Functions
+ * return 0 or a negative errno value unless said otherwise.
+ */
+#ifndef TM_SHM_H
+#define TM_SHM_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define TM_SHM_CACHE_LINE 64
+
+typedef struct tm_shm_pool tm_shm_pool_t;
+
+typedef struct tm_shm_cell {
+    struct tm_shm_cell *_Atomic next;                /* link while in a queue or a free list */
+    tm_shm_pool_t *pool;                             /* owner, for tm_shm_cell_free */
+    alignas(TM_SHM_CACHE_LINE) unsigned char data[]; /* the pool's cell_size bytes */
+} tm_shm_cell_t;
+
+/* MPSC queue (Vyukov's intrusive node queue, see queue.c). Head and tail live on separate cache
+ * lines, and the stub on a third; the structure is embedded in its owner's state and initialized
+ * with tm_shm_queue_init. */
+typedef struct tm_shm_queue {
+    alignas(TM_SHM_CACHE_LINE) tm_shm_cell_t *_Atomic tail; /* producers: last cell pushed */
+    /* Consumer: the oldest node still in the queue. Written by the consumer only; atomic so that
+     * tm_shm_queue_is_empty may read it from any thread. */
+    alignas(TM_SHM_CACHE_LINE) tm_shm_cell_t *_Atomic head;
+    tm_shm_cell_t stub; /* sentinel that keeps the list non-empty when all cells are popped */
+} tm_shm_queue_t;
+
+void tm_shm_queue_init(tm_shm_queue_t *q);
+
+/* Appends `cell`: any thread, any time; wait-free (one atomic exchange, one store). Cells of one
+ * producer come out in the order pushed. The push is a seq_cst exchange on the tail: everything
+ * written to the cell before is visible to the consumer that pops it, and a producer may then
+ * check with a seq_cst load whether the consumer sleeps (see tm_shm_queue_is_empty). A cell is in
+ * at most one queue or free list at a time. */
+void tm_shm_queue_push(tm_shm_queue_t *q, tm_shm_cell_t *cell);
+
+/* Takes the oldest cell, or returns NULL when none is available now: consumer only.
+ * NULL does not always mean empty: a producer that has started its push but not finished it (a
+ * few instructions, unless its kernel thread is preempted right there) hides its cell, and every
+ * cell pushed after it, until it finishes. tm_shm_queue_is_empty then reports false: the caller
+ * polls again later (after other work, a yield) instead of concluding that nothing came. */
+tm_shm_cell_t *tm_shm_queue_pop(tm_shm_queue_t *q);
+
+/* true when no push has started since the queue was last drained; false means a cell was pushed,
+ * or a push is under way, so that a pop returns a cell now or soon.
+ * Called by the consumer, it is exact, and it is the consumer's side of a sleep/wake handshake:
+ * its load of the tail is seq_cst like the producers' exchange (see tm_shm_queue_push), so a
+ * consumer that stores "I sleep" (seq_cst) and then sees the queue empty, and a producer that
+ * pushes and then loads "does it sleep?" (seq_cst), cannot both miss each other.
+ * Called by another thread, it is a hint only: it reads the consumer's head and the tail at two
+ * different moments. */
+bool tm_shm_queue_is_empty(const tm_shm_queue_t *q);
+
+/* Creates a pool of cells of `cell_size` data bytes, allocated on NUMA node `numa_node` (-1: the
+ * caller's node, or no preference where libnuma reports NUMA unavailable). The calling thread's
+ * rank owns it: only the owner allocates from it. */
+int tm_shm_pool_create(size_t cell_size, int numa_node, tm_shm_pool_t **pool_p);
+
+/* Data bytes of the pool's cells. */
+size_t tm_shm_pool_cell_size(const tm_shm_pool_t *pool);
+
+/* A free cell of the pool, growing it when needed; NULL only when memory is exhausted. Owner
+ * only. */
+tm_shm_cell_t *tm_shm_cell_alloc(tm_shm_pool_t *pool);
+
+/* Gives a cell back to its pool: any thread. */
+void tm_shm_cell_free(tm_shm_cell_t *cell);
+
+/* Frees the pool and all its memory; every cell must have been freed back. */
+void tm_shm_pool_destroy(tm_shm_pool_t *pool);
+
+#endif /* TM_SHM_H */

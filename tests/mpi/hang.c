@@ -1,0 +1,26 @@
+/* A deadlock for mpcrun --timeout to diagnose: rank 0 receives what rank 1 never sends, rank 1
+ * waits for a non-blocking receive from rank 0, rank 2 sends a large message nobody receives,
+ * rank 3 probes, the other ranks finish. */
+#include <mpi.h>
+
+static char big[1 << 16];
+
+int main(int argc, char **argv)
+{
+    int rank, v;
+    MPI_Request req;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) {
+        MPI_Recv(&v, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (rank == 1) {
+        MPI_Irecv(&v, 1, MPI_INT, 0, 8, MPI_COMM_WORLD, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+    } else if (rank == 2) {
+        MPI_Send(big, sizeof big, MPI_BYTE, 0, 9, MPI_COMM_WORLD);
+    } else if (rank == 3) {
+        MPI_Probe(MPI_ANY_SOURCE, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    MPI_Finalize();
+    return 0;
+}
