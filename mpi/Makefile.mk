@@ -20,13 +20,19 @@ mpi_libtmmpi_la_SOURCES = \
 	mpi/attr.c \
 	mpi/info.c \
 	mpi/comm_query.c \
+	mpi/comm_create.c \
+	mpi/topo.h \
+	mpi/topo_cart.c \
+	mpi/topo_graph.c \
 	mpi/topo_dims.c \
 	mpi/p2p.h \
 	mpi/p2p.c \
 	mpi/request.c \
 	mpi/pt2pt.c \
 	mpi/wait.c \
-	mpi/mprobe.c
+	mpi/mprobe.c \
+	mpi/bsend.c \
+	mpi/persist.c
 
 # Datatypes: objects and the copy engine, constructors, inquiries, pack/unpack, external32.
 mpi_libtmmpi_la_SOURCES += \

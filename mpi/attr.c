@@ -236,6 +236,11 @@ int tm_mpi_attr_copy_all(tm_mpi_comm_t *src, tm_mpi_comm_t *dst)
     return tm_mpi_attr_copy_list(src, src->attrs, dst);
 }
 
+void tm_mpi_attr_comm_fini(tm_mpi_comm_t *comm)
+{
+    tm_mpi_attr_delete_list(comm, 1);
+}
+
 void tm_mpi_attr_rank_fini(tm_mpi_rank_t *r)
 {
     tm_mpi_attr_delete_list(&r->self, 1);

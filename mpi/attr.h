@@ -27,6 +27,10 @@ int tm_mpi_attr_copy_all(tm_mpi_comm_t *src, tm_mpi_comm_t *dst);
  */
 int tm_mpi_attr_delete_all(tm_mpi_comm_t *comm);
 
+/* At MPI_Finalize: deletes the attributes of comm, calling every delete callback whatever
+ * they return. */
+void tm_mpi_attr_comm_fini(tm_mpi_comm_t *comm);
+
 /* At MPI_Finalize: deletes the attributes of MPI_COMM_SELF (as MPI 3.1, 8.7.1 requires), then of
  * MPI_COMM_WORLD, calling every delete callback whatever they return, then frees r's keyvals. */
 void tm_mpi_attr_rank_fini(tm_mpi_rank_t *r);

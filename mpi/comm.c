@@ -1,6 +1,6 @@
 /*
- * Communicators: MPI_COMM_WORLD and MPI_COMM_SELF, resolved for the calling rank, and
- * MPI_Abort.
+ * Communicators: MPI_COMM_WORLD, MPI_COMM_SELF and those the program created (comm_create.c),
+ * resolved for the calling rank, and MPI_Abort.
  */
 #include "config.h"
 
@@ -24,10 +24,15 @@ int tm_mpi_comm_get(tm_mpi_rank_t *r, MPI_Comm handle, const char *call, tm_mpi_
     if (handle == MPI_COMM_NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_COMM,
                                   "invalid communicator MPI_COMM_NULL");
-    if (kind == TM_MPI_KIND_COMM)
+    if (kind == TM_MPI_KIND_COMM) {
+        *comm_p = tm_mpi_table_get(&r->comms,
+                                   (long)tm_mpi_handle_payload(handle) - TM_MPI_COMM_FIRST_PAYLOAD);
+        if (*comm_p != NULL)
+            return MPI_SUCCESS;
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_COMM,
                                   "invalid communicator 0x%08x: no such communicator",
                                   (unsigned)handle);
+    }
     if (kind == TM_MPI_KIND_NONE)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_COMM,
                                   "invalid communicator 0x%08x: not an MPI handle",

@@ -148,6 +148,13 @@ static int tm_mpi_info_get(tm_mpi_rank_t *r, MPI_Info handle, int modify, const 
                               tm_mpi_handle_kind_name(kind));
 }
 
+int tm_mpi_info_check(tm_mpi_rank_t *r, MPI_Info handle, const char *call)
+{
+    tm_mpi_info_t *info;
+
+    return tm_mpi_info_get(r, handle, 0, call, &info);
+}
+
 static int tm_mpi_info_check_key(tm_mpi_rank_t *r, const char *call, const char *key)
 {
     size_t len;

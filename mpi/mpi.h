@@ -496,11 +496,11 @@ int PMPI_Is_thread_main(int *flag);
 int MPI_Abort(MPI_Comm comm, int errorcode);
 int PMPI_Abort(MPI_Comm comm, int errorcode);
 
-/* MPI_Comm_rank: *rank = the rank of the caller in comm (MPI_COMM_WORLD or MPI_COMM_SELF). */
+/* MPI_Comm_rank: *rank = the rank of the caller in comm. */
 int MPI_Comm_rank(MPI_Comm comm, int *rank);
 int PMPI_Comm_rank(MPI_Comm comm, int *rank);
 
-/* MPI_Comm_size: *size = the number of ranks in comm (MPI_COMM_WORLD or MPI_COMM_SELF). */
+/* MPI_Comm_size: *size = the number of ranks in comm. */
 int MPI_Comm_size(MPI_Comm comm, int *size);
 int PMPI_Comm_size(MPI_Comm comm, int *size);
 
@@ -565,12 +565,12 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
                MPI_Request *request);
 int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request);
-int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                MPI_Comm comm, MPI_Request *request);
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request);
 int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request);
-int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                MPI_Comm comm, MPI_Request *request);
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request);
 
 /* Receives: source may be MPI_ANY_SOURCE, tag MPI_ANY_TAG; a message longer than the buffer is
  * MPI_ERR_TRUNCATE. With MPI_PROC_NULL a receive completes at once with an empty status. */
@@ -602,6 +602,49 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+
+/* Buffered sends: MPI_Bsend/MPI_Ibsend copy the message into the buffer attached with
+ * MPI_Buffer_attach (each message takes its packed size plus MPI_BSEND_OVERHEAD; no room is
+ * MPI_ERR_BUFFER) and return; MPI_Buffer_detach waits until the buffered messages are sent and
+ * stores the buffer's address in *(void **)buffer_addr. */
+int MPI_Buffer_attach(void *buffer, int size);
+int PMPI_Buffer_attach(void *buffer, int size);
+int MPI_Buffer_detach(void *buffer_addr, int *size);
+int PMPI_Buffer_detach(void *buffer_addr, int *size);
+int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request);
+
+/* Persistent requests: MPI_*_init record the arguments of an operation in an inactive request;
+ * MPI_Start/MPI_Startall start it; completing it (wait/test) makes it inactive again, with its
+ * handle kept, until MPI_Request_free. */
+int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request);
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request);
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request);
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request);
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request);
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request);
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request);
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request);
+int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                  MPI_Request *request);
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                   MPI_Request *request);
+int MPI_Start(MPI_Request *request);
+int PMPI_Start(MPI_Request *request);
+int MPI_Startall(int count, MPI_Request requests[]);
+int PMPI_Startall(int count, MPI_Request requests[]);
 
 /* Matched probes: MPI_Mprobe/MPI_Improbe find a message as MPI_Probe does and take it out of
  * matching into *message (MPI_MESSAGE_NO_PROC for MPI_PROC_NULL); MPI_Mrecv/MPI_Imrecv receive
@@ -725,8 +768,8 @@ int MPI_Type_create_hindexed_block(int count, int blocklength,
                                    const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                                    MPI_Datatype *newtype);
 int PMPI_Type_create_hindexed_block(int count, int blocklength,
-                                    const MPI_Aint array_of_displacements[],
-                                    MPI_Datatype oldtype, MPI_Datatype *newtype);
+                                    const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                    MPI_Datatype *newtype);
 
 /* MPI_Type_create_struct: block i is array_of_blocklengths[i] elements of array_of_types[i] at
  * byte array_of_displacements[i]. Without an MPI_UB marker, the extent is rounded up to the
@@ -750,9 +793,9 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
                              const int array_of_starts[], int order, MPI_Datatype oldtype,
                              MPI_Datatype *newtype);
-int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
-                              const int array_of_subsizes[], const int array_of_starts[],
-                              int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                              const int array_of_starts[], int order, MPI_Datatype oldtype,
+                              MPI_Datatype *newtype);
 
 /* MPI_Type_dup: a new type with oldtype's typemap and committed state. */
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
@@ -783,8 +826,7 @@ int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exte
 int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent);
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent);
 int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
-int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
-                                MPI_Count *true_extent);
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
 
 /* MPI_Type_get_envelope: how the type was made (MPI_COMBINER_*) and the sizes of its
  * arguments, for MPI_Type_get_contents. */
@@ -797,8 +839,8 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
  * handles, which the caller frees; predefined ones are returned as they are. A predefined
  * datatype has no contents (MPI_ERR_ARG). */
 int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
-                          int max_datatypes, int array_of_integers[],
-                          MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]);
+                          int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
+                          MPI_Datatype array_of_datatypes[]);
 int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
                            int max_datatypes, int array_of_integers[],
                            MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]);
@@ -848,10 +890,10 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 
 /* MPI_Pack_external, MPI_Unpack_external, MPI_Pack_external_size: the same in the portable
  * "external32" representation (big-endian, IEEE; the only datarep accepted, else MPI_ERR_ARG). */
-int MPI_Pack_external(const char datarep[], const void *inbuf, int incount,
-                      MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position);
-int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount,
-                       MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position);
+int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+                      void *outbuf, MPI_Aint outsize, MPI_Aint *position);
+int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+                       void *outbuf, MPI_Aint outsize, MPI_Aint *position);
 int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
                         MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype);
 int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
@@ -1063,6 +1105,155 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[]);
 int PMPI_Dims_create(int nnodes, int ndims, int dims[]);
 
 /* ------------------------------------------------------------------ end of groups ... dims */
+
+/* ------------------------------------------------------------------ communicator creation
+ *
+ * Collective calls (all the ranks of comm call them, in the same order; MPI_Comm_create_group:
+ * the members of group), except MPI_Comm_free, MPI_Comm_set_info and MPI_Comm_get_info, which
+ * are local. Errors go to comm's handler. A new communicator has comm's error handler, no name
+ * and, for MPI_Comm_dup only, the attributes that comm's copy callbacks copy.
+ */
+
+/* MPI_Comm_dup: *newcomm = a communicator with the members of comm in the same order, and a
+ * context of its own (messages on one never match receives on the other). */
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+
+/* MPI_Comm_dup_with_info: MPI_Comm_dup; info (not MPI_INFO_NULL) is checked and ignored. */
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+
+/* MPI_Comm_split: one communicator per color (>= 0), its members ordered by key, then by rank in
+ * comm; color MPI_UNDEFINED gives MPI_COMM_NULL, a negative color MPI_ERR_ARG. */
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+
+/* MPI_Comm_split_type: MPI_COMM_TYPE_SHARED gives all the ranks of comm (they all share this
+ * node's memory), ordered by key; MPI_UNDEFINED gives MPI_COMM_NULL; other types MPI_ERR_ARG.
+ * info (MPI_INFO_NULL allowed) is checked and ignored. */
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
+
+/* MPI_Comm_create: all the ranks of comm pass the same group, a subgroup of comm's (else
+ * MPI_ERR_GROUP); its members get a communicator with the group's order, the others
+ * MPI_COMM_NULL. */
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+
+/* MPI_Comm_create_group: as MPI_Comm_create, but only the members of group call it (another
+ * caller is MPI_ERR_GROUP); tag (0 to MPI_TAG_UB, else MPI_ERR_TAG) tells apart calls made at
+ * the same time by overlapping groups. */
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
+
+/* MPI_Comm_free: deletes the attributes of comm (a failing delete callback stops the free and
+ * its error is returned), then frees it (*comm = MPI_COMM_NULL). Operations pending on comm must
+ * complete first. MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed (MPI_ERR_COMM). */
+int MPI_Comm_free(MPI_Comm *comm);
+int PMPI_Comm_free(MPI_Comm *comm);
+
+/* MPI_Comm_set_info: info is checked and ignored (ThreadMPI takes no communicator hints). */
+int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+
+/* MPI_Comm_get_info: *info_used = a new, empty info object (no hint is in use). */
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
+
+/* ------------------------------------------------------------------ end of comm creation */
+
+/* ------------------------------------------------------------------ process topologies
+ *
+ * The constructors are collective over comm_old and never reorder ranks (reorder is ignored):
+ * rank i of the new communicator is rank i of comm_old. MPI_Comm_dup copies the topology. A
+ * query on a communicator without the right topology is MPI_ERR_TOPOLOGY.
+ */
+
+/* MPI_Cart_create: the first dims[0] x ... x dims[ndims-1] ranks of comm_old (more than its size
+ * is MPI_ERR_TOPOLOGY, a dimension <= 0 MPI_ERR_DIMS) form a grid, in row-major order; the
+ * others get MPI_COMM_NULL. periods[i] makes dimension i wrap around. */
+int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
+                    int reorder, MPI_Comm *comm_cart);
+int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
+                     int reorder, MPI_Comm *comm_cart);
+
+/* MPI_Cartdim_get: *ndims = the number of dimensions. */
+int MPI_Cartdim_get(MPI_Comm comm, int *ndims);
+int PMPI_Cartdim_get(MPI_Comm comm, int *ndims);
+
+/* MPI_Cart_get: the first maxdims dimensions, periods and coordinates of the caller. */
+int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]);
+int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]);
+
+/* MPI_Cart_rank: *rank = the rank at coords (wrapped in periodic dimensions; out of range in
+ * another is MPI_ERR_ARG). */
+int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank);
+int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank);
+
+/* MPI_Cart_coords: the coordinates of rank (maxdims below the dimensions is MPI_ERR_ARG). */
+int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]);
+int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]);
+
+/* MPI_Cart_shift: the ranks disp below (*rank_source) and above (*rank_dest) the caller along
+ * direction; MPI_PROC_NULL off the edge of a dimension that is not periodic. */
+int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest);
+int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest);
+
+/* MPI_Cart_sub: the ranks that share the coordinates of the dimensions not kept form a grid of
+ * the dimensions kept (remain_dims[i] != 0). */
+int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm);
+int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm);
+
+/* MPI_Topo_test: *status = MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH or MPI_UNDEFINED. */
+int MPI_Topo_test(MPI_Comm comm, int *status);
+int PMPI_Topo_test(MPI_Comm comm, int *status);
+
+/* MPI_Graph_create: the first nnodes ranks of comm_old form the graph where node i's neighbours
+ * are edges[index[i-1] .. index[i]-1] (index[-1] = 0); the others get MPI_COMM_NULL. */
+int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
+                     int reorder, MPI_Comm *comm_graph);
+int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
+                      int reorder, MPI_Comm *comm_graph);
+
+/* MPI_Graphdims_get: *nnodes, *nedges of the graph. */
+int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges);
+int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges);
+
+/* MPI_Graph_get: the first maxindex entries of index and maxedges of edges. */
+int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]);
+int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]);
+
+/* MPI_Graph_neighbors_count, MPI_Graph_neighbors: the neighbours of rank (at most
+ * maxneighbors of them). */
+int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors);
+int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors);
+int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]);
+int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]);
+
+/* MPI_Dist_graph_create_adjacent: every rank of comm_old gets the new communicator, with its own
+ * in- and out-neighbours (weights, or MPI_UNWEIGHTED on both sides); info is checked and
+ * ignored. */
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                                   const int *sourceweights, int outdegree,
+                                   const int destinations[], const int *destweights, MPI_Info info,
+                                   int reorder, MPI_Comm *comm_dist_graph);
+int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                                    const int *sourceweights, int outdegree,
+                                    const int destinations[], const int *destweights, MPI_Info info,
+                                    int reorder, MPI_Comm *comm_dist_graph);
+
+/* MPI_Dist_graph_neighbors_count: the caller's degrees and whether the graph is weighted. */
+int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted);
+int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted);
+
+/* MPI_Dist_graph_neighbors: the caller's first maxindegree sources and maxoutdegree
+ * destinations, with their weights when the graph has them. */
+int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int *sourceweights,
+                             int maxoutdegree, int destinations[], int *destweights);
+int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int *sourceweights,
+                              int maxoutdegree, int destinations[], int *destweights);
+
+/* ------------------------------------------------------------------ end of topologies */
 
 #ifdef __cplusplus
 }

@@ -110,12 +110,13 @@ typedef struct tm_mpi_comm {
     const char *name; /* "MPI_COMM_WORLD", for messages */
     int rank;         /* of the owner in the communicator */
     int size;
-    int context_id;   /* of its point-to-point traffic (p2p.h) */
+    int context_id;            /* of its point-to-point traffic (p2p.h) */
     MPI_Errhandler errhandler; /* MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN or user-defined */
     tm_mpi_errhandler_t *errhandler_user; /* the user-defined handler (a reference), else NULL */
     tm_mpi_group_t *group;                /* the members (a reference) */
     tm_mpi_attr_t *attrs;                 /* attributes, the most recently set first */
     char objname[MPI_MAX_OBJECT_NAME];    /* MPI_Comm_set_name, MPI_Comm_get_name */
+    struct tm_mpi_topo *topo;             /* the process topology (topo.h), else NULL */
 } tm_mpi_comm_t;
 
 /* A rank's MPI state: created by MPI_Init/MPI_Init_thread (rt->mpi points to it), destroyed by
@@ -124,11 +125,12 @@ struct tm_mpi_rank {
     tm_rt_rank_t *rt;
     tm_mpi_comm_t world;
     tm_mpi_comm_t self;
-    struct tm_mpi_p2p *p2p; /* p2p.c */
+    struct tm_mpi_p2p *p2p;     /* p2p.c */
     tm_mpi_table_t groups;      /* group.c */
     tm_mpi_table_t errhandlers; /* errhandler.c */
     tm_mpi_table_t keyvals;     /* attr.c */
     tm_mpi_table_t infos;       /* info.c */
+    tm_mpi_table_t comms;       /* comm_create.c: communicators the program created */
 };
 
 /* Creates the MPI state of rank `rt` and attaches it to rt->mpi. 0 or -ENOMEM. */
@@ -152,6 +154,23 @@ tm_mpi_rank_t *tm_mpi_rank_get(const char *call);
  * returns MPI_SUCCESS; otherwise sets *comm_p to NULL and reports MPI_ERR_COMM for `call`,
  * returning what the error handler returns. */
 int tm_mpi_comm_get(tm_mpi_rank_t *r, MPI_Comm handle, const char *call, tm_mpi_comm_t **comm_p);
+
+/* Communicators the program creates have payloads from TM_MPI_COMM_FIRST_PAYLOAD on (index in
+ * the rank's `comms` table + TM_MPI_COMM_FIRST_PAYLOAD), after MPI_COMM_NULL (0),
+ * MPI_COMM_WORLD (1) and MPI_COMM_SELF (2). */
+#define TM_MPI_COMM_FIRST_PAYLOAD 3
+
+/* Tags of the traffic that creates communicators (comm_create.c), on the collective context of
+ * the parent (its context_id + 1). Negative, below MPI_ANY_TAG, so that they never meet the
+ * non-negative tags that MPI_Comm_create_group passes through from the program. */
+#define TM_MPI_TAG_COMM_DUP       (-2)
+#define TM_MPI_TAG_COMM_SPLIT_IN  (-3)
+#define TM_MPI_TAG_COMM_SPLIT_OUT (-4)
+#define TM_MPI_TAG_COMM_CREATE    (-5)
+
+/* Frees the communicators r's program left (at MPI_Finalize, after MPI_COMM_SELF's attributes
+ * are deleted), deleting their attributes whatever the callbacks return. */
+void tm_mpi_comm_rank_fini(tm_mpi_rank_t *r);
 
 /* ------------------------------------------------------------------ handle tables (table.c) */
 
@@ -203,6 +222,10 @@ void tm_mpi_comm_errhandler_clear(tm_mpi_comm_t *comm);
 
 /* Drops the handlers of r's predefined communicators and frees the handlers left (finalize). */
 void tm_mpi_errhandler_rank_fini(tm_mpi_rank_t *r);
+
+/* Checks info handle `handle` (MPI_INFO_ENV included) for `call`: MPI_SUCCESS, or reports
+ * MPI_ERR_INFO through MPI_COMM_WORLD's handler and returns what it returns. */
+int tm_mpi_info_check(tm_mpi_rank_t *r, MPI_Info handle, const char *call);
 
 /* Frees r's info objects (info.c), at finalize. */
 void tm_mpi_info_rank_fini(tm_mpi_rank_t *r);

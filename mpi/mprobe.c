@@ -147,7 +147,9 @@ int PMPI_Cancel(MPI_Request *request)
     if (req == NULL || req == TM_MPI_REQUEST_INVALID)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_REQUEST, "invalid request 0x%x",
                                   (unsigned)*request);
-    if (req->kind == TM_MPI_REQ_RECV && !tm_mpi_request_is_complete(req))
+    if (req->kind == TM_MPI_REQ_PERSISTENT)
+        req = req->active; /* inactive: nothing to cancel */
+    if (req && req->kind == TM_MPI_REQ_RECV && !tm_mpi_request_is_complete(req))
         tm_mpi_p2p_cancel_recv(r, req);
     return MPI_SUCCESS;
 }

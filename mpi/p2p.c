@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "group.h"
 #include "p2p.h"
 
 /* A waiting rank polls its messages between yields. When other ranks of its core ran meanwhile
@@ -19,7 +20,7 @@
  * found by polling is found sooner than one that must wake a sleeper. Measured on a ring of 64
  * ranks on 2 cores, 64 rounds instead of 2 made each hop 3 times slower. */
 #define WAIT_YIELDS_BEFORE_SLEEP 2
-#define WAIT_POLLS_BEFORE_SLEEP 2000
+#define WAIT_POLLS_BEFORE_SLEEP  2000
 
 static tm_mpi_mailbox_t *mailboxes;
 static int nmailboxes;
@@ -75,6 +76,7 @@ void tm_mpi_p2p_finalize(tm_mpi_rank_t *r)
     tm_mpi_p2p_t *p = r->p2p;
     if (!p)
         return;
+    tm_mpi_bsend_drain(r);
     /* A send still pending here (an erroneous program) may be completed later by its receiver:
      * its memory stays. A message taken by MPI_Mprobe and never received goes back to its
      * sender like an unexpected one. */
@@ -113,7 +115,7 @@ void tm_mpi_p2p_finalize(tm_mpi_rank_t *r)
 /* The world rank of `rank` of communicator `comm`. */
 static inline int comm_world_rank(const tm_mpi_comm_t *comm, int rank)
 {
-    return comm->handle == MPI_COMM_SELF ? comm->owner->rt->world_rank : rank;
+    return tm_mpi_group_world_rank(comm->group, rank);
 }
 
 void tm_mpi_mailbox_poke(tm_mpi_mailbox_t *mailbox)
@@ -128,7 +130,8 @@ void tm_mpi_mailbox_poke(tm_mpi_mailbox_t *mailbox)
         tm_sched_unpark(ult);
 }
 
-/* ---- sending ---------------------------------------------------------------------------------- */
+/* ---- sending ----------------------------------------------------------------------------------
+ */
 
 int tm_mpi_p2p_isend(tm_mpi_rank_t *r, const void *buf, size_t count, tm_mpi_type_t *type,
                      size_t bytes, int dest, int tag, tm_mpi_comm_t *comm, bool synchronous,
@@ -173,13 +176,13 @@ int tm_mpi_p2p_isend(tm_mpi_rank_t *r, const void *buf, size_t count, tm_mpi_typ
     return 0;
 }
 
-/* ---- matching --------------------------------------------------------------------------------- */
+/* ---- matching ---------------------------------------------------------------------------------
+ */
 
 static inline bool envelope_matches(const tm_mpi_envelope_t *env, int context_id, int source,
                                     int tag)
 {
-    return env->context_id == context_id &&
-           (source == MPI_ANY_SOURCE || source == env->source) &&
+    return env->context_id == context_id && (source == MPI_ANY_SOURCE || source == env->source) &&
            (tag == MPI_ANY_TAG || tag == env->tag);
 }
 
@@ -316,7 +319,8 @@ static void envelope_status(const tm_mpi_envelope_t *env, MPI_Status *status)
     status->tm_cancelled = 0;
 }
 
-/* ---- receiving -------------------------------------------------------------------------------- */
+/* ---- receiving --------------------------------------------------------------------------------
+ */
 
 int tm_mpi_p2p_irecv(tm_mpi_rank_t *r, void *buf, size_t count, tm_mpi_type_t *type, int source,
                      int tag, tm_mpi_comm_t *comm, tm_mpi_request_t **req_p)
@@ -391,8 +395,8 @@ tm_mpi_request_t *tm_mpi_p2p_mprobe(tm_mpi_rank_t *r, int source, int tag, tm_mp
     return msg;
 }
 
-tm_mpi_request_t *tm_mpi_p2p_mrecv(tm_mpi_rank_t *r, tm_mpi_request_t *msg, void *buf,
-                                   size_t count, tm_mpi_type_t *type)
+tm_mpi_request_t *tm_mpi_p2p_mrecv(tm_mpi_rank_t *r, tm_mpi_request_t *msg, void *buf, size_t count,
+                                   tm_mpi_type_t *type)
 {
     tm_mpi_request_t *req = tm_mpi_request_new(r, TM_MPI_REQ_RECV);
     if (!req)
@@ -433,7 +437,8 @@ bool tm_mpi_p2p_cancel_recv(tm_mpi_rank_t *r, tm_mpi_request_t *req)
     return false;
 }
 
-/* ---- waiting ------------------------------------------------------------------------------------ */
+/* ---- waiting ------------------------------------------------------------------------------------
+ */
 
 static bool mailbox_has_work(tm_mpi_mailbox_t *mb)
 {

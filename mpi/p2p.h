@@ -77,8 +77,18 @@ typedef struct tm_mpi_envelope {
 typedef enum tm_mpi_request_kind {
     TM_MPI_REQ_SEND,
     TM_MPI_REQ_RECV,
-    TM_MPI_REQ_MESSAGE, /* a message taken by MPI_Mprobe/MPI_Improbe (MPI_Message handle) */
+    TM_MPI_REQ_MESSAGE,    /* a message taken by MPI_Mprobe/MPI_Improbe (MPI_Message handle) */
+    TM_MPI_REQ_PERSISTENT, /* MPI_*_init: the arguments, and the operation of its activation */
 } tm_mpi_request_kind_t;
+
+/* What a persistent request does when started. */
+typedef enum tm_mpi_persistent_op {
+    TM_MPI_PERSIST_SEND,
+    TM_MPI_PERSIST_SSEND,
+    TM_MPI_PERSIST_RSEND,
+    TM_MPI_PERSIST_BSEND,
+    TM_MPI_PERSIST_RECV,
+} tm_mpi_persistent_op_t;
 
 struct tm_mpi_request {
     tm_mpi_request_kind_t kind;
@@ -92,12 +102,24 @@ struct tm_mpi_request {
     tm_mpi_type_t *type;
     /* RECV: what to match; SEND: the destination (in source) and the tag */
     int context_id, source, tag;
-    const char *call; /* the MPI call that started it, for hang diagnosis */
+    const char *call;       /* the MPI call that started it, for hang diagnosis */
     tm_mpi_request_t *next; /* posted list, free list */
     tm_shm_cell_t *cell;    /* MESSAGE: the message, out of the matching lists */
-    int handle_index;       /* in the owner's request table */
-    bool freed;             /* MPI_Request_free'd while pending: drop it when it completes */
+    /* PERSISTENT: what to start (buf, count, type, comm, source = peer, tag above), and the
+     * operation of the current activation (NULL: inactive). Such an operation points back. */
+    tm_mpi_persistent_op_t op;
+    tm_mpi_request_t *active;
+    tm_mpi_request_t *persistent;
+    int handle_index; /* in the owner's request table */
+    bool freed;       /* MPI_Request_free'd while pending: drop it when it completes */
 };
+
+/* A message of MPI_Bsend, packed in the attached buffer until its send completes. */
+typedef struct tm_mpi_bsend_region {
+    size_t off, len; /* in the attached buffer; len counts MPI_BSEND_OVERHEAD */
+    tm_mpi_request_t *send;
+    struct tm_mpi_bsend_region *next; /* by offset */
+} tm_mpi_bsend_region_t;
 
 /* Per-rank point-to-point state (in tm_mpi_rank_t). Only the rank's own thread touches it. */
 typedef struct tm_mpi_p2p {
@@ -110,7 +132,29 @@ typedef struct tm_mpi_p2p {
     int nfree_slots;
     tm_mpi_request_t *free_requests;
     tm_mpi_request_t *zombies; /* freed by the user while pending, linked through next */
+    /* MPI_Buffer_attach */
+    char *bsend_buf;
+    size_t bsend_size;
+    tm_mpi_bsend_region_t *bsend_regions;
 } tm_mpi_p2p_t;
+
+/* MPI_Bsend's work: packs the message into the attached buffer and sends it from there; the send
+ * request returned is internal (the caller's operation is complete). Returns the error class. */
+int tm_mpi_bsend_start(tm_mpi_rank_t *r, const char *call, const void *buf, size_t count,
+                       tm_mpi_type_t *type, size_t bytes, int dest, int tag, tm_mpi_comm_t *comm);
+
+/* Waits for every buffered send to complete and forgets the attached buffer (MPI_Finalize). */
+void tm_mpi_bsend_drain(tm_mpi_rank_t *r);
+
+/* The argument checks of send and receive calls, in the order of their arguments; each reports
+ * what it finds (through comm's handler) and returns the error class, or MPI_SUCCESS with the
+ * communicator, the type and (sends) the bytes of data resolved. */
+int tm_mpi_p2p_check_send(tm_mpi_rank_t *r, const char *call, const void *buf, int count,
+                          MPI_Datatype type, int dest, int tag, MPI_Comm handle,
+                          tm_mpi_comm_t **comm_p, tm_mpi_type_t **type_p, size_t *bytes_p);
+int tm_mpi_p2p_check_recv(tm_mpi_rank_t *r, const char *call, void *buf, int count,
+                          MPI_Datatype type, int source, int tag, MPI_Comm handle,
+                          tm_mpi_comm_t **comm_p, tm_mpi_type_t **type_p);
 
 /* Sets up the calling rank's point-to-point state (and every mailbox, the first time). */
 int tm_mpi_p2p_init(tm_mpi_rank_t *r);
@@ -138,8 +182,8 @@ tm_mpi_request_t *tm_mpi_p2p_mprobe(tm_mpi_rank_t *r, int source, int tag, tm_mp
 
 /* MPI_Mrecv/MPI_Imrecv: receives the message of `msg` (which is released) into a new receive
  * request, complete at once. */
-tm_mpi_request_t *tm_mpi_p2p_mrecv(tm_mpi_rank_t *r, tm_mpi_request_t *msg, void *buf,
-                                   size_t count, tm_mpi_type_t *type);
+tm_mpi_request_t *tm_mpi_p2p_mrecv(tm_mpi_rank_t *r, tm_mpi_request_t *msg, void *buf, size_t count,
+                                   tm_mpi_type_t *type);
 
 /* MPI_Cancel of a receive: true when it was still posted (it is then complete and cancelled). */
 bool tm_mpi_p2p_cancel_recv(tm_mpi_rank_t *r, tm_mpi_request_t *req);

@@ -39,8 +39,8 @@ static int check_peer(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, i
     if (rank == MPI_PROC_NULL || (any && rank == MPI_ANY_SOURCE) ||
         (rank >= 0 && rank < comm->size))
         return MPI_SUCCESS;
-    return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_RANK,
-                              "invalid rank %d in %s of size %d", rank, comm->name, comm->size);
+    return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_RANK, "invalid rank %d in %s of size %d",
+                              rank, comm->name, comm->size);
 }
 
 /* A tag to send with (`any` false) or to receive with (`any` true: MPI_ANY_TAG allowed). */
@@ -67,9 +67,9 @@ static int out_of_memory(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call
 }
 
 /* Everything a send call checks, in the order of its arguments. */
-static int check_send(tm_mpi_rank_t *r, const char *call, const void *buf, int count,
-                      MPI_Datatype type, int dest, int tag, MPI_Comm handle,
-                      tm_mpi_comm_t **comm_p, tm_mpi_type_t **type_p, size_t *bytes_p)
+int tm_mpi_p2p_check_send(tm_mpi_rank_t *r, const char *call, const void *buf, int count,
+                          MPI_Datatype type, int dest, int tag, MPI_Comm handle,
+                          tm_mpi_comm_t **comm_p, tm_mpi_type_t **type_p, size_t *bytes_p)
 {
     int err = tm_mpi_comm_get(r, handle, call, comm_p);
     if (err == MPI_SUCCESS)
@@ -81,9 +81,9 @@ static int check_send(tm_mpi_rank_t *r, const char *call, const void *buf, int c
     return err;
 }
 
-static int check_recv(tm_mpi_rank_t *r, const char *call, void *buf, int count,
-                      MPI_Datatype type, int source, int tag, MPI_Comm handle,
-                      tm_mpi_comm_t **comm_p, tm_mpi_type_t **type_p)
+int tm_mpi_p2p_check_recv(tm_mpi_rank_t *r, const char *call, void *buf, int count,
+                          MPI_Datatype type, int source, int tag, MPI_Comm handle,
+                          tm_mpi_comm_t **comm_p, tm_mpi_type_t **type_p)
 {
     size_t bytes;
     int err = tm_mpi_comm_get(r, handle, call, comm_p);
@@ -96,7 +96,8 @@ static int check_recv(tm_mpi_rank_t *r, const char *call, void *buf, int count,
     return err;
 }
 
-/* ---- completing one request --------------------------------------------------------------------- */
+/* ---- completing one request ---------------------------------------------------------------------
+ */
 
 static bool request_done(void *arg)
 {
@@ -120,11 +121,13 @@ static int finish(tm_mpi_rank_t *r, const char *call, tm_mpi_request_t *req, MPI
     tm_mpi_request_release(r, req);
     if (err == MPI_ERR_TRUNCATE)
         return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_TRUNCATE,
-                                  "message truncated: the receive buffer holds %zu bytes", capacity);
+                                  "message truncated: the receive buffer holds %zu bytes",
+                                  capacity);
     return err;
 }
 
-/* ---- sends ------------------------------------------------------------------------------------------ */
+/* ---- sends
+ * ------------------------------------------------------------------------------------------ */
 
 static int send_start(const char *call, const void *buf, int count, MPI_Datatype type, int dest,
                       int tag, MPI_Comm handle, bool synchronous, tm_mpi_rank_t **r_p,
@@ -134,7 +137,8 @@ static int send_start(const char *call, const void *buf, int count, MPI_Datatype
     tm_mpi_comm_t *comm;
     tm_mpi_type_t *t;
     size_t bytes;
-    int err = check_send(r, call, buf, count, type, dest, tag, handle, &comm, &t, &bytes);
+    int err =
+        tm_mpi_p2p_check_send(r, call, buf, count, type, dest, tag, handle, &comm, &t, &bytes);
     *r_p = r;
     *req_p = NULL;
     if (err != MPI_SUCCESS || dest == MPI_PROC_NULL)
@@ -207,21 +211,22 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 }
 #pragma weak MPI_Isend = PMPI_Isend
 
-int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                MPI_Comm comm, MPI_Request *request)
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
 {
     return send_nonblocking("MPI_Issend", buf, count, datatype, dest, tag, comm, true, request);
 }
 #pragma weak MPI_Issend = PMPI_Issend
 
-int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                MPI_Comm comm, MPI_Request *request)
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
 {
     return send_nonblocking("MPI_Irsend", buf, count, datatype, dest, tag, comm, false, request);
 }
 #pragma weak MPI_Irsend = PMPI_Irsend
 
-/* ---- receives ---------------------------------------------------------------------------------- */
+/* ---- receives ----------------------------------------------------------------------------------
+ */
 
 static int recv_start(const char *call, void *buf, int count, MPI_Datatype type, int source,
                       int tag, MPI_Comm handle, tm_mpi_rank_t **r_p, tm_mpi_comm_t **comm_p,
@@ -229,7 +234,7 @@ static int recv_start(const char *call, void *buf, int count, MPI_Datatype type,
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_type_t *t;
-    int err = check_recv(r, call, buf, count, type, source, tag, handle, comm_p, &t);
+    int err = tm_mpi_p2p_check_recv(r, call, buf, count, type, source, tag, handle, comm_p, &t);
     *r_p = r;
     *req_p = NULL;
     if (err != MPI_SUCCESS || source == MPI_PROC_NULL)
@@ -321,7 +326,8 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     tm_mpi_comm_t *c;
     tm_mpi_type_t *t;
     size_t bytes;
-    int err = check_send(r, call, buf, count, datatype, dest, sendtag, comm, &c, &t, &bytes);
+    int err =
+        tm_mpi_p2p_check_send(r, call, buf, count, datatype, dest, sendtag, comm, &c, &t, &bytes);
     if (err != MPI_SUCCESS)
         return err;
     /* The outgoing data must survive the incoming: send a packed copy, as bytes (the same type
@@ -337,7 +343,8 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 }
 #pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
 
-/* ---- probes and counts --------------------------------------------------------------------------- */
+/* ---- probes and counts
+ * --------------------------------------------------------------------------- */
 
 static int probe(const char *call, int source, int tag, MPI_Comm comm, bool block, int *flag,
                  MPI_Status *status)

@@ -62,7 +62,11 @@ void tm_mpi_rank_destroy(tm_rt_rank_t *rt)
 {
     tm_mpi_rank_t *r = rt->mpi;
 
-    /* Attributes first: their delete callbacks may still use MPI. */
+    /* Attributes first: their delete callbacks may still use MPI. MPI_COMM_SELF's go first
+     * (MPI 3.1, 8.7.1), while the program's communicators still exist: a library frees its own
+     * there. */
+    tm_mpi_attr_comm_fini(&r->self);
+    tm_mpi_comm_rank_fini(r);
     tm_mpi_attr_rank_fini(r);
     tm_mpi_errhandler_rank_fini(r);
     tm_mpi_info_rank_fini(r);

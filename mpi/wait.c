@@ -22,6 +22,10 @@ static int resolve(tm_mpi_rank_t *r, const char *call, int count, MPI_Request ha
         if (reqs[i] == TM_MPI_REQUEST_INVALID)
             return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_REQUEST,
                                       "invalid request 0x%x at index %d", (unsigned)handles[i], i);
+        /* A persistent request completes through its current operation; inactive, it is
+         * treated as a null request (MPI 3.1, 3.9). */
+        if (reqs[i] && reqs[i]->kind == TM_MPI_REQ_PERSISTENT)
+            reqs[i] = reqs[i]->active;
     }
     return MPI_SUCCESS;
 }
@@ -44,8 +48,11 @@ static int retire(tm_mpi_rank_t *r, tm_mpi_request_t *req, MPI_Request *handle, 
 {
     tm_mpi_request_status(req, status);
     int err = req->kind == TM_MPI_REQ_RECV ? req->status.MPI_ERROR : MPI_SUCCESS;
+    if (req->persistent)
+        req->persistent->active = NULL; /* inactive again; the user's handle stays */
+    else
+        *handle = MPI_REQUEST_NULL;
     tm_mpi_request_release(r, req);
-    *handle = MPI_REQUEST_NULL;
     return err;
 }
 
@@ -154,9 +161,10 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 }
 #pragma weak MPI_Test = PMPI_Test
 
-/* Waitall (block) and Testall: MPI_ERR_IN_STATUS when an operation failed, its status says which. */
-static int all(const char *call, int count, MPI_Request requests[], int *flag,
-               MPI_Status *statuses, bool block)
+/* Waitall (block) and Testall: MPI_ERR_IN_STATUS when an operation failed, its status says which.
+ */
+static int all(const char *call, int count, MPI_Request requests[], int *flag, MPI_Status *statuses,
+               bool block)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     if (!block && flag == NULL)
@@ -280,8 +288,8 @@ int PMPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_S
 #pragma weak MPI_Testany = PMPI_Testany
 
 /* Waitsome (block) and Testsome. */
-static int some(const char *call, int incount, MPI_Request requests[], int *outcount,
-                int indices[], MPI_Status *statuses, bool block)
+static int some(const char *call, int incount, MPI_Request requests[], int *outcount, int indices[],
+                MPI_Status *statuses, bool block)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     if (outcount == NULL || (incount > 0 && indices == NULL))
@@ -351,14 +359,20 @@ int PMPI_Request_free(MPI_Request *request)
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     if (request == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "request is NULL");
-    tm_mpi_request_t *req;
-    int err = resolve(r, call, 1, request, &req);
-    if (err != MPI_SUCCESS)
-        return err;
-    if (!req)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_REQUEST,
-                                  "the request is MPI_REQUEST_NULL");
+    tm_mpi_request_t *req = tm_mpi_request_lookup(r, *request);
+    if (!req || req == TM_MPI_REQUEST_INVALID)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_REQUEST, "invalid request 0x%x",
+                                  (unsigned)*request);
     *request = MPI_REQUEST_NULL;
+    if (req->kind == TM_MPI_REQ_PERSISTENT) {
+        /* The persistent request goes now; an operation under way goes when it completes. */
+        tm_mpi_request_t *op = req->active;
+        tm_mpi_request_release(r, req);
+        if (!op)
+            return MPI_SUCCESS;
+        op->persistent = NULL;
+        req = op;
+    }
     if (tm_mpi_request_is_complete(req)) {
         tm_mpi_request_release(r, req);
         return MPI_SUCCESS;

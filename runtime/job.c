@@ -28,7 +28,7 @@
 #define MAX_RANKS (1 << 20)
 
 typedef struct job_rank {
-    tm_rt_rank_t pub; /* first: tm_rt_rank_self() returns &rank->pub */
+    tm_rt_rank_t pub;  /* first: tm_rt_rank_self() returns &rank->pub */
     _Atomic int ended; /* main() returned or exit() was called */
     tm_rt_program_copy_t copy;
     char **argv;
@@ -39,10 +39,10 @@ static struct {
     int nranks;
     job_rank_t *ranks;
     tm_rt_program_t program;
-    FILE *null_stdin;           /* what ranks other than 0 read as standard input */
-    struct timespec t0;         /* origin of tm_rt_wtime() */
-    _Atomic int status;         /* the first non-zero rank status */
-    atomic_flag ending;         /* set by the first abort */
+    FILE *null_stdin;   /* what ranks other than 0 read as standard input */
+    struct timespec t0; /* origin of tm_rt_wtime() */
+    _Atomic int status; /* the first non-zero rank status */
+    atomic_flag ending; /* set by the first abort */
 } job;
 
 extern char **environ;
@@ -122,7 +122,8 @@ static void rank_main(void *arg)
     rank_end(r, status, "returned from main()");
 }
 
-/* ---- hang diagnosis --------------------------------------------------------------------------- */
+/* ---- hang diagnosis ---------------------------------------------------------------------------
+ */
 
 /* mpcrun --timeout: a thread that sleeps until the deadline, then says where each rank is and
  * ends the job. Ranks that block in MPI record what they wait for (rank.h). */
@@ -135,8 +136,10 @@ static void *timeout_main(void *arg)
         ;
     if (atomic_flag_test_and_set(&job.ending))
         return NULL;
-    fprintf(stderr, "threadmpi: the job ran for more than %u s (mpcrun --timeout): ending it; "
-                    "where each rank is:\n", seconds);
+    fprintf(stderr,
+            "threadmpi: the job ran for more than %u s (mpcrun --timeout): ending it; "
+            "where each rank is:\n",
+            seconds);
     for (int i = 0; i < job.nranks; i++) {
         job_rank_t *r = &job.ranks[i];
         if (atomic_load_explicit(&r->ended, memory_order_acquire))
@@ -161,7 +164,8 @@ static int timeout_start(unsigned *seconds)
     return -rc;
 }
 
-/* ---- start-up ---------------------------------------------------------------------------------- */
+/* ---- start-up ----------------------------------------------------------------------------------
+ */
 
 static void report(const char *fmt, const char *detail)
 {

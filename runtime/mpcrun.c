@@ -87,8 +87,7 @@ static int check_program(const char *path)
     int rc = tm_rt_elf_section_find(fd, TM_RT_PROGRAM_SECTION, &off, &size);
     close(fd);
     if (rc < 0) {
-        fprintf(stderr,
-                "%s: %s was not built with ThreadMPI's mpicc (%s); rebuild it with mpicc\n",
+        fprintf(stderr, "%s: %s was not built with ThreadMPI's mpicc (%s); rebuild it with mpicc\n",
                 progname, path,
                 rc == -ENOEXEC ? "not an ELF executable of this machine"
                                : "it carries no ThreadMPI program");

@@ -82,8 +82,8 @@ static int open_self(tm_rt_program_t *prog, char *err, size_t errlen)
         snprintf(err, errlen, "cannot open /proc/self/exe: %s", strerror(errno));
         return -errno;
     }
-    int rc = tm_rt_elf_section_find(prog->exe_fd, TM_RT_PROGRAM_SECTION, &prog->offset,
-                                    &prog->size);
+    int rc =
+        tm_rt_elf_section_find(prog->exe_fd, TM_RT_PROGRAM_SECTION, &prog->offset, &prog->size);
     if (rc < 0) {
         snprintf(err, errlen,
                  "this executable carries no MPI program (%s); build it with ThreadMPI's mpicc",

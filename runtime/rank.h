@@ -18,13 +18,13 @@ typedef enum tm_rt_mpi_state {
 
 typedef struct tm_rt_rank {
     int world_rank;
-    _Atomic int mpi_state;  /* tm_rt_mpi_state_t; written by mpi/, read by the runtime */
-    int thread_level;       /* the level MPI_Init_thread provided */
-    void *mpi;              /* per-rank state owned by mpi/ (NULL until it sets it) */
+    _Atomic int mpi_state; /* tm_rt_mpi_state_t; written by mpi/, read by the runtime */
+    int thread_level;      /* the level MPI_Init_thread provided */
+    void *mpi;             /* per-rank state owned by mpi/ (NULL until it sets it) */
     /* What the rank waits for while it blocks in MPI, for hang diagnosis (mpcrun --timeout):
      * mpi/ writes the text, then sets `blocked` (release); clears it when the wait ends. */
     _Atomic int blocked;
-    char blocked_in[192];   /* e.g. "MPI_Recv(source=5, tag=7, comm=MPI_COMM_WORLD)" */
+    char blocked_in[192]; /* e.g. "MPI_Recv(source=5, tag=7, comm=MPI_COMM_WORLD)" */
 } tm_rt_rank_t;
 
 /* The rank whose ULT is calling, or NULL when the caller is not a rank's main ULT. */

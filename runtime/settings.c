@@ -58,10 +58,17 @@ static int parse_stack_size(const char *value, void *field, char *why, size_t wh
     unsigned long long unit = 1;
     if (*end) {
         switch (toupper((unsigned char)*end)) {
-        case 'K': unit = 1ull << 10; break;
-        case 'M': unit = 1ull << 20; break;
-        case 'G': unit = 1ull << 30; break;
-        default: goto bad;
+        case 'K':
+            unit = 1ull << 10;
+            break;
+        case 'M':
+            unit = 1ull << 20;
+            break;
+        case 'G':
+            unit = 1ull << 30;
+            break;
+        default:
+            goto bad;
         }
         end++;
         if (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0)
@@ -121,7 +128,8 @@ static size_t edit_distance(const char *a, const char *b)
         row[0] = i;
         for (size_t j = 1; j <= lb; j++) {
             size_t up = row[j];
-            size_t cost = diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+            size_t cost =
+                diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
             size_t best = up + 1 < row[j - 1] + 1 ? up + 1 : row[j - 1] + 1;
             row[j] = cost < best ? cost : best;
             diag = up;
@@ -231,8 +239,7 @@ static int apply_file(tm_rt_settings_t *s, const char *path, int must_exist, cha
     if (!f) {
         if (!must_exist && errno == ENOENT)
             return 0;
-        snprintf(err, errlen, "%s: cannot read the configuration file: %s", path,
-                 strerror(errno));
+        snprintf(err, errlen, "%s: cannot read the configuration file: %s", path, strerror(errno));
         return -errno;
     }
     file_ctx_t ctx = {.settings = s, .file = f, .path = path, .err = err, .errlen = errlen};
@@ -255,7 +262,8 @@ static int apply_environ(tm_rt_settings_t *s, char *const *env, char *err, size_
     static const char reserved[] = "THREADMPI_MPCRUN_";
     for (; env && *env; env++) {
         const char *e = *env;
-        if (strncmp(e, prefix, sizeof prefix - 1) != 0 || strncmp(e, reserved, sizeof reserved - 1) == 0)
+        if (strncmp(e, prefix, sizeof prefix - 1) != 0 ||
+            strncmp(e, reserved, sizeof reserved - 1) == 0)
             continue;
         const char *name = e + sizeof prefix - 1;
         const char *eq = strchr(name, '=');

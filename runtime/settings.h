@@ -12,12 +12,12 @@
 #include <stddef.h>
 
 /* mpcrun hands its part to the launcher in these variables (they are not settings). */
-#define TM_RT_ENV_MPCRUN_NP "THREADMPI_MPCRUN_NP"             /* -n; "0": one per core */
-#define TM_RT_ENV_MPCRUN_CONFIG "THREADMPI_MPCRUN_CONFIG"     /* --config FILE */
+#define TM_RT_ENV_MPCRUN_NP       "THREADMPI_MPCRUN_NP"       /* -n; "0": one per core */
+#define TM_RT_ENV_MPCRUN_CONFIG   "THREADMPI_MPCRUN_CONFIG"   /* --config FILE */
 #define TM_RT_ENV_MPCRUN_SETTINGS "THREADMPI_MPCRUN_SETTINGS" /* flags: "sec.key=value\n"... */
 
 typedef struct tm_rt_settings {
-    size_t sched_stack_size;   /* [sched] stack_size */
+    size_t sched_stack_size;     /* [sched] stack_size */
     unsigned sched_idle_spin_us; /* [sched] idle_spin_us */
     unsigned job_timeout;        /* [job] timeout: seconds, 0 for none */
 } tm_rt_settings_t;
@@ -29,8 +29,8 @@ typedef struct tm_rt_settings_sources {
     const char *system_file;
     const char *user_file;
     const char *config_file;
-    char *const *environ;  /* scanned for THREADMPI_<SECTION>_<KEY>=value */
-    const char *flags;     /* "section.key=value" lines */
+    char *const *environ; /* scanned for THREADMPI_<SECTION>_<KEY>=value */
+    const char *flags;    /* "section.key=value" lines */
 } tm_rt_settings_sources_t;
 
 /* Sets every setting to its built-in default. */

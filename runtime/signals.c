@@ -30,9 +30,8 @@ static const struct {
     int sig;
     const char *name;
 } fatal_signals[] = {
-    {SIGSEGV, "Segmentation fault"},       {SIGBUS, "Bus error"},
-    {SIGFPE, "Floating point exception"}, {SIGILL, "Illegal instruction"},
-    {SIGABRT, "Aborted"},
+    {SIGSEGV, "Segmentation fault"}, {SIGBUS, "Bus error"}, {SIGFPE, "Floating point exception"},
+    {SIGILL, "Illegal instruction"}, {SIGABRT, "Aborted"},
 };
 
 static const int ending_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
@@ -114,7 +113,8 @@ static void on_fatal(int sig, siginfo_t *si, void *ucontext)
     if (overflowed) {
         msg_str(&m, "stack overflow: the rank used up its stack of ");
         msg_num(&m, tm_sched_ult_stack_size(overflowed) >> 10, 10);
-        msg_str(&m, " KiB (raise it with [sched] stack_size, e.g. THREADMPI_SCHED_STACK_SIZE=64M)\n");
+        msg_str(&m,
+                " KiB (raise it with [sched] stack_size, e.g. THREADMPI_SCHED_STACK_SIZE=64M)\n");
         msg_write(&m);
         end_job(sig);
     }

@@ -12,7 +12,7 @@ static int rank, size, errors;
 #define CHECK(cond, ...)                                                                           \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
-            fprintf(stderr, "rank %d, line %d: ", rank, __LINE__);                               \
+            fprintf(stderr, "rank %d, line %d: ", rank, __LINE__);                                 \
             fprintf(stderr, __VA_ARGS__);                                                          \
             fprintf(stderr, "\n");                                                                 \
             errors++;                                                                              \
@@ -35,7 +35,8 @@ static void ring(size_t n)
 
     /* Sendrecv */
     memset(in, 0, n + 1);
-    MPI_Sendrecv(out, (int)n, MPI_BYTE, next, 5, in, (int)n, MPI_BYTE, prev, 5, MPI_COMM_WORLD, &st);
+    MPI_Sendrecv(out, (int)n, MPI_BYTE, next, 5, in, (int)n, MPI_BYTE, prev, 5, MPI_COMM_WORLD,
+                 &st);
     int count;
     MPI_Get_count(&st, MPI_BYTE, &count);
     CHECK(st.MPI_SOURCE == prev && st.MPI_TAG == 5 && count == (int)n,
@@ -62,8 +63,8 @@ static void ring(size_t n)
      * a rank would send to itself before receiving: unsafe above the eager limit. */
     memset(in, 0, n + 1);
     if (size == 1) {
-        MPI_Sendrecv(out, (int)n, MPI_BYTE, next, 7, in, (int)n, MPI_BYTE, prev, 7,
-                     MPI_COMM_WORLD, &st);
+        MPI_Sendrecv(out, (int)n, MPI_BYTE, next, 7, in, (int)n, MPI_BYTE, prev, 7, MPI_COMM_WORLD,
+                     &st);
     } else if (rank % 2 == 0) {
         MPI_Send(out, (int)n, MPI_BYTE, next, 7, MPI_COMM_WORLD);
         MPI_Recv(in, (int)n, MPI_BYTE, prev, 7, MPI_COMM_WORLD, &st);

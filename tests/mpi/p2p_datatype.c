@@ -81,8 +81,8 @@ static void structs(int n)
             struct particle *x = &q[2 * i];
             if (x->kind != 'a' + i % 26 || x->pos[1] != i + 0.5 || x->id != i * 7 ||
                 q[2 * i + 1].id != 0) {
-                fprintf(stderr, "structs %d: particle %d is %c %g %d\n", n, i, x->kind,
-                        x->pos[1], x->id);
+                fprintf(stderr, "structs %d: particle %d is %c %g %d\n", n, i, x->kind, x->pos[1],
+                        x->id);
                 errors++;
                 break;
             }

@@ -44,9 +44,8 @@ int main(int argc, char **argv)
     }
     char expect_name[32];
     snprintf(expect_name, sizeof expect_name, "rank %d", rank);
-    if (initialized != 1000 + 2 * (rank + 1) || zeroed != 2 * (rank + 1) ||
-        array[7] != rank + 1 || per_thread != rank + 1 || calls != rank + 1 ||
-        strcmp(name, expect_name) != 0) {
+    if (initialized != 1000 + 2 * (rank + 1) || zeroed != 2 * (rank + 1) || array[7] != rank + 1 ||
+        per_thread != rank + 1 || calls != rank + 1 || strcmp(name, expect_name) != 0) {
         fprintf(stderr,
                 "rank %d: shared globals: initialized=%d zeroed=%ld array=%g thread=%d "
                 "static=%d name=%s\n",

@@ -40,7 +40,8 @@ MPI_SCRIPT_TESTS += tests/mpi/mpi_fatal.sh
 EXTRA_DIST += tests/mpi/mpi_fatal.c
 
 # Point-to-point.
-MPI_TEST_PROGS += tests/mpi/p2p_basic.x tests/mpi/p2p_ring.x tests/mpi/p2p_datatype.x
+MPI_TEST_PROGS += tests/mpi/p2p_basic.x tests/mpi/p2p_ring.x tests/mpi/p2p_datatype.x \
+	tests/mpi/p2p_persistent.x
 MPI_SCRIPT_TESTS += tests/mpi/p2p_errors.sh tests/mpi/hang.sh
 EXTRA_DIST += tests/mpi/p2p_errors.c tests/mpi/hang.c
 
@@ -53,3 +54,6 @@ MPI_TEST_PROGS += \
 	tests/mpi/mpi_errhandler.x \
 	tests/mpi/mpi_attr.x \
 	tests/mpi/mpi_info.x
+
+# Communicator creation, process topologies.
+MPI_TEST_PROGS += tests/mpi/comm_create.x tests/mpi/topo.x

@@ -4,16 +4,49 @@
 #include <mpi.h>
 #include <stdio.h>
 
-int init(void) { return 101; }
-int barrier(int x) { return 102 + x; }
-int queue_push(void *q, void *item) { (void)q; (void)item; return 103; }
-int send(int fd) { return 104 + fd; }
-int connect(void) { return 105; }
-char *index(const char *s, int c) { (void)c; return (char *)s + 1; }
-int tm_sched_yield(void) { return 106; }
-int tm_rt_rank_self(void) { return 107; }
-int tm_rt_launcher_main(void) { return 108; }
-double tm_rt_wtime(void) { return -1.0; }
+int init(void)
+{
+    return 101;
+}
+int barrier(int x)
+{
+    return 102 + x;
+}
+int queue_push(void *q, void *item)
+{
+    (void)q;
+    (void)item;
+    return 103;
+}
+int send(int fd)
+{
+    return 104 + fd;
+}
+int connect(void)
+{
+    return 105;
+}
+char *index(const char *s, int c)
+{
+    (void)c;
+    return (char *)s + 1;
+}
+int tm_sched_yield(void)
+{
+    return 106;
+}
+int tm_rt_rank_self(void)
+{
+    return 107;
+}
+int tm_rt_launcher_main(void)
+{
+    return 108;
+}
+double tm_rt_wtime(void)
+{
+    return -1.0;
+}
 int job = 109;
 int settings = 110;
 

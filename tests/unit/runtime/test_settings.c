@@ -58,7 +58,7 @@ START_TEST(sizes)
     static const struct {
         const char *text;
         size_t value;
-    } ok[] = {{"65536", 65536}, {"64K", 64 << 10}, {"3M", 3 << 20},
+    } ok[] = {{"65536", 65536}, {"64K", 64 << 10},   {"3M", 3 << 20},
               {"1G", 1u << 30}, {"16MiB", 16 << 20}, {"128kB", 128 << 10}};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         tm_rt_settings_t s;
@@ -122,10 +122,12 @@ START_TEST(file_errors_name_file_and_line)
 {
     tm_rt_settings_t s;
     char err[512], expect[512];
-    tm_rt_settings_sources_t src = {.config_file = write_file("t.conf", "[sched]\n\n# c\nstak_size = 1M\n")};
+    tm_rt_settings_sources_t src = {.config_file =
+                                        write_file("t.conf", "[sched]\n\n# c\nstak_size = 1M\n")};
     ck_assert_int_lt(apply(&s, &src, err), 0);
     snprintf(expect, sizeof expect,
-             "%s:4: sched.stak_size: unknown key (did you mean sched.stack_size?)", src.config_file);
+             "%s:4: sched.stak_size: unknown key (did you mean sched.stack_size?)",
+             src.config_file);
     ck_assert_str_eq(err, expect);
 
     src.config_file = write_file("u.conf", "[placment]\nranks = compact\n");
@@ -135,7 +137,8 @@ START_TEST(file_errors_name_file_and_line)
 
     src.config_file = write_file("v.conf", "[sched]\nidle_spin_us = 2000000\n");
     ck_assert_int_lt(apply(&s, &src, err), 0);
-    ck_assert_ptr_nonnull(strstr(err, "v.conf:2: sched.idle_spin_us: \"2000000\" is not an integer"));
+    ck_assert_ptr_nonnull(
+        strstr(err, "v.conf:2: sched.idle_spin_us: \"2000000\" is not an integer"));
 
     src.config_file = write_file("w.conf", "[sched\n");
     ck_assert_int_lt(apply(&s, &src, err), 0);

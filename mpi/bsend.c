@@ -1,0 +1,176 @@
+/*
+ * Buffered sends: MPI_Buffer_attach/detach, MPI_Bsend, MPI_Ibsend. A buffered message is packed
+ * into the attached buffer, in the first gap large enough (first fit over regions kept by
+ * offset), and sent from there as bytes: the caller's buffer is free at once, and the region
+ * when the send completes. Each message takes its size plus MPI_BSEND_OVERHEAD of the buffer, the
+ * space the standard tells users to provide. No room is MPI_ERR_BUFFER.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "p2p.h"
+
+/* Frees the regions whose sends have completed. */
+static void regions_reclaim(tm_mpi_rank_t *r)
+{
+    tm_mpi_bsend_region_t **link = &r->p2p->bsend_regions;
+    while (*link) {
+        tm_mpi_bsend_region_t *g = *link;
+        if (tm_mpi_request_is_complete(g->send)) {
+            *link = g->next;
+            tm_mpi_request_release(r, g->send);
+            free(g);
+        } else {
+            link = &g->next;
+        }
+    }
+}
+
+/* First fit: the offset of a gap of len bytes, linked in order; NULL when there is none. */
+static tm_mpi_bsend_region_t *region_take(tm_mpi_p2p_t *p, size_t len)
+{
+    size_t at = 0;
+    tm_mpi_bsend_region_t **link = &p->bsend_regions;
+    for (;; link = &(*link)->next) {
+        size_t end = *link ? (*link)->off : p->bsend_size;
+        if (end >= at && end - at >= len)
+            break;
+        if (!*link)
+            return NULL;
+        at = (*link)->off + (*link)->len;
+    }
+    tm_mpi_bsend_region_t *g = malloc(sizeof *g);
+    if (!g)
+        return NULL;
+    g->off = at;
+    g->len = len;
+    g->send = NULL;
+    g->next = *link;
+    *link = g;
+    return g;
+}
+
+int tm_mpi_bsend_start(tm_mpi_rank_t *r, const char *call, const void *buf, size_t count,
+                       tm_mpi_type_t *type, size_t bytes, int dest, int tag, tm_mpi_comm_t *comm)
+{
+    tm_mpi_p2p_t *p = r->p2p;
+    size_t len = bytes + MPI_BSEND_OVERHEAD;
+    regions_reclaim(r);
+    tm_mpi_bsend_region_t *g = region_take(p, len);
+    if (!g) {
+        /* Sends from the buffer may be done but not yet seen: look once more. */
+        tm_mpi_p2p_progress(r);
+        regions_reclaim(r);
+        g = region_take(p, len);
+    }
+    if (!g)
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_BUFFER,
+                                  "no room for a message of %zu bytes (+ MPI_BSEND_OVERHEAD) in "
+                                  "the attached buffer of %zu bytes",
+                                  bytes, p->bsend_size);
+    char *copy = p->bsend_buf + g->off;
+    tm_mpi_type_pack(buf, count, type, 0, bytes, copy);
+    tm_mpi_type_t *byte;
+    tm_mpi_type_lookup(MPI_BYTE, &byte);
+    if (tm_mpi_p2p_isend(r, copy, bytes, byte, bytes, dest, tag, comm, false, &g->send) < 0) {
+        g->send = NULL;
+        regions_reclaim(r);
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");
+    }
+    g->send->call = call;
+    return MPI_SUCCESS;
+}
+
+static bool regions_done(void *arg)
+{
+    tm_mpi_rank_t *r = arg;
+    for (tm_mpi_bsend_region_t *g = r->p2p->bsend_regions; g; g = g->next)
+        if (!tm_mpi_request_is_complete(g->send))
+            return false;
+    return true;
+}
+
+void tm_mpi_bsend_drain(tm_mpi_rank_t *r)
+{
+    tm_mpi_p2p_t *p = r->p2p;
+    if (p->bsend_regions && !regions_done(r)) {
+        tm_mpi_p2p_note_blocked(r, "MPI_Buffer_detach(waiting for buffered sends)");
+        tm_mpi_p2p_wait_until(r, regions_done, r);
+    }
+    regions_reclaim(r);
+    p->bsend_buf = NULL;
+    p->bsend_size = 0;
+}
+
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+    static const char call[] = "MPI_Buffer_attach";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    if (size < 0)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "negative size %d", size);
+    if (buffer == NULL && size > 0)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_BUFFER, "buffer is NULL");
+    if (r->p2p->bsend_buf)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_BUFFER,
+                                  "a buffer is already attached (detach it first)");
+    r->p2p->bsend_buf = buffer;
+    r->p2p->bsend_size = (size_t)size;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
+
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    static const char call[] = "MPI_Buffer_detach";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    if (buffer_addr == NULL || size == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "%s is NULL",
+                                  size ? "buffer_addr" : "size");
+    /* The standard passes the address of a pointer as void *. */
+    *(void **)buffer_addr = r->p2p->bsend_buf;
+    *size = (int)r->p2p->bsend_size;
+    tm_mpi_bsend_drain(r);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+
+static int bsend(const char *call, const void *buf, int count, MPI_Datatype datatype, int dest,
+                 int tag, MPI_Comm comm, MPI_Request *request)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    tm_mpi_type_t *t;
+    size_t bytes;
+    int err = tm_mpi_p2p_check_send(r, call, buf, count, datatype, dest, tag, comm, &c, &t, &bytes);
+    if (err == MPI_SUCCESS && dest != MPI_PROC_NULL)
+        err = tm_mpi_bsend_start(r, call, buf, (size_t)count, t, bytes, dest, tag, c);
+    if (err != MPI_SUCCESS || !request)
+        return err;
+    /* The message is in the attached buffer: the caller's operation is complete. */
+    tm_mpi_request_t *req = tm_mpi_request_new(r, TM_MPI_REQ_SEND);
+    if (!req)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
+    req->comm = c;
+    req->call = call;
+    atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
+    *request = tm_mpi_request_handle(req);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return bsend("MPI_Bsend", buf, count, datatype, dest, tag, comm, NULL);
+}
+#pragma weak MPI_Bsend = PMPI_Bsend
+
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+    static const char call[] = "MPI_Ibsend";
+    if (request == NULL)
+        return tm_mpi_error_raise(tm_mpi_rank_get(call)->rt, NULL, call, MPI_ERR_ARG,
+                                  "request is NULL");
+    return bsend(call, buf, count, datatype, dest, tag, comm, request);
+}
+#pragma weak MPI_Ibsend = PMPI_Ibsend

@@ -1,0 +1,615 @@
+/*
+ * Creating and freeing communicators: MPI_Comm_dup(_with_info) (which copies the topology),
+ * MPI_Comm_split(_type),
+ * MPI_Comm_create, MPI_Comm_create_group, MPI_Comm_free, MPI_Comm_set_info/get_info.
+ *
+ * Context ids come from one process-wide counter (ranks share the address space): each new
+ * communicator gets the next even id, and id + 1 is its collective context. The member that
+ * allocates the id (rank 0 of the parent, or of the group for MPI_Comm_create_group) tells the
+ * others over point-to-point messages on the parent's collective context, with the negative
+ * tags of mpi_impl.h, so the traffic never mixes with the program's messages. The algorithms
+ * are linear (the leader talks to each member in turn): lg p collectives come with the
+ * collectives themselves.
+ *
+ * Each member has its own view (tm_mpi_comm_t, heap-allocated, in its `comms` table); the views
+ * of one communicator share its group, which MPI_Comm_split builds once on the leader and hands
+ * to the members as a pointer, with one reference per member.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attr.h"
+#include "group.h"
+#include "p2p.h"
+#include "topo.h"
+
+_Static_assert(TM_MPI_COMM_FIRST_PAYLOAD > (MPI_COMM_SELF & TM_MPI_HANDLE_PAYLOAD_MASK) &&
+                   TM_MPI_COMM_FIRST_PAYLOAD > (MPI_COMM_WORLD & TM_MPI_HANDLE_PAYLOAD_MASK),
+               "the program's communicators would take the predefined handles");
+
+/* A view with room for a name that error messages can print ("MPI_Comm 0x44000003"). */
+typedef struct tm_mpi_comm_view {
+    tm_mpi_comm_t comm; /* first: the table holds &view->comm, free() takes it back */
+    char label[32];
+} tm_mpi_comm_view_t;
+
+/* ------------------------------------------------------------------ context ids */
+
+/* The first id after WORLD's (0, 1) and SELF's (2, 3). */
+static _Atomic unsigned tm_mpi_context_next = TM_MPI_CONTEXT_SELF + 2;
+
+/* A new even context id, or -1 when they are exhausted. Ids are never reused: 2^30 of them
+ * outlast any program. Only uniqueness matters (the id reaches the other members through
+ * messages, which order the rest): relaxed. */
+static int tm_mpi_context_alloc(void)
+{
+    unsigned id = atomic_fetch_add_explicit(&tm_mpi_context_next, 2, memory_order_relaxed);
+
+    return id > INT_MAX - 1 ? -1 : (int)id;
+}
+
+/* ------------------------------------------------------------------ internal messages */
+
+/* What the leader tells a member: the context id (-1: the member gets MPI_COMM_NULL, or the
+ * ids ran out) and, for MPI_Comm_split, the group of the new communicator, with a reference
+ * for the member. */
+typedef struct tm_mpi_comm_msg {
+    int context_id;
+    tm_mpi_group_t *group;
+} tm_mpi_comm_msg_t;
+
+/* The view of `parent` that carries creation traffic: the same members on its collective
+ * context. Internal errors are fatal: the program has no handler for them. */
+static void tm_mpi_comm_coll_view(tm_mpi_comm_t *view, const tm_mpi_comm_t *parent)
+{
+    memset(view, 0, sizeof(*view));
+    view->owner = parent->owner;
+    view->handle = parent->handle;
+    view->name = parent->name;
+    view->rank = parent->rank;
+    view->size = parent->size;
+    view->context_id = parent->context_id + 1;
+    view->errhandler = MPI_ERRORS_ARE_FATAL;
+    view->group = parent->group;
+}
+
+static bool tm_mpi_comm_request_done(void *arg)
+{
+    return tm_mpi_request_is_complete(arg);
+}
+
+/* Waits for req and releases it. */
+static void tm_mpi_comm_wait(tm_mpi_rank_t *r, tm_mpi_request_t *req, const char *call,
+                             const tm_mpi_comm_t *view, int peer)
+{
+    if (!tm_mpi_request_is_complete(req)) {
+        tm_mpi_p2p_note_blocked(r, "%s(comm=%s): %s rank %d", call, view->name,
+                                req->kind == TM_MPI_REQ_SEND ? "sending to" : "waiting for", peer);
+        tm_mpi_p2p_wait_until(r, tm_mpi_comm_request_done, req);
+    }
+    tm_mpi_request_release(r, req);
+}
+
+static tm_mpi_type_t *tm_mpi_comm_byte_type(void)
+{
+    tm_mpi_type_t *t = NULL;
+
+    tm_mpi_type_lookup(MPI_BYTE, &t);
+    return t;
+}
+
+/* Sends `bytes` of buf to `dest` of view and waits until the buffer is free. 0 or -ENOMEM. */
+static int tm_mpi_comm_send(tm_mpi_rank_t *r, tm_mpi_comm_t *view, const char *call,
+                            const void *buf, size_t bytes, int dest, int tag)
+{
+    tm_mpi_request_t *req;
+    int err = tm_mpi_p2p_isend(r, buf, bytes, tm_mpi_comm_byte_type(), bytes, dest, tag, view,
+                               false, &req);
+
+    if (err < 0)
+        return err;
+    req->call = call;
+    tm_mpi_comm_wait(r, req, call, view, dest);
+    return 0;
+}
+
+/* Receives exactly `bytes` into buf from `source` of view. 0 or -ENOMEM. */
+static int tm_mpi_comm_recv(tm_mpi_rank_t *r, tm_mpi_comm_t *view, const char *call, void *buf,
+                            size_t bytes, int source, int tag)
+{
+    tm_mpi_request_t *req;
+    int err = tm_mpi_p2p_irecv(r, buf, bytes, tm_mpi_comm_byte_type(), source, tag, view, &req);
+
+    if (err < 0)
+        return err;
+    req->call = call;
+    tm_mpi_comm_wait(r, req, call, view, source);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ views */
+
+/* A new view for r of the communicator (context_id, group), where r is `rank`, inheriting
+ * parent's error handler; it takes over the caller's reference to group. On success publishes
+ * it in r's table, sets *comm_p and returns 0; -ENOMEM (group released). */
+static int tm_mpi_comm_view_new(tm_mpi_rank_t *r, const tm_mpi_comm_t *parent, int context_id,
+                                tm_mpi_group_t *group, int rank, tm_mpi_comm_t **comm_p)
+{
+    tm_mpi_comm_view_t *v = calloc(1, sizeof(*v));
+    tm_mpi_comm_t *c;
+    int index;
+
+    if (v == NULL) {
+        tm_mpi_group_release(group);
+        return -ENOMEM;
+    }
+    index = tm_mpi_table_add(&r->comms, &v->comm);
+    if (index < 0) {
+        free(v);
+        tm_mpi_group_release(group);
+        return -ENOMEM;
+    }
+    c = &v->comm;
+    c->owner = r;
+    c->handle = TM_MPI_HANDLE(TM_MPI_KIND_COMM, index + TM_MPI_COMM_FIRST_PAYLOAD);
+    snprintf(v->label, sizeof(v->label), "MPI_Comm 0x%08x", (unsigned)c->handle);
+    c->name = v->label;
+    c->rank = rank;
+    c->size = group->size;
+    c->context_id = context_id;
+    c->errhandler = MPI_ERRORS_ARE_FATAL;
+    c->group = group;
+    tm_mpi_comm_errhandler_inherit(c, parent);
+    *comm_p = c;
+    return 0;
+}
+
+/* Frees view c (attributes already deleted). */
+static void tm_mpi_comm_view_free(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
+{
+    tm_mpi_table_remove(&r->comms,
+                        (int)tm_mpi_handle_payload(c->handle) - TM_MPI_COMM_FIRST_PAYLOAD);
+    tm_mpi_comm_errhandler_clear(c);
+    tm_mpi_group_release(c->group);
+    tm_mpi_topo_free(c->topo);
+    free(c); /* the view: c is its first member */
+}
+
+void tm_mpi_comm_rank_fini(tm_mpi_rank_t *r)
+{
+    for (int i = 0; i < r->comms.len; i++) {
+        tm_mpi_comm_t *c = r->comms.slots[i];
+
+        if (c == NULL)
+            continue;
+        tm_mpi_attr_comm_fini(c);
+        tm_mpi_comm_view_free(r, c);
+    }
+    tm_mpi_table_destroy(&r->comms);
+}
+
+/* ------------------------------------------------------------------ argument checks */
+
+static int tm_mpi_comm_out_of_memory(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call)
+{
+    return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");
+}
+
+static int tm_mpi_comm_check_newcomm(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
+                                     const MPI_Comm *newcomm)
+{
+    if (newcomm != NULL)
+        return MPI_SUCCESS;
+    return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_ARG, "newcomm is NULL");
+}
+
+/* Checks that every member of g belongs to comm; fills parent_rank[i] with the rank in comm of
+ * member i of g. */
+static int tm_mpi_comm_check_subgroup(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
+                                      const tm_mpi_group_t *g, int *parent_rank)
+{
+    int world_size = tm_rt_world_size();
+    int *index_of = malloc((size_t)world_size * sizeof(*index_of)); /* world rank -> comm rank */
+
+    if (index_of == NULL)
+        return tm_mpi_comm_out_of_memory(r, comm, call);
+    for (int w = 0; w < world_size; w++)
+        index_of[w] = -1;
+    for (int i = 0; i < comm->size; i++)
+        index_of[tm_mpi_group_world_rank(comm->group, i)] = i;
+    for (int i = 0; i < g->size; i++) {
+        int w = tm_mpi_group_world_rank(g, i);
+
+        parent_rank[i] = index_of[w];
+        if (parent_rank[i] < 0) {
+            free(index_of);
+            return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_GROUP,
+                                      "member %d of the group (rank %d of MPI_COMM_WORLD) is "
+                                      "not in %s",
+                                      i, w, comm->name);
+        }
+    }
+    free(index_of);
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ dup */
+
+static int tm_mpi_comm_dup(const char *call, MPI_Comm comm, MPI_Info info, int check_info,
+                           MPI_Comm *newcomm)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c, *nc, view;
+    int err = tm_mpi_comm_get(r, comm, call, &c);
+    int id = -1;
+
+    if (err != MPI_SUCCESS)
+        return err;
+    if (check_info && (err = tm_mpi_info_check(r, info, call)) != MPI_SUCCESS)
+        return err;
+    if ((err = tm_mpi_comm_check_newcomm(r, c, call, newcomm)) != MPI_SUCCESS)
+        return err;
+    tm_mpi_comm_coll_view(&view, c);
+    if (c->rank == 0) {
+        id = tm_mpi_context_alloc();
+        for (int i = 1; i < c->size; i++)
+            if (tm_mpi_comm_send(r, &view, call, &id, sizeof(id), i, TM_MPI_TAG_COMM_DUP) < 0)
+                return tm_mpi_comm_out_of_memory(r, c, call);
+    } else if (tm_mpi_comm_recv(r, &view, call, &id, sizeof(id), 0, TM_MPI_TAG_COMM_DUP) < 0) {
+        return tm_mpi_comm_out_of_memory(r, c, call);
+    }
+    if (id < 0)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_INTERN, "out of context ids");
+    tm_mpi_group_retain(c->group);
+    if (tm_mpi_comm_view_new(r, c, id, c->group, c->rank, &nc) < 0)
+        return tm_mpi_comm_out_of_memory(r, c, call);
+    int failed = 0;
+    nc->topo = tm_mpi_topo_dup(c->topo, &failed);
+    if (failed) {
+        tm_mpi_comm_view_free(r, nc);
+        return tm_mpi_comm_out_of_memory(r, c, call);
+    }
+    err = tm_mpi_attr_copy_all(c, nc);
+    if (err != MPI_SUCCESS) {
+        tm_mpi_attr_comm_fini(nc);
+        tm_mpi_comm_view_free(r, nc);
+        return tm_mpi_error_raise(r->rt, c, call,
+                                  err > 0 && tm_mpi_error_class_name(err) ? err : MPI_ERR_OTHER,
+                                  "an attribute copy callback returned %d", err);
+    }
+    *newcomm = nc->handle;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    return tm_mpi_comm_dup("MPI_Comm_dup", comm, MPI_INFO_NULL, 0, newcomm);
+}
+#pragma weak MPI_Comm_dup = PMPI_Comm_dup
+
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    return tm_mpi_comm_dup("MPI_Comm_dup_with_info", comm, info, 1, newcomm);
+}
+#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+
+/* ------------------------------------------------------------------ split */
+
+typedef struct tm_mpi_comm_split_entry {
+    int color, key, rank; /* rank: in the parent */
+} tm_mpi_comm_split_entry_t;
+
+/* Color, then key, then rank in the parent: the order of the new communicators' members. */
+static int tm_mpi_comm_split_cmp(const void *a, const void *b)
+{
+    const tm_mpi_comm_split_entry_t *x = a, *y = b;
+
+    if (x->color != y->color)
+        return x->color < y->color ? -1 : 1;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* The leader's part: gathers (color, key) from every rank, builds the group of each color and
+ * sends each rank its message; *mine = its own. 0 or -ENOMEM. */
+static int tm_mpi_comm_split_lead(tm_mpi_rank_t *r, tm_mpi_comm_t *view, const char *call,
+                                  int color, int key, tm_mpi_comm_msg_t *mine)
+{
+    int n = view->size, err = 0;
+    tm_mpi_comm_split_entry_t *e = malloc((size_t)n * sizeof(*e));
+    tm_mpi_comm_msg_t *out = calloc((size_t)n, sizeof(*out));
+
+    if (e == NULL || out == NULL) {
+        err = -ENOMEM;
+        goto free_arrays;
+    }
+    e[0] = (tm_mpi_comm_split_entry_t){color, key, 0};
+    for (int i = 1; i < n && err == 0; i++) {
+        int ck[2];
+
+        err = tm_mpi_comm_recv(r, view, call, ck, sizeof(ck), i, TM_MPI_TAG_COMM_SPLIT_IN);
+        e[i] = (tm_mpi_comm_split_entry_t){ck[0], ck[1], i};
+    }
+    if (err < 0)
+        goto free_arrays;
+    qsort(e, (size_t)n, sizeof(*e), tm_mpi_comm_split_cmp);
+    for (int first = 0, last; first < n; first = last) {
+        for (last = first + 1; last < n && e[last].color == e[first].color; last++)
+            ;
+        if (e[first].color == MPI_UNDEFINED) {
+            for (int i = first; i < last; i++)
+                out[e[i].rank].context_id = -1;
+            continue;
+        }
+        tm_mpi_group_t *g = tm_mpi_group_create(last - first);
+        int id = tm_mpi_context_alloc();
+
+        if (g == NULL) {
+            err = -ENOMEM; /* the members of this color and the next get MPI_COMM_NULL */
+            break;
+        }
+        for (int i = first; i < last; i++) {
+            g->world_ranks[i - first] = tm_mpi_group_world_rank(view->group, e[i].rank);
+            out[e[i].rank].context_id = id;
+            out[e[i].rank].group = g;
+            if (i > first)
+                tm_mpi_group_retain(g);
+        }
+    }
+    /* Every rank gets its message, even on failure, so that none waits forever. */
+    for (int i = 0; i < n; i++) {
+        if (out[i].group == NULL)
+            out[i].context_id = -1;
+        if (i > 0 && tm_mpi_comm_send(r, view, call, &out[i], sizeof(out[i]), i,
+                                      TM_MPI_TAG_COMM_SPLIT_OUT) < 0) {
+            tm_mpi_group_release(out[i].group);
+            err = -ENOMEM;
+        }
+    }
+    *mine = out[0];
+free_arrays:
+    free(out);
+    free(e);
+    return err;
+}
+
+static int tm_mpi_comm_split(const char *call, MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c, *nc, view;
+    tm_mpi_comm_msg_t msg = {-1, NULL};
+    int err = tm_mpi_comm_get(r, comm, call, &c);
+
+    if (err != MPI_SUCCESS)
+        return err;
+    if (color < 0 && color != MPI_UNDEFINED)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG,
+                                  "invalid color %d (colors are non-negative or MPI_UNDEFINED)",
+                                  color);
+    if ((err = tm_mpi_comm_check_newcomm(r, c, call, newcomm)) != MPI_SUCCESS)
+        return err;
+    tm_mpi_comm_coll_view(&view, c);
+    if (c->rank == 0) {
+        err = tm_mpi_comm_split_lead(r, &view, call, color, key, &msg);
+    } else {
+        int ck[2] = {color, key};
+
+        err = tm_mpi_comm_send(r, &view, call, ck, sizeof(ck), 0, TM_MPI_TAG_COMM_SPLIT_IN);
+        if (err == 0)
+            err = tm_mpi_comm_recv(r, &view, call, &msg, sizeof(msg), 0, TM_MPI_TAG_COMM_SPLIT_OUT);
+    }
+    if (err < 0 || (msg.group == NULL && color != MPI_UNDEFINED)) {
+        tm_mpi_group_release(msg.group);
+        return tm_mpi_comm_out_of_memory(r, c, call);
+    }
+    if (msg.group == NULL) {
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    if (msg.context_id < 0) {
+        tm_mpi_group_release(msg.group);
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_INTERN, "out of context ids");
+    }
+    if (tm_mpi_comm_view_new(r, c, msg.context_id, msg.group,
+                             tm_mpi_group_rank_of(msg.group, r->rt->world_rank), &nc) < 0)
+        return tm_mpi_comm_out_of_memory(r, c, call);
+    *newcomm = nc->handle;
+    return MPI_SUCCESS;
+}
+
+int tm_mpi_comm_split_call(const char *call, MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    return tm_mpi_comm_split(call, comm, color, key, newcomm);
+}
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    return tm_mpi_comm_split("MPI_Comm_split", comm, color, key, newcomm);
+}
+#pragma weak MPI_Comm_split = PMPI_Comm_split
+
+/* All ranks share this node's memory: MPI_COMM_TYPE_SHARED is one color. */
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    static const char call[] = "MPI_Comm_split_type";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    int err = tm_mpi_comm_get(r, comm, call, &c);
+
+    if (err != MPI_SUCCESS)
+        return err;
+    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG,
+                                  "invalid split_type %d (MPI_COMM_TYPE_SHARED or MPI_UNDEFINED)",
+                                  split_type);
+    if (info != MPI_INFO_NULL && (err = tm_mpi_info_check(r, info, call)) != MPI_SUCCESS)
+        return err;
+    return tm_mpi_comm_split(call, comm, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key,
+                             newcomm);
+}
+#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
+
+/* ------------------------------------------------------------------ create, create_group */
+
+/*
+ * The common part: `leader` (a rank in comm) allocates the context id and sends
+ * it to the other members of g (parent_rank: their ranks in comm) with `tag`; each member
+ * makes its view. Non-members get MPI_COMM_NULL.
+ */
+static int tm_mpi_comm_create_common(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                                     tm_mpi_group_t *g, const int *parent_rank, int leader, int tag,
+                                     MPI_Comm *newcomm)
+{
+    tm_mpi_comm_t *nc, view;
+    int rank = tm_mpi_group_rank_of(g, r->rt->world_rank);
+    int id = -1;
+
+    *newcomm = MPI_COMM_NULL;
+    if (g->size == 0 || (rank == MPI_UNDEFINED && c->rank != leader))
+        return MPI_SUCCESS;
+    tm_mpi_comm_coll_view(&view, c);
+    if (c->rank == leader) {
+        id = tm_mpi_context_alloc();
+        for (int i = 0; i < g->size; i++)
+            if (parent_rank[i] != leader &&
+                tm_mpi_comm_send(r, &view, call, &id, sizeof(id), parent_rank[i], tag) < 0)
+                return tm_mpi_comm_out_of_memory(r, c, call);
+    } else if (tm_mpi_comm_recv(r, &view, call, &id, sizeof(id), leader, tag) < 0) {
+        return tm_mpi_comm_out_of_memory(r, c, call);
+    }
+    if (rank == MPI_UNDEFINED) /* the leader of MPI_Comm_create, not a member */
+        return MPI_SUCCESS;
+    if (id < 0)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_INTERN, "out of context ids");
+    tm_mpi_group_retain(g);
+    if (tm_mpi_comm_view_new(r, c, id, g, rank, &nc) < 0)
+        return tm_mpi_comm_out_of_memory(r, c, call);
+    *newcomm = nc->handle;
+    return MPI_SUCCESS;
+}
+
+/* Collective over comm; the leader is comm's rank 0, member or not. */
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    static const char call[] = "MPI_Comm_create";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    tm_mpi_group_t *g;
+    int *parent_rank;
+    int err = tm_mpi_comm_get(r, comm, call, &c);
+
+    if (err != MPI_SUCCESS)
+        return err;
+    if ((err = tm_mpi_group_get(r, group, call, &g)) != MPI_SUCCESS)
+        return err;
+    if ((err = tm_mpi_comm_check_newcomm(r, c, call, newcomm)) != MPI_SUCCESS)
+        return err;
+    parent_rank = malloc((size_t)(g->size + 1) * sizeof(*parent_rank));
+    if (parent_rank == NULL)
+        return tm_mpi_comm_out_of_memory(r, c, call);
+    err = tm_mpi_comm_check_subgroup(r, c, call, g, parent_rank);
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_comm_create_common(r, c, call, g, parent_rank, 0, TM_MPI_TAG_COMM_CREATE,
+                                        newcomm);
+    free(parent_rank);
+    return err;
+}
+#pragma weak MPI_Comm_create = PMPI_Comm_create
+
+/* Collective over the members of group only; the leader is the group's rank 0. */
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    static const char call[] = "MPI_Comm_create_group";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    tm_mpi_group_t *g;
+    int *parent_rank;
+    int err = tm_mpi_comm_get(r, comm, call, &c);
+
+    if (err != MPI_SUCCESS)
+        return err;
+    if ((err = tm_mpi_group_get(r, group, call, &g)) != MPI_SUCCESS)
+        return err;
+    if (tag < 0 || tag > TM_MPI_TAG_UB)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_TAG,
+                                  "invalid tag %d (tags go from 0 to MPI_TAG_UB = %d)", tag,
+                                  TM_MPI_TAG_UB);
+    if ((err = tm_mpi_comm_check_newcomm(r, c, call, newcomm)) != MPI_SUCCESS)
+        return err;
+    if (tm_mpi_group_rank_of(g, r->rt->world_rank) == MPI_UNDEFINED)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_GROUP,
+                                  "the calling rank is not a member of the group");
+    parent_rank = malloc((size_t)g->size * sizeof(*parent_rank));
+    if (parent_rank == NULL)
+        return tm_mpi_comm_out_of_memory(r, c, call);
+    err = tm_mpi_comm_check_subgroup(r, c, call, g, parent_rank);
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_comm_create_common(r, c, call, g, parent_rank, parent_rank[0], tag, newcomm);
+    free(parent_rank);
+    return err;
+}
+#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
+
+/* ------------------------------------------------------------------ free, info */
+
+/* Local: the other members keep their views. Requests still pending on the communicator must
+ * be completed before it is freed (ThreadMPI does not defer the free). */
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    static const char call[] = "MPI_Comm_free";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    int err;
+
+    if (comm == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "comm is NULL");
+    if ((err = tm_mpi_comm_get(r, *comm, call, &c)) != MPI_SUCCESS)
+        return err;
+    if (c == &r->world || c == &r->self)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_COMM, "%s cannot be freed", c->name);
+    err = tm_mpi_attr_delete_all(c);
+    if (err != MPI_SUCCESS)
+        return tm_mpi_error_raise(r->rt, c, call,
+                                  err > 0 && tm_mpi_error_class_name(err) ? err : MPI_ERR_OTHER,
+                                  "an attribute delete callback returned %d", err);
+    tm_mpi_comm_view_free(r, c);
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_free = PMPI_Comm_free
+
+/* ThreadMPI takes no hints: the info is checked and ignored. */
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    static const char call[] = "MPI_Comm_set_info";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    int err = tm_mpi_comm_get(r, comm, call, &c);
+
+    if (err != MPI_SUCCESS)
+        return err;
+    return tm_mpi_info_check(r, info, call);
+}
+#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+
+/* No hint is in use: a new, empty info object. */
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+    static const char call[] = "MPI_Comm_get_info";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    int err = tm_mpi_comm_get(r, comm, call, &c);
+
+    if (err != MPI_SUCCESS)
+        return err;
+    if (info_used == NULL)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "info_used is NULL");
+    return PMPI_Info_create(info_used);
+}
+#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info

@@ -1,0 +1,150 @@
+/*
+ * Persistent requests: MPI_Send_init and its modes, MPI_Recv_init, MPI_Start, MPI_Startall. A
+ * persistent request keeps the arguments; each start makes the operation of that activation,
+ * which the completion calls complete through it (wait.c) before making it inactive again.
+ */
+#include "config.h"
+
+#include "p2p.h"
+
+static int init(const char *call, tm_mpi_persistent_op_t op, const void *buf, int count,
+                MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    tm_mpi_type_t *t;
+    size_t bytes;
+    int err = tm_mpi_comm_get(r, comm, call, &c);
+    if (err == MPI_SUCCESS && request == NULL)
+        err = tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "request is NULL");
+    if (err == MPI_SUCCESS && op == TM_MPI_PERSIST_RECV)
+        err = tm_mpi_p2p_check_recv(r, call, (void *)buf, count, datatype, peer, tag, comm, &c, &t);
+    else if (err == MPI_SUCCESS)
+        err = tm_mpi_p2p_check_send(r, call, buf, count, datatype, peer, tag, comm, &c, &t, &bytes);
+    if (err != MPI_SUCCESS)
+        return err;
+    tm_mpi_request_t *req = tm_mpi_request_new(r, TM_MPI_REQ_PERSISTENT);
+    if (!req)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
+    req->op = op;
+    req->buf = (void *)buf;
+    req->count = (size_t)count;
+    tm_mpi_type_retain(t);
+    req->type = t;
+    req->source = peer;
+    req->tag = tag;
+    req->comm = c;
+    req->call = call;
+    *request = tm_mpi_request_handle(req);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    return init("MPI_Send_init", TM_MPI_PERSIST_SEND, buf, count, datatype, dest, tag, comm,
+                request);
+}
+#pragma weak MPI_Send_init = PMPI_Send_init
+
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return init("MPI_Ssend_init", TM_MPI_PERSIST_SSEND, buf, count, datatype, dest, tag, comm,
+                request);
+}
+#pragma weak MPI_Ssend_init = PMPI_Ssend_init
+
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return init("MPI_Rsend_init", TM_MPI_PERSIST_RSEND, buf, count, datatype, dest, tag, comm,
+                request);
+}
+#pragma weak MPI_Rsend_init = PMPI_Rsend_init
+
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return init("MPI_Bsend_init", TM_MPI_PERSIST_BSEND, buf, count, datatype, dest, tag, comm,
+                request);
+}
+#pragma weak MPI_Bsend_init = PMPI_Bsend_init
+
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    return init("MPI_Recv_init", TM_MPI_PERSIST_RECV, buf, count, datatype, source, tag, comm,
+                request);
+}
+#pragma weak MPI_Recv_init = PMPI_Recv_init
+
+/* Starts persistent request h: makes the operation of this activation. */
+static int start(tm_mpi_rank_t *r, const char *call, MPI_Request h)
+{
+    tm_mpi_request_t *p = tm_mpi_request_lookup(r, h);
+    if (!p || p == TM_MPI_REQUEST_INVALID || p->kind != TM_MPI_REQ_PERSISTENT)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_REQUEST,
+                                  "0x%x is not a persistent request", (unsigned)h);
+    if (p->active)
+        return tm_mpi_error_raise(r->rt, p->comm, call, MPI_ERR_REQUEST,
+                                  "the request is already active");
+    size_t bytes = p->count * p->type->size;
+    tm_mpi_request_t *op = NULL;
+    int err = MPI_SUCCESS;
+    if (p->source == MPI_PROC_NULL || p->op == TM_MPI_PERSIST_BSEND) {
+        if (p->source != MPI_PROC_NULL)
+            err = tm_mpi_bsend_start(r, call, p->buf, p->count, p->type, bytes, p->source, p->tag,
+                                     p->comm);
+        if (err != MPI_SUCCESS)
+            return err;
+        /* Done at once: to MPI_PROC_NULL, or copied into the attached buffer. */
+        op =
+            tm_mpi_request_new(r, p->op == TM_MPI_PERSIST_RECV ? TM_MPI_REQ_RECV : TM_MPI_REQ_SEND);
+        if (op) {
+            tm_mpi_status_proc_null(&op->status);
+            atomic_store_explicit(&op->complete, 1, memory_order_relaxed);
+        }
+    } else if (p->op == TM_MPI_PERSIST_RECV) {
+        if (tm_mpi_p2p_irecv(r, p->buf, p->count, p->type, p->source, p->tag, p->comm, &op) < 0)
+            op = NULL;
+    } else {
+        if (tm_mpi_p2p_isend(r, p->buf, p->count, p->type, bytes, p->source, p->tag, p->comm,
+                             p->op == TM_MPI_PERSIST_SSEND, &op) < 0)
+            op = NULL;
+    }
+    if (!op)
+        return tm_mpi_error_raise(r->rt, p->comm, call, MPI_ERR_NO_MEM, "out of memory");
+    op->comm = p->comm;
+    op->call = p->call;
+    op->persistent = p;
+    p->active = op;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Start(MPI_Request *request)
+{
+    static const char call[] = "MPI_Start";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    if (request == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "request is NULL");
+    return start(r, call, *request);
+}
+#pragma weak MPI_Start = PMPI_Start
+
+int PMPI_Startall(int count, MPI_Request requests[])
+{
+    static const char call[] = "MPI_Startall";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    if (count < 0)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_COUNT, "negative count %d", count);
+    if (count > 0 && requests == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "the request array is NULL");
+    for (int i = 0; i < count; i++) {
+        int err = start(r, call, requests[i]);
+        if (err != MPI_SUCCESS)
+            return err;
+    }
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Startall = PMPI_Startall

@@ -1,0 +1,134 @@
+/* Persistent requests (started many times, completed by every completion call, inactive ones
+ * treated as null) and buffered sends (attach, many sends before any receive, detach, no room
+ * is MPI_ERR_BUFFER). */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int rank, size, errors;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "rank %d, line %d: ", rank, __LINE__);                                 \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fprintf(stderr, "\n");                                                                 \
+            errors++;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+static void persistent(void)
+{
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    enum { N = 2000 }; /* rendezvous-sized */
+    static int out[N], in[N];
+    MPI_Request reqs[2];
+    MPI_Status sts[2];
+    MPI_Recv_init(in, N, MPI_INT, prev, 3, MPI_COMM_WORLD, &reqs[0]);
+    MPI_Send_init(out, N, MPI_INT, next, 3, MPI_COMM_WORLD, &reqs[1]);
+    for (int it = 0; it < 20; it++) {
+        for (int i = 0; i < N; i++)
+            out[i] = rank * 100000 + it * 100 + i % 100;
+        MPI_Startall(2, reqs);
+        if (it % 2)
+            MPI_Waitall(2, reqs, sts);
+        else {
+            int flag = 0;
+            while (!flag)
+                MPI_Testall(2, reqs, &flag, sts);
+        }
+        CHECK(reqs[0] != MPI_REQUEST_NULL && reqs[1] != MPI_REQUEST_NULL,
+              "a persistent request lost its handle");
+        CHECK(in[N - 1] == prev * 100000 + it * 100 + (N - 1) % 100 && sts[0].MPI_SOURCE == prev,
+              "iteration %d: got %d", it, in[N - 1]);
+    }
+    /* Inactive: a wait returns at once, with an empty status. */
+    MPI_Status st;
+    st.MPI_SOURCE = 12345;
+    MPI_Wait(&reqs[0], &st);
+    CHECK(st.MPI_SOURCE == MPI_ANY_SOURCE && reqs[0] != MPI_REQUEST_NULL, "inactive wait");
+    MPI_Request_free(&reqs[0]);
+    MPI_Request_free(&reqs[1]);
+    CHECK(reqs[0] == MPI_REQUEST_NULL && reqs[1] == MPI_REQUEST_NULL, "request_free");
+
+    /* Ssend_init and a persistent receive from MPI_PROC_NULL. */
+    int v = rank, w = -1;
+    MPI_Request s, n;
+    MPI_Ssend_init(&v, 1, MPI_INT, next, 4, MPI_COMM_WORLD, &s);
+    MPI_Recv_init(&w, 1, MPI_INT, MPI_PROC_NULL, 4, MPI_COMM_WORLD, &n);
+    MPI_Start(&s);
+    MPI_Start(&n);
+    MPI_Recv(&w, 1, MPI_INT, prev, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Wait(&s, MPI_STATUS_IGNORE);
+    MPI_Wait(&n, &st);
+    CHECK(w == prev && st.MPI_SOURCE == MPI_PROC_NULL, "ssend_init / proc null: %d", w);
+    MPI_Request_free(&s);
+    MPI_Request_free(&n);
+}
+
+static void buffered(void)
+{
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    enum { M = 10, LEN = 3000 };
+    int bufsize = M * (LEN * (int)sizeof(int) + MPI_BSEND_OVERHEAD);
+    char *attached = malloc((size_t)bufsize);
+    MPI_Buffer_attach(attached, bufsize);
+    int *msg = malloc(LEN * sizeof *msg);
+    for (int m = 0; m < M; m++) {
+        for (int i = 0; i < LEN; i++)
+            msg[i] = rank * 1000 + m;
+        if (m % 3 == 0) {
+            MPI_Request req;
+            MPI_Ibsend(msg, LEN, MPI_INT, next, 5, MPI_COMM_WORLD, &req);
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Bsend(msg, LEN, MPI_INT, next, 5, MPI_COMM_WORLD);
+        }
+    }
+    /* A message larger than the whole buffer never has room. */
+    {
+        int *huge = calloc((size_t)bufsize, 1);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        int err = MPI_Bsend(huge, bufsize / (int)sizeof(int), MPI_INT, next, 6, MPI_COMM_WORLD),
+            cls;
+        MPI_Error_class(err, &cls);
+        CHECK(cls == MPI_ERR_BUFFER, "a bsend without room returned %d", err);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+        free(huge);
+    }
+    for (int m = 0; m < M; m++) {
+        MPI_Recv(msg, LEN, MPI_INT, prev, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        CHECK(msg[0] == prev * 1000 + m && msg[LEN - 1] == prev * 1000 + m, "bsend %d: %d", m,
+              msg[0]);
+    }
+    /* Detach waits until our buffered messages are received; attach again for Bsend_init. */
+    void *back;
+    int backsize;
+    MPI_Buffer_detach(&back, &backsize);
+    CHECK(back == attached && backsize == bufsize, "detach gave %p %d", back, backsize);
+    MPI_Buffer_attach(attached, bufsize);
+    MPI_Request p;
+    MPI_Bsend_init(msg, 1, MPI_INT, next, 7, MPI_COMM_WORLD, &p);
+    msg[0] = rank;
+    MPI_Start(&p);
+    MPI_Wait(&p, MPI_STATUS_IGNORE);
+    MPI_Request_free(&p);
+    int got;
+    MPI_Recv(&got, 1, MPI_INT, prev, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK(got == prev, "bsend_init: %d", got);
+    MPI_Buffer_detach(&back, &backsize);
+    CHECK(back == attached && backsize == bufsize, "detach gave %p %d", back, backsize);
+    free(attached);
+    free(msg);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    persistent();
+    buffered();
+    MPI_Finalize();
+    return errors ? 1 : 0;
+}
