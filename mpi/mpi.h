@@ -543,7 +543,8 @@ int PMPI_Error_class(int errorcode, int *errorclass);
 /* ------------------------------------------------------------------ point-to-point
  *
  * Messages between ranks are copied once, from the sender's buffer to the receiver's: up to
- * 4 KiB they travel in a cell of the receiver's mailbox (the send completes at once), above that
+ * [p2p] eager_limit bytes (4 KiB by default) they travel in a cell of the receiver's mailbox (the
+ * send completes at once); above that
  * the receiver copies straight from the sender's buffer, type to type, without packing (the send
  * completes once it has). Any committed datatype may be used on either side, as long as the
  * type signatures match. Order: two messages of one sender to one receiver that both match a

@@ -24,11 +24,13 @@
 
 static tm_mpi_mailbox_t *mailboxes;
 static int nmailboxes;
+static size_t eager_limit; /* fixed for the job when the mailboxes are made */
 static pthread_once_t mailboxes_once = PTHREAD_ONCE_INIT;
 
 static void mailboxes_create(void)
 {
     nmailboxes = tm_rt_world_size();
+    eager_limit = tm_rt_eager_limit();
     mailboxes = aligned_alloc(TM_SHM_CACHE_LINE, (size_t)nmailboxes * sizeof *mailboxes);
     if (!mailboxes)
         return;
@@ -60,7 +62,7 @@ int tm_mpi_p2p_init(tm_mpi_rank_t *r)
     tm_mpi_mailbox_t *mb = &mailboxes[r->rt->world_rank];
     /* A rank that initializes again after a failed start keeps its pool. */
     if (!mb->pool) {
-        int rc = tm_shm_pool_create(sizeof(tm_mpi_envelope_t) + TM_MPI_EAGER_LIMIT, -1, &mb->pool);
+        int rc = tm_shm_pool_create(sizeof(tm_mpi_envelope_t) + eager_limit, -1, &mb->pool);
         if (rc < 0) {
             free(p);
             return rc;
@@ -154,7 +156,7 @@ int tm_mpi_p2p_isend(tm_mpi_rank_t *r, const void *buf, size_t count, tm_mpi_typ
     env->tag = tag;
     env->bytes = bytes;
     env->sender_world_rank = r->rt->world_rank;
-    if (bytes <= TM_MPI_EAGER_LIMIT && !synchronous) {
+    if (bytes <= eager_limit && !synchronous) {
         env->protocol = TM_MPI_PROTO_EAGER;
         tm_mpi_type_pack(buf, count, type, 0, bytes, cell_payload(cell));
         /* The data is in the cell: the buffer is free again. Nobody else sees this request

@@ -34,9 +34,9 @@
 #include "sched/sched.h"
 #include "shm/shm.h"
 
-/* Cells carry the envelope and, for eager messages, the data: 4 KiB of it, as Open MPI's
- * shared-memory transport does. Larger messages and synchronous sends go by rendezvous. */
-#define TM_MPI_EAGER_LIMIT 4096
+/* Cells carry the envelope and, for eager messages, the data: up to [p2p] eager_limit bytes of
+ * it (4 KiB by default, as Open MPI's shared-memory transport). Larger messages and synchronous
+ * sends go by rendezvous. */
 
 /* Context ids of the predefined communicators; collectives will use context_id + 1. */
 #define TM_MPI_CONTEXT_WORLD 0

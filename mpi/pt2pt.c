@@ -1,7 +1,7 @@
 /*
  * The point-to-point calls: sends in each mode, receives, probes and counts. They check their
  * arguments and hand over to the engine (p2p.c). Modes: standard sends go eager up to
- * TM_MPI_EAGER_LIMIT bytes, by rendezvous above; synchronous sends always by rendezvous (they
+ * [p2p] eager_limit bytes, by rendezvous above; synchronous sends always by rendezvous (they
  * complete once the receiver has the data, so once matched); ready sends as standard sends,
  * which is what the standard allows when the receive is posted.
  */

@@ -42,6 +42,7 @@ static struct {
     FILE *null_stdin;   /* what ranks other than 0 read as standard input */
     struct timespec t0; /* origin of tm_rt_wtime() */
     _Atomic int status; /* the first non-zero rank status */
+    size_t eager_limit; /* [p2p] eager_limit */
     atomic_flag ending; /* set by the first abort */
 } job;
 
@@ -58,6 +59,11 @@ tm_rt_rank_t *tm_rt_rank_self(void)
 int tm_rt_world_size(void)
 {
     return job.nranks;
+}
+
+size_t tm_rt_eager_limit(void)
+{
+    return job.eager_limit;
 }
 
 double tm_rt_wtime(void)
@@ -297,6 +303,7 @@ int tm_rt_launcher_main(int argc, char **argv)
         return 2;
     }
     forget_mpcrun_request();
+    job.eager_limit = settings.p2p_eager_limit;
 
     if (hwloc_topology_init(&topo) < 0) {
         report("%s", "cannot read the machine's topology (hwloc)");

@@ -9,6 +9,7 @@
 #define TM_RT_RANK_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 
 typedef enum tm_rt_mpi_state {
     TM_RT_MPI_NOT_INITIALIZED = 0,
@@ -32,6 +33,9 @@ tm_rt_rank_t *tm_rt_rank_self(void);
 
 /* Number of ranks of the job (the size of MPI_COMM_WORLD). */
 int tm_rt_world_size(void);
+
+/* The largest message, in bytes, that travels inside a mailbox cell ([p2p] eager_limit). */
+size_t tm_rt_eager_limit(void);
 
 /* Seconds on a clock shared by every rank, from an arbitrary origin fixed at job start. */
 double tm_rt_wtime(void);

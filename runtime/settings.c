@@ -30,11 +30,13 @@ typedef struct setting {
 static int parse_stack_size(const char *value, void *field, char *why, size_t whylen);
 static int parse_spin_us(const char *value, void *field, char *why, size_t whylen);
 static int parse_timeout(const char *value, void *field, char *why, size_t whylen);
+static int parse_eager_limit(const char *value, void *field, char *why, size_t whylen);
 
 static const setting_t settings_table[] = {
     {"sched", "stack_size", offsetof(tm_rt_settings_t, sched_stack_size), parse_stack_size},
     {"sched", "idle_spin_us", offsetof(tm_rt_settings_t, sched_idle_spin_us), parse_spin_us},
     {"job", "timeout", offsetof(tm_rt_settings_t, job_timeout), parse_timeout},
+    {"p2p", "eager_limit", offsetof(tm_rt_settings_t, p2p_eager_limit), parse_eager_limit},
 };
 #define NSETTINGS (sizeof settings_table / sizeof settings_table[0])
 
@@ -43,18 +45,46 @@ void tm_rt_settings_defaults(tm_rt_settings_t *s)
     s->sched_stack_size = TM_SCHED_STACK_SIZE_DEFAULT;
     s->sched_idle_spin_us = 50;
     s->job_timeout = 0;
+    s->p2p_eager_limit = 4096;
 }
 
 /* ---- value parsers ----------------------------------------------------------------------- */
 
+static int parse_bytes(const char *value, unsigned long long *n_p);
+
 static int parse_stack_size(const char *value, void *field, char *why, size_t whylen)
 {
-    const char *p = value;
+    unsigned long long n;
+    if (parse_bytes(value, &n) < 0 || n < TM_SCHED_STACK_SIZE_MIN || n > (1ull << 30)) {
+        snprintf(why, whylen,
+                 "\"%s\" is not a size from 64K to 1G (bytes, or a number with K, M or G)", value);
+        return -EINVAL;
+    }
+    *(size_t *)field = (size_t)n;
+    return 0;
+}
+
+static int parse_spin_us(const char *value, void *field, char *why, size_t whylen)
+{
     char *end;
     errno = 0;
-    unsigned long long n = strtoull(p, &end, 10);
-    if (end == p || errno || *p == '-')
-        goto bad;
+    long n = strtol(value, &end, 10);
+    if (end == value || *end || errno || n < 0 || n > 1000000) {
+        snprintf(why, whylen, "\"%s\" is not an integer from 0 to 1000000 (microseconds)", value);
+        return -EINVAL;
+    }
+    *(unsigned *)field = (unsigned)n;
+    return 0;
+}
+
+/* A size in bytes, with an optional K, M or G suffix (and B or iB after it). */
+static int parse_bytes(const char *value, unsigned long long *n_p)
+{
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(value, &end, 10);
+    if (end == value || errno || *value == '-')
+        return -EINVAL;
     unsigned long long unit = 1;
     if (*end) {
         switch (toupper((unsigned char)*end)) {
@@ -68,34 +98,29 @@ static int parse_stack_size(const char *value, void *field, char *why, size_t wh
             unit = 1ull << 30;
             break;
         default:
-            goto bad;
+            return -EINVAL;
         }
         end++;
         if (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0)
             end += strlen(end);
         if (*end)
-            goto bad;
+            return -EINVAL;
     }
-    if (n > (1ull << 30) || n * unit < TM_SCHED_STACK_SIZE_MIN || n * unit > (1ull << 30))
-        goto bad;
-    *(size_t *)field = (size_t)(n * unit);
+    if (n > (1ull << 32))
+        return -EINVAL;
+    *n_p = n * unit;
     return 0;
-bad:
-    snprintf(why, whylen, "\"%s\" is not a size from 64K to 1G (bytes, or a number with K, M or G)",
-             value);
-    return -EINVAL;
 }
 
-static int parse_spin_us(const char *value, void *field, char *why, size_t whylen)
+static int parse_eager_limit(const char *value, void *field, char *why, size_t whylen)
 {
-    char *end;
-    errno = 0;
-    long n = strtol(value, &end, 10);
-    if (end == value || *end || errno || n < 0 || n > 1000000) {
-        snprintf(why, whylen, "\"%s\" is not an integer from 0 to 1000000 (microseconds)", value);
+    unsigned long long n;
+    if (parse_bytes(value, &n) < 0 || n > (1ull << 20)) {
+        snprintf(why, whylen, "\"%s\" is not a size from 0 to 1M (bytes, or a number with K or M)",
+                 value);
         return -EINVAL;
     }
-    *(unsigned *)field = (unsigned)n;
+    *(size_t *)field = (size_t)n;
     return 0;
 }
 

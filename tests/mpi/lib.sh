@@ -27,11 +27,17 @@ tm_build() {
     echo "$exe"
 }
 
+# Every job of the tests ends within this many seconds: a hang fails with mpcrun's diagnosis of
+# where each rank is blocked instead of stalling the suite (a later --timeout on the line wins).
+TM_JOB_TIMEOUT=300
+
 # tm_run NRANKS PROGRAM [ARGS...]: runs the job; sets $status, and $out and $err (file names).
 tm_run() {
     out="$work/out"
     err="$work/err"
-    "$MPCRUN" -n "$@" > "$out" 2> "$err" < /dev/null
+    n=$1
+    shift
+    "$MPCRUN" -n "$n" --timeout "$TM_JOB_TIMEOUT" "$@" > "$out" 2> "$err" < /dev/null
     status=$?
 }
 
@@ -40,8 +46,10 @@ tm_run_env() {
     out="$work/out"
     err="$work/err"
     assignment=$1
-    shift
-    env "$assignment" "$MPCRUN" -n "$@" > "$out" 2> "$err" < /dev/null
+    n=$2
+    shift 2
+    env "$assignment" "$MPCRUN" -n "$n" --timeout "$TM_JOB_TIMEOUT" "$@" > "$out" 2> "$err" \
+        < /dev/null
     status=$?
 }
 

@@ -112,9 +112,13 @@ static void order_and_tags(void)
                 buf[m][i] = m * 1000 + i;
             MPI_Send(buf[m], len, MPI_INT, 0, 9, MPI_COMM_WORLD);
         }
+        /* Non-blocking: rank 0 receives them in the other order, which blocking sends would
+         * deadlock unless buffered (they are not, by rendezvous: eager_limit = 0). */
         int a = 1, b = 2;
-        MPI_Send(&a, 1, MPI_INT, 0, 21, MPI_COMM_WORLD);
-        MPI_Send(&b, 1, MPI_INT, 0, 22, MPI_COMM_WORLD);
+        MPI_Request two[2];
+        MPI_Isend(&a, 1, MPI_INT, 0, 21, MPI_COMM_WORLD, &two[0]);
+        MPI_Isend(&b, 1, MPI_INT, 0, 22, MPI_COMM_WORLD, &two[1]);
+        MPI_Waitall(2, two, MPI_STATUSES_IGNORE);
         return;
     }
     for (int m = 0; m < N; m++) {
@@ -188,7 +192,10 @@ static void synchronous(void)
 /* Waitany, Testsome, Testany over receives from every rank; Request_free on a send. */
 static void completions(void)
 {
-    int v = rank;
+    /* Static: after MPI_Request_free the send may still read it (by rendezvous, until the
+     * receiver has copied it), so it must outlive this function. */
+    static int v;
+    v = rank;
     MPI_Request sreq;
     MPI_Isend(&v, 1, MPI_INT, 0, 50, MPI_COMM_WORLD, &sreq);
     MPI_Request_free(&sreq);
@@ -259,9 +266,12 @@ static void matched_probes_and_cancel(void)
     MPI_Message m1, m2;
     int flag = 0, a = 0, b = 0;
     if (size >= 2 && rank == 1) {
+        /* Rank 0 takes both before receiving either: blocking sends could deadlock. */
         int v1 = 1, v2 = 2;
-        MPI_Send(&v1, 1, MPI_INT, 0, 60, MPI_COMM_WORLD);
-        MPI_Send(&v2, 1, MPI_INT, 0, 60, MPI_COMM_WORLD);
+        MPI_Request two[2];
+        MPI_Isend(&v1, 1, MPI_INT, 0, 60, MPI_COMM_WORLD, &two[0]);
+        MPI_Isend(&v2, 1, MPI_INT, 0, 60, MPI_COMM_WORLD, &two[1]);
+        MPI_Waitall(2, two, MPI_STATUSES_IGNORE);
     } else if (size >= 2 && rank == 0) {
         MPI_Mprobe(1, 60, MPI_COMM_WORLD, &m1, &st);
         CHECK(st.MPI_SOURCE == 1 && st.MPI_TAG == 60, "mprobe status");
@@ -288,11 +298,12 @@ static void matched_probes_and_cancel(void)
     int v = 5;
     MPI_Isend(&v, 1, MPI_INT, rank, 61, MPI_COMM_WORLD, &req);
     MPI_Cancel(&req);
+    /* The receive first: by rendezvous, the send completes only once received. */
+    MPI_Recv(&a, 1, MPI_INT, rank, 61, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK(a == 5, "the send whose cancel failed arrives");
     MPI_Wait(&req, &st);
     MPI_Test_cancelled(&st, &flag);
     CHECK(!flag, "a send cannot be cancelled here, its status must say so");
-    MPI_Recv(&a, 1, MPI_INT, rank, 61, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    CHECK(a == 5, "the send whose cancel failed arrives");
 }
 
 int main(int argc, char **argv)

@@ -29,6 +29,11 @@ int tm_rt_world_size(void)
     return fake_rt_world_size;
 }
 
+size_t tm_rt_eager_limit(void)
+{
+    return 4096;
+}
+
 double tm_rt_wtime(void)
 {
     return fake_rt_now;
