@@ -73,12 +73,23 @@ int tm_mpi_p2p_init(tm_mpi_rank_t *r)
     return 0;
 }
 
+static void zombies_sweep(tm_mpi_rank_t *r);
+static bool zombies_done(void *arg);
+
 void tm_mpi_p2p_finalize(tm_mpi_rank_t *r)
 {
     tm_mpi_p2p_t *p = r->p2p;
     if (!p)
         return;
+    /* MPI_Finalize completes the sends the program freed with MPI_Request_free or buffered with
+     * MPI_Bsend: by rendezvous, their receivers still read them. */
     tm_mpi_bsend_drain(r);
+    if (p->zombies && !zombies_done(r)) {
+        tm_mpi_p2p_note_blocked(r, "MPI_Finalize(waiting for sends freed with MPI_Request_free "
+                                   "to be received)");
+        tm_mpi_p2p_wait_until(r, zombies_done, r);
+    }
+    zombies_sweep(r);
     /* A send still pending here (an erroneous program) may be completed later by its receiver:
      * its memory stays. A message taken by MPI_Mprobe and never received goes back to its
      * sender like an unexpected one. */
@@ -273,6 +284,15 @@ static void zombies_sweep(tm_mpi_rank_t *r)
             link = &req->next;
         }
     }
+}
+
+static bool zombies_done(void *arg)
+{
+    tm_mpi_rank_t *r = arg;
+    for (tm_mpi_request_t *req = r->p2p->zombies; req; req = req->next)
+        if (!tm_mpi_request_is_complete(req))
+            return false;
+    return true;
 }
 
 bool tm_mpi_p2p_progress(tm_mpi_rank_t *r)
