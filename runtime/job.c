@@ -43,6 +43,7 @@ static struct {
     struct timespec t0; /* origin of tm_rt_wtime() */
     _Atomic int status; /* the first non-zero rank status */
     size_t eager_limit; /* [p2p] eager_limit */
+    unsigned timeout;   /* [job] timeout, seconds (0: none) */
     atomic_flag ending; /* set by the first abort */
 } job;
 
@@ -135,7 +136,7 @@ static void rank_main(void *arg)
  * ends the job. Ranks that block in MPI record what they wait for (rank.h). */
 static void *timeout_main(void *arg)
 {
-    unsigned seconds = *(unsigned *)arg;
+    unsigned seconds = job.timeout;
     struct timespec deadline = job.t0;
     deadline.tv_sec += seconds;
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL) != 0)
@@ -159,13 +160,14 @@ static void *timeout_main(void *arg)
     _exit(124);
 }
 
-static int timeout_start(unsigned *seconds)
+static int timeout_start(unsigned seconds)
 {
     pthread_t t;
     pthread_attr_t attr;
+    job.timeout = seconds;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int rc = pthread_create(&t, &attr, timeout_main, seconds);
+    int rc = pthread_create(&t, &attr, timeout_main, NULL);
     pthread_attr_destroy(&attr);
     return -rc;
 }
@@ -338,7 +340,7 @@ int tm_rt_launcher_main(int argc, char **argv)
         report("%s", err);
         goto out_files;
     }
-    if (settings.job_timeout > 0 && (rc = timeout_start(&settings.job_timeout)) < 0) {
+    if (settings.job_timeout > 0 && (rc = timeout_start(settings.job_timeout)) < 0) {
         report("cannot start the timeout: %s", strerror(-rc));
         goto out_files;
     }
@@ -348,6 +350,11 @@ int tm_rt_launcher_main(int argc, char **argv)
         goto out_files;
     }
     status = atomic_load(&job.status);
+    /* The job has ended: from now on the timeout may not end it (it reports nothing then), and
+     * if it already is ending it, let it finish saying why. */
+    if (atomic_flag_test_and_set(&job.ending))
+        for (;;)
+            pause();
 
     /* The copies stay loaded: their atexit handlers and destructors run in exit(), as they
      * would in a process, and the ranks' stdio buffers, shared with ours, are flushed there. */
