@@ -39,12 +39,13 @@ static struct {
     int nranks;
     job_rank_t *ranks;
     tm_rt_program_t program;
-    FILE *null_stdin;   /* what ranks other than 0 read as standard input */
-    struct timespec t0; /* origin of tm_rt_wtime() */
-    _Atomic int status; /* the first non-zero rank status */
-    size_t eager_limit; /* [p2p] eager_limit */
-    unsigned timeout;   /* [job] timeout, seconds (0: none) */
-    atomic_flag ending; /* set by the first abort */
+    FILE *null_stdin;    /* what ranks other than 0 read as standard input */
+    struct timespec t0;  /* origin of tm_rt_wtime() */
+    _Atomic int status;  /* the first non-zero rank status */
+    size_t eager_limit;  /* [p2p] eager_limit */
+    unsigned timeout;    /* [job] timeout, seconds (0: none) */
+    atomic_flag ending;  /* set by the first abort (or the timeout) */
+    atomic_flag settled; /* set by the normal end or the timeout, whichever comes first */
 } job;
 
 extern char **environ;
@@ -141,8 +142,8 @@ static void *timeout_main(void *arg)
     deadline.tv_sec += seconds;
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL) != 0)
         ;
-    if (atomic_flag_test_and_set(&job.ending))
-        return NULL;
+    if (atomic_flag_test_and_set(&job.settled) || atomic_flag_test_and_set(&job.ending))
+        return NULL; /* the job ended meanwhile, or is being aborted */
     fprintf(stderr,
             "threadmpi: the job ran for more than %u s (mpcrun --timeout): ending it; "
             "where each rank is:\n",
@@ -350,9 +351,10 @@ int tm_rt_launcher_main(int argc, char **argv)
         goto out_files;
     }
     status = atomic_load(&job.status);
-    /* The job has ended: from now on the timeout may not end it (it reports nothing then), and
-     * if it already is ending it, let it finish saying why. */
-    if (atomic_flag_test_and_set(&job.ending))
+    /* The ranks are done: from now on the timeout may not end the job; if it already is
+     * ending it, let it finish saying why. An abort afterwards (a destructor calling MPI_Abort)
+     * still ends it. */
+    if (atomic_flag_test_and_set(&job.settled))
         for (;;)
             pause();
 
