@@ -30,6 +30,17 @@ static int resolve(tm_mpi_rank_t *r, const char *call, int count, MPI_Request ha
     return MPI_SUCCESS;
 }
 
+/* resolve(), and *active_p = how many of the requests are not null. */
+static int resolve_active(tm_mpi_rank_t *r, const char *call, int count, MPI_Request handles[],
+                          tm_mpi_request_t **reqs, int *active_p)
+{
+    int err = resolve(r, call, count, handles, reqs);
+    *active_p = 0;
+    for (int i = 0; err == MPI_SUCCESS && i < count; i++)
+        *active_p += reqs[i] != NULL;
+    return err;
+}
+
 /* The status of an inactive (null) request: empty. */
 static void status_empty(MPI_Status *status)
 {
@@ -172,14 +183,12 @@ static int all(const char *call, int count, MPI_Request requests[], int *flag, M
     WITH_REQUESTS(count, reqs);
     if (!reqs)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
-    int err = resolve(r, call, count, requests, reqs);
+    int active;
+    int err = resolve_active(r, call, count, requests, reqs, &active);
     if (err != MPI_SUCCESS) {
         END_REQUESTS(reqs);
         return err;
     }
-    int active = 0;
-    for (int i = 0; i < count; i++)
-        active += reqs[i] != NULL;
     waiting_t w = {reqs, count, active};
     bool done = active == 0 || enough_complete(&w);
     if (!done && block) {
@@ -234,14 +243,12 @@ static int any(const char *call, int count, MPI_Request requests[], int *index, 
     WITH_REQUESTS(count, reqs);
     if (!reqs)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
-    int err = resolve(r, call, count, requests, reqs);
+    int active;
+    int err = resolve_active(r, call, count, requests, reqs, &active);
     if (err != MPI_SUCCESS) {
         END_REQUESTS(reqs);
         return err;
     }
-    int active = 0;
-    for (int i = 0; i < count; i++)
-        active += reqs[i] != NULL;
     waiting_t w = {reqs, count, 1};
     *index = MPI_UNDEFINED;
     if (active == 0) {
@@ -298,14 +305,12 @@ static int some(const char *call, int incount, MPI_Request requests[], int *outc
     WITH_REQUESTS(incount, reqs);
     if (!reqs)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
-    int err = resolve(r, call, incount, requests, reqs);
+    int active;
+    int err = resolve_active(r, call, incount, requests, reqs, &active);
     if (err != MPI_SUCCESS) {
         END_REQUESTS(reqs);
         return err;
     }
-    int active = 0;
-    for (int i = 0; i < incount; i++)
-        active += reqs[i] != NULL;
     if (active == 0) {
         *outcount = MPI_UNDEFINED;
         END_REQUESTS(reqs);
