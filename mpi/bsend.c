@@ -148,12 +148,10 @@ static int bsend(const char *call, const void *buf, int count, MPI_Datatype data
     if (err != MPI_SUCCESS || !request)
         return err;
     /* The message is in the attached buffer: the caller's operation is complete. */
-    tm_mpi_request_t *req = tm_mpi_request_new(r, TM_MPI_REQ_SEND);
+    tm_mpi_request_t *req = tm_mpi_request_new_done(r, TM_MPI_REQ_SEND, c);
     if (!req)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
-    req->comm = c;
     req->call = call;
-    atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
     *request = tm_mpi_request_handle(req);
     return MPI_SUCCESS;
 }

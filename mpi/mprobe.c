@@ -125,13 +125,9 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
     int err = mrecv(call, buf, count, datatype, message, &r, &req);
     if (err != MPI_SUCCESS)
         return err;
-    if (!req) { /* MPI_MESSAGE_NO_PROC: a receive from MPI_PROC_NULL, complete */
-        req = tm_mpi_request_new(r, TM_MPI_REQ_RECV);
-        if (!req)
-            return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
-        tm_mpi_status_proc_null(&req->status);
-        atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
-    }
+    /* MPI_MESSAGE_NO_PROC: a receive from MPI_PROC_NULL, complete */
+    if (!req && !(req = tm_mpi_request_new_done(r, TM_MPI_REQ_RECV, NULL)))
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
     *request = tm_mpi_request_handle(req);
     return MPI_SUCCESS;
 }

@@ -183,8 +183,9 @@ int tm_mpi_p2p_isend(tm_mpi_rank_t *r, const void *buf, size_t count, tm_mpi_typ
         tm_mpi_type_retain(type);
         req->type = type;
     }
-    tm_shm_queue_push(&mailboxes[comm_world_rank(comm, dest)].inbound, cell);
-    tm_mpi_mailbox_poke(&mailboxes[comm_world_rank(comm, dest)]);
+    tm_mpi_mailbox_t *to = &mailboxes[comm_world_rank(comm, dest)];
+    tm_shm_queue_push(&to->inbound, cell);
+    tm_mpi_mailbox_poke(to);
     *req_p = req;
     return 0;
 }

@@ -215,6 +215,10 @@ void tm_mpi_mailbox_poke(tm_mpi_mailbox_t *mailbox);
 /* ---- requests and their handles ---- */
 
 tm_mpi_request_t *tm_mpi_request_new(tm_mpi_rank_t *r, tm_mpi_request_kind_t kind);
+/* A request of an operation done at once (with MPI_PROC_NULL, or a buffered send): complete,
+ * with the status of a receive from MPI_PROC_NULL. NULL when out of memory. */
+tm_mpi_request_t *tm_mpi_request_new_done(tm_mpi_rank_t *r, tm_mpi_request_kind_t kind,
+                                          tm_mpi_comm_t *comm);
 #define TM_MPI_REQUEST_INVALID ((tm_mpi_request_t *)-1)
 
 /* The request of handle h; NULL for MPI_REQUEST_NULL; TM_MPI_REQUEST_INVALID for a handle that

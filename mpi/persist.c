@@ -99,12 +99,8 @@ static int start(tm_mpi_rank_t *r, const char *call, MPI_Request h)
         if (err != MPI_SUCCESS)
             return err;
         /* Done at once: to MPI_PROC_NULL, or copied into the attached buffer. */
-        op =
-            tm_mpi_request_new(r, p->op == TM_MPI_PERSIST_RECV ? TM_MPI_REQ_RECV : TM_MPI_REQ_SEND);
-        if (op) {
-            tm_mpi_status_proc_null(&op->status);
-            atomic_store_explicit(&op->complete, 1, memory_order_relaxed);
-        }
+        op = tm_mpi_request_new_done(
+            r, p->op == TM_MPI_PERSIST_RECV ? TM_MPI_REQ_RECV : TM_MPI_REQ_SEND, p->comm);
     } else if (p->op == TM_MPI_PERSIST_RECV) {
         if (tm_mpi_p2p_irecv(r, p->buf, p->count, p->type, p->source, p->tag, p->comm, &op) < 0)
             op = NULL;

@@ -50,6 +50,19 @@ tm_mpi_request_t *tm_mpi_request_new(tm_mpi_rank_t *r, tm_mpi_request_kind_t kin
     return req;
 }
 
+tm_mpi_request_t *tm_mpi_request_new_done(tm_mpi_rank_t *r, tm_mpi_request_kind_t kind,
+                                          tm_mpi_comm_t *comm)
+{
+    tm_mpi_request_t *req = tm_mpi_request_new(r, kind);
+    if (!req)
+        return NULL;
+    req->comm = comm;
+    tm_mpi_status_proc_null(&req->status);
+    /* Nobody else sees this request yet: relaxed. */
+    atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
+    return req;
+}
+
 tm_mpi_request_t *tm_mpi_request_lookup(tm_mpi_rank_t *r, MPI_Request h)
 {
     if (h == MPI_REQUEST_NULL)
