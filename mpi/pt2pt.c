@@ -129,22 +129,27 @@ static int finish(tm_mpi_rank_t *r, const char *call, tm_mpi_request_t *req, MPI
 /* ---- sends
  * ------------------------------------------------------------------------------------------ */
 
+/* Checks a send's arguments (and `request`, for the non-blocking calls: checked when not NULL
+ * is wanted, i.e. when check_request) and starts it. *req_p is NULL for MPI_PROC_NULL. */
 static int send_start(const char *call, const void *buf, int count, MPI_Datatype type, int dest,
-                      int tag, MPI_Comm handle, bool synchronous, tm_mpi_rank_t **r_p,
+                      int tag, MPI_Comm handle, bool synchronous, const MPI_Request *request,
+                      bool check_request, tm_mpi_rank_t **r_p, tm_mpi_comm_t **comm_p,
                       tm_mpi_request_t **req_p)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
-    tm_mpi_comm_t *comm;
     tm_mpi_type_t *t;
     size_t bytes;
     int err =
-        tm_mpi_p2p_check_send(r, call, buf, count, type, dest, tag, handle, &comm, &t, &bytes);
+        tm_mpi_p2p_check_send(r, call, buf, count, type, dest, tag, handle, comm_p, &t, &bytes);
+    if (err == MPI_SUCCESS && check_request)
+        err = check_request_p(r, *comm_p, call, request);
     *r_p = r;
     *req_p = NULL;
     if (err != MPI_SUCCESS || dest == MPI_PROC_NULL)
         return err;
-    if (tm_mpi_p2p_isend(r, buf, (size_t)count, t, bytes, dest, tag, comm, synchronous, req_p) < 0)
-        return out_of_memory(r, comm, call);
+    if (tm_mpi_p2p_isend(r, buf, (size_t)count, t, bytes, dest, tag, *comm_p, synchronous, req_p) <
+        0)
+        return out_of_memory(r, *comm_p, call);
     (*req_p)->call = call;
     return MPI_SUCCESS;
 }
@@ -153,8 +158,10 @@ static int send_blocking(const char *call, const void *buf, int count, MPI_Datat
                          int tag, MPI_Comm comm, bool synchronous)
 {
     tm_mpi_rank_t *r;
+    tm_mpi_comm_t *c;
     tm_mpi_request_t *req;
-    int err = send_start(call, buf, count, type, dest, tag, comm, synchronous, &r, &req);
+    int err =
+        send_start(call, buf, count, type, dest, tag, comm, synchronous, NULL, false, &r, &c, &req);
     if (err != MPI_SUCCESS || !req)
         return err;
     return finish(r, call, req, MPI_STATUS_IGNORE);
@@ -165,23 +172,14 @@ static int send_nonblocking(const char *call, const void *buf, int count, MPI_Da
                             MPI_Request *request)
 {
     tm_mpi_rank_t *r;
-    tm_mpi_request_t *req;
     tm_mpi_comm_t *c;
-    tm_mpi_rank_t *self = tm_mpi_rank_get(call);
-    int err = tm_mpi_comm_get(self, comm, call, &c);
-    if (err == MPI_SUCCESS)
-        err = check_request_p(self, c, call, request);
+    tm_mpi_request_t *req;
+    int err = send_start(call, buf, count, type, dest, tag, comm, synchronous, request, true, &r,
+                         &c, &req);
     if (err != MPI_SUCCESS)
         return err;
-    err = send_start(call, buf, count, type, dest, tag, comm, synchronous, &r, &req);
-    if (err != MPI_SUCCESS)
-        return err;
-    if (!req) { /* MPI_PROC_NULL: a request that is complete at once */
-        req = tm_mpi_request_new(r, TM_MPI_REQ_SEND);
-        if (!req)
-            return out_of_memory(r, c, call);
-        atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
-    }
+    if (!req && !(req = tm_mpi_request_new_done(r, TM_MPI_REQ_SEND, c))) /* MPI_PROC_NULL */
+        return out_of_memory(r, c, call);
     *request = tm_mpi_request_handle(req);
     return MPI_SUCCESS;
 }
@@ -228,13 +226,17 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 /* ---- receives ----------------------------------------------------------------------------------
  */
 
+/* Checks a receive's arguments (and `request`, as send_start does) and posts it. *req_p is NULL
+ * for MPI_PROC_NULL. */
 static int recv_start(const char *call, void *buf, int count, MPI_Datatype type, int source,
-                      int tag, MPI_Comm handle, tm_mpi_rank_t **r_p, tm_mpi_comm_t **comm_p,
-                      tm_mpi_request_t **req_p)
+                      int tag, MPI_Comm handle, const MPI_Request *request, bool check_request,
+                      tm_mpi_rank_t **r_p, tm_mpi_comm_t **comm_p, tm_mpi_request_t **req_p)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_type_t *t;
     int err = tm_mpi_p2p_check_recv(r, call, buf, count, type, source, tag, handle, comm_p, &t);
+    if (err == MPI_SUCCESS && check_request)
+        err = check_request_p(r, *comm_p, call, request);
     *r_p = r;
     *req_p = NULL;
     if (err != MPI_SUCCESS || source == MPI_PROC_NULL)
@@ -252,7 +254,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     tm_mpi_rank_t *r;
     tm_mpi_comm_t *c;
     tm_mpi_request_t *req;
-    int err = recv_start(call, buf, count, datatype, source, tag, comm, &r, &c, &req);
+    int err = recv_start(call, buf, count, datatype, source, tag, comm, NULL, false, &r, &c, &req);
     if (err != MPI_SUCCESS)
         return err;
     if (!req) {
@@ -267,24 +269,15 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                MPI_Request *request)
 {
     static const char call[] = "MPI_Irecv";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_rank_t *r;
     tm_mpi_comm_t *c;
     tm_mpi_request_t *req;
-    int err = tm_mpi_comm_get(r, comm, call, &c);
-    if (err == MPI_SUCCESS)
-        err = check_request_p(r, c, call, request);
-    if (err == MPI_SUCCESS)
-        err = recv_start(call, buf, count, datatype, source, tag, comm, &r, &c, &req);
+    int err =
+        recv_start(call, buf, count, datatype, source, tag, comm, request, true, &r, &c, &req);
     if (err != MPI_SUCCESS)
         return err;
-    if (!req) { /* MPI_PROC_NULL */
-        req = tm_mpi_request_new(r, TM_MPI_REQ_RECV);
-        if (!req)
-            return out_of_memory(r, c, call);
-        tm_mpi_status_proc_null(&req->status);
-        req->comm = c;
-        atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
-    }
+    if (!req && !(req = tm_mpi_request_new_done(r, TM_MPI_REQ_RECV, c))) /* MPI_PROC_NULL */
+        return out_of_memory(r, c, call);
     *request = tm_mpi_request_handle(req);
     return MPI_SUCCESS;
 }
@@ -299,13 +292,19 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     tm_mpi_comm_t *c;
     tm_mpi_request_t *rreq, *sreq;
     /* The receive first: our own send to ourselves must find it posted. */
-    int err = recv_start(call, recvbuf, recvcount, recvtype, source, recvtag, comm, &r, &c, &rreq);
+    int err = recv_start(call, recvbuf, recvcount, recvtype, source, recvtag, comm, NULL, false, &r,
+                         &c, &rreq);
     if (err != MPI_SUCCESS)
         return err;
-    err = send_start(call, sendbuf, sendcount, sendtype, dest, sendtag, comm, false, &r, &sreq);
+    err = send_start(call, sendbuf, sendcount, sendtype, dest, sendtag, comm, false, NULL, false,
+                     &r, &c, &sreq);
     if (err != MPI_SUCCESS) {
-        if (rreq)
-            finish(r, call, rreq, MPI_STATUS_IGNORE);
+        /* The call fails as a whole: take back the receive posted above (waiting for it could
+         * wait for ever); if a message already matched it, that message is consumed. */
+        if (rreq) {
+            tm_mpi_p2p_cancel_recv(r, rreq);
+            tm_mpi_request_release(r, rreq);
+        }
         return err;
     }
     if (sreq)

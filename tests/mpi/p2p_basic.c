@@ -306,6 +306,19 @@ static void matched_probes_and_cancel(void)
     CHECK(!flag, "a send cannot be cancelled here, its status must say so");
 }
 
+/* Under MPI_ERRORS_RETURN a Sendrecv with a bad destination returns MPI_ERR_RANK at once (its
+ * receive, already posted, is taken back) and the rank goes on. */
+static void sendrecv_error(void)
+{
+    int v = 0, w = 0, cls = MPI_SUCCESS;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int err = MPI_Sendrecv(&v, 1, MPI_INT, size + 5, 1, &w, 1, MPI_INT, MPI_ANY_SOURCE, 1,
+                           MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Error_class(err, &cls);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    CHECK(cls == MPI_ERR_RANK, "sendrecv to a bad rank returned class %d", cls);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -322,6 +335,7 @@ int main(int argc, char **argv)
     completions();
     null_and_self();
     matched_probes_and_cancel();
+    sendrecv_error();
     MPI_Finalize();
     if (errors)
         fprintf(stderr, "rank %d: %d errors\n", rank, errors);
