@@ -11,4 +11,10 @@ grep -q '^MPI_Init$' "$work/syms" || fail "MPI_Init is not exported"
 for f in $(grep '^MPI_' "$work/syms"); do
     grep -qx "P$f" "$work/syms" || fail "$f has no P$f"
 done
+# Every function mpi.h declares exists: an absent function is honest only if undeclared.
+grep -oE '^(int|double|MPI_Aint) +P?MPI_[A-Za-z_0-9]+\(' "$TM_SRCDIR/mpi/mpi.h" |
+    sed -E 's/^[a-zA-Z_]+ +//; s/\($//' | sort -u > "$work/declared"
+[ -s "$work/declared" ] || fail "no function found in mpi.h"
+missing=$(comm -23 "$work/declared" "$work/syms")
+[ -z "$missing" ] || fail "declared in mpi.h but not in the library: $missing"
 echo "exports: ok"
