@@ -42,3 +42,14 @@ mpi_libtmmpi_la_SOURCES += \
 	mpi/type_query.c \
 	mpi/pack.c \
 	mpi/external32.c
+
+# Reduction operations: predefined and user-defined MPI_Op, their application, MPI_Reduce_local.
+mpi_libtmmpi_la_SOURCES += \
+	mpi/op.h \
+	mpi/op.c
+
+# Collectives: the calls (argument checks, algorithm choice); the algorithms are in nbc/.
+mpi_libtmmpi_la_SOURCES += \
+	mpi/coll.h \
+	mpi/coll.c \
+	mpi/coll_bcast.c

@@ -906,6 +906,41 @@ int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype data
 
 /* ------------------------------------------------------------------ end of datatypes */
 
+/* ------------------------------------------------------------------ reduction operations
+ *
+ * The predefined operations are defined on the types of MPI 3.1 section 5.9.2 (MPI_MAXLOC and
+ * MPI_MINLOC on the pair types MPI_FLOAT_INT ... MPI_LONG_DOUBLE_INT), and on the derived types
+ * whose typemap is made of such a type alone; another combination is MPI_ERR_OP. User-defined
+ * operations are process-wide objects, like derived datatypes: a handle stays valid until
+ * MPI_Op_free, and operations under way keep theirs. Errors of these calls go to MPI_COMM_WORLD's
+ * handler.
+ */
+
+/* MPI_Op_create: *op = an operation that calls user_fn(invec, inoutvec, &len, &datatype) to
+ * compute inoutvec[i] = invec[i] op inoutvec[i], invec holding the data of the lower ranks;
+ * commute (true or false) says whether the order of the operands may change. */
+int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
+
+/* MPI_Op_free: frees *op and sets it to MPI_OP_NULL; predefined operations cannot be freed
+ * (MPI_ERR_OP). */
+int MPI_Op_free(MPI_Op *op);
+int PMPI_Op_free(MPI_Op *op);
+
+/* MPI_Op_commutative: *commute = whether op is commutative (every predefined operation is, but
+ * MPI_REPLACE and MPI_NO_OP). */
+int MPI_Op_commutative(MPI_Op op, int *commute);
+int PMPI_Op_commutative(MPI_Op op, int *commute);
+
+/* MPI_Reduce_local: inoutbuf[i] = inbuf[i] op inoutbuf[i] for count elements of datatype
+ * (committed); MPI_IN_PLACE is MPI_ERR_BUFFER. */
+int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op);
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op);
+
+/* ------------------------------------------------------------------ end of reduction operations */
+
 /* ------------------------------------------------------------------ groups, communicator queries,
  * error handlers, attributes, info objects, MPI_Dims_create
  *
@@ -1255,6 +1290,25 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int
                               int maxoutdegree, int destinations[], int *destweights);
 
 /* ------------------------------------------------------------------ end of topologies */
+
+/* ------------------------------------------------------------------ collectives
+ *
+ * Every collective exists blocking and non-blocking (MPI_I...: complete the request with
+ * MPI_Wait, MPI_Test and their forms; MPI_Request_free and MPI_Cancel refuse it). Any number may
+ * be outstanding on a communicator, beside its point-to-point traffic; every member starts them
+ * in the same order. Non-blocking ones run on the rank's progress thread where a core is free
+ * for it, split with the rank itself by the split-tree ([nbc] split_levels).
+ */
+
+/* MPI_Bcast: root's count elements of buffer reach every member's buffer. */
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+               MPI_Request *request);
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                MPI_Request *request);
+
+/* ------------------------------------------------------------------ end of collectives */
 
 #ifdef __cplusplus
 }

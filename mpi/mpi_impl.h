@@ -117,6 +117,7 @@ typedef struct tm_mpi_comm {
     tm_mpi_attr_t *attrs;                 /* attributes, the most recently set first */
     char objname[MPI_MAX_OBJECT_NAME];    /* MPI_Comm_set_name, MPI_Comm_get_name */
     struct tm_mpi_topo *topo;             /* the process topology (topo.h), else NULL */
+    unsigned coll_seq; /* collectives started on it: the tag of the next one (nbc/) */
 } tm_mpi_comm_t;
 
 /* A rank's MPI state: created by MPI_Init/MPI_Init_thread (rt->mpi points to it), destroyed by
@@ -126,6 +127,7 @@ struct tm_mpi_rank {
     tm_mpi_comm_t world;
     tm_mpi_comm_t self;
     struct tm_mpi_p2p *p2p;     /* p2p.c */
+    struct tm_nbc_engine *nbc;  /* nbc/engine.c: its collectives under way */
     tm_mpi_table_t groups;      /* group.c */
     tm_mpi_table_t errhandlers; /* errhandler.c */
     tm_mpi_table_t keyvals;     /* attr.c */

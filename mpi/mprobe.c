@@ -143,6 +143,11 @@ int PMPI_Cancel(MPI_Request *request)
     if (req == NULL || req == TM_MPI_REQUEST_INVALID)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_REQUEST, "invalid request 0x%x",
                                   (unsigned)*request);
+    if (req->kind == TM_MPI_REQ_COLL)
+        return tm_mpi_error_raise(r->rt, req->comm, call, MPI_ERR_REQUEST,
+                                  "the request of a non-blocking collective (%s) cannot be "
+                                  "cancelled",
+                                  req->call);
     if (req->kind == TM_MPI_REQ_PERSISTENT)
         req = req->active; /* inactive: nothing to cancel */
     if (req && req->kind == TM_MPI_REQ_RECV && !tm_mpi_request_is_complete(req))

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "group.h"
+#include "nbc/nbc.h"
 #include "p2p.h"
 
 /* A waiting rank polls its messages between yields. When other ranks of its core ran meanwhile
@@ -22,6 +23,7 @@
 #define WAIT_YIELDS_BEFORE_SLEEP 2
 #define WAIT_POLLS_BEFORE_SLEEP  2000
 
+/* Two mailboxes per world rank: [0, n) the program's point-to-point, [n, 2n) the collectives. */
 static tm_mpi_mailbox_t *mailboxes;
 static int nmailboxes;
 static size_t eager_limit; /* fixed for the job when the mailboxes are made */
@@ -29,16 +31,23 @@ static pthread_once_t mailboxes_once = PTHREAD_ONCE_INIT;
 
 static void mailboxes_create(void)
 {
-    nmailboxes = tm_rt_world_size();
+    int n = tm_rt_world_size();
     eager_limit = tm_rt_eager_limit();
-    mailboxes = aligned_alloc(TM_SHM_CACHE_LINE, (size_t)nmailboxes * sizeof *mailboxes);
+    mailboxes = aligned_alloc(TM_SHM_CACHE_LINE, 2 * (size_t)n * sizeof *mailboxes);
     if (!mailboxes)
         return;
-    for (int i = 0; i < nmailboxes; i++) {
+    nmailboxes = n;
+    for (int i = 0; i < 2 * n; i++) {
         tm_shm_queue_init(&mailboxes[i].inbound);
         atomic_init(&mailboxes[i].sleeper, NULL);
+        atomic_init(&mailboxes[i].helper, NULL);
         mailboxes[i].pool = NULL;
     }
+}
+
+tm_mpi_mailbox_t *tm_mpi_mailbox_get(int world_rank, bool coll)
+{
+    return &mailboxes[coll ? nmailboxes + world_rank : world_rank];
 }
 
 static inline tm_mpi_envelope_t *cell_envelope(tm_shm_cell_t *cell)
@@ -51,6 +60,15 @@ static inline unsigned char *cell_payload(tm_shm_cell_t *cell)
     return cell->data + sizeof(tm_mpi_envelope_t);
 }
 
+/* Gives mailbox `mb` its cell pool (a rank that initializes again after a failed start keeps
+ * its pools). */
+static int mailbox_pool(tm_mpi_mailbox_t *mb)
+{
+    if (mb->pool)
+        return 0;
+    return tm_shm_pool_create(sizeof(tm_mpi_envelope_t) + eager_limit, -1, &mb->pool);
+}
+
 int tm_mpi_p2p_init(tm_mpi_rank_t *r)
 {
     pthread_once(&mailboxes_once, mailboxes_create);
@@ -59,22 +77,36 @@ int tm_mpi_p2p_init(tm_mpi_rank_t *r)
     tm_mpi_p2p_t *p = calloc(1, sizeof *p);
     if (!p)
         return -ENOMEM;
-    tm_mpi_mailbox_t *mb = &mailboxes[r->rt->world_rank];
-    /* A rank that initializes again after a failed start keeps its pool. */
-    if (!mb->pool) {
-        int rc = tm_shm_pool_create(sizeof(tm_mpi_envelope_t) + eager_limit, -1, &mb->pool);
-        if (rc < 0) {
-            free(p);
-            return rc;
-        }
+    tm_mpi_mailbox_t *mb = tm_mpi_mailbox_get(r->rt->world_rank, false);
+    int rc = mailbox_pool(mb);
+    if (rc == 0)
+        rc = mailbox_pool(tm_mpi_mailbox_get(r->rt->world_rank, true));
+    if (rc < 0) {
+        free(p);
+        return rc;
     }
-    p->mailbox = mb;
+    p->match.mailbox = mb;
     r->p2p = p;
     return 0;
 }
 
 static void zombies_sweep(tm_mpi_rank_t *r);
 static bool zombies_done(void *arg);
+
+void tm_mpi_matcher_fini(tm_mpi_matcher_t *m)
+{
+    /* Unexpected messages nobody received: give their cells back, completing rendezvous
+     * senders so that none of them waits for ever. */
+    while (m->unexpected_head) {
+        tm_shm_cell_t *cell = m->unexpected_head;
+        m->unexpected_head = atomic_load_explicit(&cell->next, memory_order_relaxed);
+        tm_mpi_envelope_t *env = cell_envelope(cell);
+        if (env->protocol == TM_MPI_PROTO_RNDV)
+            tm_mpi_request_complete(env->send_request, env->sender_mailbox);
+        tm_shm_cell_free(cell);
+    }
+    m->unexpected_tail = NULL;
+}
 
 void tm_mpi_p2p_finalize(tm_mpi_rank_t *r)
 {
@@ -96,8 +128,8 @@ void tm_mpi_p2p_finalize(tm_mpi_rank_t *r)
     for (int i = 0; i < p->nrequests; i++)
         if (p->requests[i] && p->requests[i]->kind == TM_MPI_REQ_MESSAGE && p->requests[i]->cell) {
             tm_shm_cell_t *cell = p->requests[i]->cell;
-            atomic_store_explicit(&cell->next, p->unexpected_head, memory_order_relaxed);
-            p->unexpected_head = cell;
+            atomic_store_explicit(&cell->next, p->match.unexpected_head, memory_order_relaxed);
+            p->match.unexpected_head = cell;
             p->requests[i]->cell = NULL;
         }
     for (int i = 0; i < p->nrequests; i++)
@@ -111,16 +143,7 @@ void tm_mpi_p2p_finalize(tm_mpi_rank_t *r)
     }
     free(p->requests);
     free(p->free_slots);
-    /* Unexpected messages nobody received: give their cells back, completing rendezvous
-     * senders so that none of them waits for ever. */
-    while (p->unexpected_head) {
-        tm_shm_cell_t *cell = p->unexpected_head;
-        p->unexpected_head = atomic_load_explicit(&cell->next, memory_order_relaxed);
-        tm_mpi_envelope_t *env = cell_envelope(cell);
-        if (env->protocol == TM_MPI_PROTO_RNDV)
-            tm_mpi_request_complete(env->send_request, &mailboxes[env->sender_world_rank]);
-        tm_shm_cell_free(cell);
-    }
+    tm_mpi_matcher_fini(&p->match);
     free(p);
     r->p2p = NULL;
 }
@@ -141,32 +164,35 @@ void tm_mpi_mailbox_poke(tm_mpi_mailbox_t *mailbox)
     tm_sched_ult_t *ult = atomic_load_explicit(&mailbox->sleeper, memory_order_relaxed);
     if (ult)
         tm_sched_unpark(ult);
+    ult = atomic_load_explicit(&mailbox->helper, memory_order_relaxed);
+    if (ult)
+        tm_sched_unpark(ult);
+}
+
+void tm_mpi_mailbox_poke_rank(tm_mpi_mailbox_t *mailbox)
+{
+    atomic_thread_fence(memory_order_seq_cst); /* as in tm_mpi_mailbox_poke */
+    tm_sched_ult_t *ult = atomic_load_explicit(&mailbox->sleeper, memory_order_relaxed);
+    if (ult)
+        tm_sched_unpark(ult);
 }
 
 /* ---- sending ----------------------------------------------------------------------------------
  */
 
-int tm_mpi_p2p_isend(tm_mpi_rank_t *r, const void *buf, size_t count, tm_mpi_type_t *type,
-                     size_t bytes, int dest, int tag, tm_mpi_comm_t *comm, bool synchronous,
-                     tm_mpi_request_t **req_p)
+int tm_mpi_matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *buf, size_t count,
+                        const tm_mpi_type_t *type, size_t bytes, tm_mpi_mailbox_t *to,
+                        int context_id, int source, int tag, bool synchronous)
 {
-    tm_mpi_request_t *req = tm_mpi_request_new(r, TM_MPI_REQ_SEND);
-    if (!req)
+    tm_shm_cell_t *cell = tm_shm_cell_alloc(m->mailbox->pool);
+    if (!cell)
         return -ENOMEM;
-    req->comm = comm;
-    req->source = dest;
-    req->tag = tag;
-    tm_shm_cell_t *cell = tm_shm_cell_alloc(r->p2p->mailbox->pool);
-    if (!cell) {
-        tm_mpi_request_release(r, req);
-        return -ENOMEM;
-    }
     tm_mpi_envelope_t *env = cell_envelope(cell);
-    env->context_id = comm->context_id;
-    env->source = comm->rank;
+    env->context_id = context_id;
+    env->source = source;
     env->tag = tag;
     env->bytes = bytes;
-    env->sender_world_rank = r->rt->world_rank;
+    env->sender_mailbox = m->mailbox;
     if (bytes <= eager_limit && !synchronous) {
         env->protocol = TM_MPI_PROTO_EAGER;
         tm_mpi_type_pack(buf, count, type, 0, bytes, cell_payload(cell));
@@ -179,13 +205,33 @@ int tm_mpi_p2p_isend(tm_mpi_rank_t *r, const void *buf, size_t count, tm_mpi_typ
         env->count = count;
         env->type = type;
         env->send_request = req;
-        /* The receiver reads the layout until it completes the send: keep it alive. */
-        tm_mpi_type_retain(type);
-        req->type = type;
     }
-    tm_mpi_mailbox_t *to = &mailboxes[comm_world_rank(comm, dest)];
     tm_shm_queue_push(&to->inbound, cell);
     tm_mpi_mailbox_poke(to);
+    return 0;
+}
+
+int tm_mpi_p2p_isend(tm_mpi_rank_t *r, const void *buf, size_t count, tm_mpi_type_t *type,
+                     size_t bytes, int dest, int tag, tm_mpi_comm_t *comm, bool synchronous,
+                     tm_mpi_request_t **req_p)
+{
+    tm_mpi_request_t *req = tm_mpi_request_new(r, TM_MPI_REQ_SEND);
+    if (!req)
+        return -ENOMEM;
+    req->comm = comm;
+    req->source = dest;
+    req->tag = tag;
+    /* A rendezvous receiver reads the layout until it completes the send: keep it alive. The
+     * eager path is done with it at once, but one rule for both is simpler. */
+    tm_mpi_type_retain(type);
+    req->type = type;
+    int rc = tm_mpi_matcher_send(&r->p2p->match, req, buf, count, type, bytes,
+                                 tm_mpi_mailbox_get(comm_world_rank(comm, dest), false),
+                                 comm->context_id, comm->rank, tag, synchronous);
+    if (rc < 0) {
+        tm_mpi_request_release(r, req);
+        return rc;
+    }
     *req_p = req;
     return 0;
 }
@@ -217,7 +263,7 @@ static void deliver(tm_mpi_request_t *req, tm_shm_cell_t *cell)
     } else {
         /* The one copy: from the sender's buffer straight into the receiver's, type to type. */
         tm_mpi_type_copy(req->buf, req->count, req->type, env->buf, env->count, env->type, 0, n);
-        tm_mpi_request_complete(env->send_request, &mailboxes[env->sender_world_rank]);
+        tm_mpi_request_complete(env->send_request, env->sender_mailbox);
     }
     req->status.MPI_SOURCE = env->source;
     req->status.MPI_TAG = env->tag;
@@ -229,7 +275,7 @@ static void deliver(tm_mpi_request_t *req, tm_shm_cell_t *cell)
 }
 
 /* Finds and unlinks the first posted receive matching `env`. */
-static tm_mpi_request_t *posted_take(tm_mpi_p2p_t *p, const tm_mpi_envelope_t *env)
+static tm_mpi_request_t *posted_take(tm_mpi_matcher_t *p, const tm_mpi_envelope_t *env)
 {
     tm_mpi_request_t *prev = NULL;
     for (tm_mpi_request_t *req = p->posted_head; req; prev = req, req = req->next) {
@@ -250,7 +296,7 @@ static tm_mpi_request_t *posted_take(tm_mpi_p2p_t *p, const tm_mpi_envelope_t *e
 }
 
 /* Finds the first unexpected message matching; unlinks it when `take`. */
-static tm_shm_cell_t *unexpected_find(tm_mpi_p2p_t *p, int context_id, int source, int tag,
+static tm_shm_cell_t *unexpected_find(tm_mpi_matcher_t *p, int context_id, int source, int tag,
                                       bool take)
 {
     tm_shm_cell_t *prev = NULL;
@@ -296,29 +342,37 @@ static bool zombies_done(void *arg)
     return true;
 }
 
-bool tm_mpi_p2p_progress(tm_mpi_rank_t *r)
+bool tm_mpi_matcher_progress(tm_mpi_matcher_t *m)
 {
-    tm_mpi_p2p_t *p = r->p2p;
     bool did = false;
     tm_shm_cell_t *cell;
-    if (p->zombies)
-        zombies_sweep(r);
-    while ((cell = tm_shm_queue_pop(&p->mailbox->inbound)) != NULL) {
+    while ((cell = tm_shm_queue_pop(&m->mailbox->inbound)) != NULL) {
         did = true;
-        tm_mpi_request_t *req = posted_take(p, cell_envelope(cell));
+        tm_mpi_request_t *req = posted_take(m, cell_envelope(cell));
         if (req) {
             deliver(req, cell);
             if (req->freed)
-                tm_mpi_request_release(r, req);
+                tm_mpi_request_release(req->owner, req);
             continue;
         }
         atomic_store_explicit(&cell->next, NULL, memory_order_relaxed);
-        if (p->unexpected_tail)
-            atomic_store_explicit(&p->unexpected_tail->next, cell, memory_order_relaxed);
+        if (m->unexpected_tail)
+            atomic_store_explicit(&m->unexpected_tail->next, cell, memory_order_relaxed);
         else
-            p->unexpected_head = cell;
-        p->unexpected_tail = cell;
+            m->unexpected_head = cell;
+        m->unexpected_tail = cell;
     }
+    return did;
+}
+
+bool tm_mpi_p2p_progress(tm_mpi_rank_t *r)
+{
+    tm_mpi_p2p_t *p = r->p2p;
+    if (p->zombies)
+        zombies_sweep(r);
+    bool did = tm_mpi_matcher_progress(&p->match);
+    if (r->nbc && tm_nbc_busy(r->nbc))
+        did |= tm_nbc_progress(r->nbc, true);
     return did;
 }
 
@@ -345,10 +399,31 @@ static void envelope_status(const tm_mpi_envelope_t *env, MPI_Status *status)
 /* ---- receiving --------------------------------------------------------------------------------
  */
 
+void tm_mpi_matcher_recv(tm_mpi_matcher_t *m, tm_mpi_request_t *req, int context_id, int source,
+                         int tag)
+{
+    req->context_id = context_id;
+    req->source = source;
+    req->tag = tag;
+    /* Messages already in the mailbox come before this receive: sort them first, so that an
+     * older message is never passed by a newer one. */
+    tm_mpi_matcher_progress(m);
+    tm_shm_cell_t *cell = unexpected_find(m, context_id, source, tag, true);
+    if (cell) {
+        deliver(req, cell);
+        return;
+    }
+    req->next = NULL;
+    if (m->posted_tail)
+        m->posted_tail->next = req;
+    else
+        m->posted_head = req;
+    m->posted_tail = req;
+}
+
 int tm_mpi_p2p_irecv(tm_mpi_rank_t *r, void *buf, size_t count, tm_mpi_type_t *type, int source,
                      int tag, tm_mpi_comm_t *comm, tm_mpi_request_t **req_p)
 {
-    tm_mpi_p2p_t *p = r->p2p;
     tm_mpi_request_t *req = tm_mpi_request_new(r, TM_MPI_REQ_RECV);
     if (!req)
         return -ENOMEM;
@@ -357,23 +432,8 @@ int tm_mpi_p2p_irecv(tm_mpi_rank_t *r, void *buf, size_t count, tm_mpi_type_t *t
     req->count = count;
     tm_mpi_type_retain(type);
     req->type = type;
-    req->context_id = comm->context_id;
-    req->source = source;
-    req->tag = tag;
-    /* Messages already in the mailbox come before this receive: sort them first, so that an
-     * older message is never passed by a newer one. */
     tm_mpi_p2p_progress(r);
-    tm_shm_cell_t *cell = unexpected_find(p, req->context_id, source, tag, true);
-    if (cell) {
-        deliver(req, cell);
-    } else {
-        req->next = NULL;
-        if (p->posted_tail)
-            p->posted_tail->next = req;
-        else
-            p->posted_head = req;
-        p->posted_tail = req;
-    }
+    tm_mpi_matcher_recv(&r->p2p->match, req, comm->context_id, source, tag);
     *req_p = req;
     return 0;
 }
@@ -382,11 +442,11 @@ bool tm_mpi_p2p_probe(tm_mpi_rank_t *r, int source, int tag, tm_mpi_comm_t *comm
                       MPI_Status *status)
 {
     tm_mpi_p2p_progress(r);
-    tm_shm_cell_t *found = unexpected_find(r->p2p, comm->context_id, source, tag, false);
+    tm_shm_cell_t *found = unexpected_find(&r->p2p->match, comm->context_id, source, tag, false);
     if (!found && !block) {
         tm_sched_yield();
         tm_mpi_p2p_progress(r);
-        found = unexpected_find(r->p2p, comm->context_id, source, tag, false);
+        found = unexpected_find(&r->p2p->match, comm->context_id, source, tag, false);
     }
     if (!found && block) {
         char peer[24];
@@ -395,7 +455,7 @@ bool tm_mpi_p2p_probe(tm_mpi_rank_t *r, int source, int tag, tm_mpi_comm_t *comm
     }
     while (!found && block) {
         tm_mpi_p2p_wait_until(r, NULL, NULL); /* until something arrives */
-        found = unexpected_find(r->p2p, comm->context_id, source, tag, false);
+        found = unexpected_find(&r->p2p->match, comm->context_id, source, tag, false);
     }
     if (!found)
         return false;
@@ -414,7 +474,7 @@ tm_mpi_request_t *tm_mpi_p2p_mprobe(tm_mpi_rank_t *r, int source, int tag, tm_mp
     if (!msg)
         return NULL;
     msg->comm = comm;
-    msg->cell = unexpected_find(r->p2p, comm->context_id, source, tag, true);
+    msg->cell = unexpected_find(&r->p2p->match, comm->context_id, source, tag, true);
     return msg;
 }
 
@@ -437,7 +497,7 @@ tm_mpi_request_t *tm_mpi_p2p_mrecv(tm_mpi_rank_t *r, tm_mpi_request_t *msg, void
 
 bool tm_mpi_p2p_cancel_recv(tm_mpi_rank_t *r, tm_mpi_request_t *req)
 {
-    tm_mpi_p2p_t *p = r->p2p;
+    tm_mpi_matcher_t *p = &r->p2p->match;
     tm_mpi_request_t *prev = NULL;
     for (tm_mpi_request_t *q = p->posted_head; q; prev = q, q = q->next) {
         if (q != req)
@@ -490,6 +550,11 @@ void tm_mpi_p2p_note_blocked(tm_mpi_rank_t *r, const char *fmt, ...)
 void tm_mpi_request_describe(const tm_mpi_request_t *req, char *buf, size_t len)
 {
     char peer[24], tag[24];
+    if (req->kind == TM_MPI_REQ_COLL) {
+        snprintf(buf, len, "%s(comm=%s)", req->call ? req->call : "?",
+                 req->comm ? req->comm->name : "?");
+        return;
+    }
     peer_name(req->source, peer, sizeof peer);
     if (req->tag == MPI_ANY_TAG)
         snprintf(tag, sizeof tag, "MPI_ANY_TAG");
@@ -502,7 +567,8 @@ void tm_mpi_request_describe(const tm_mpi_request_t *req, char *buf, size_t len)
 
 void tm_mpi_p2p_wait_until(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg)
 {
-    tm_mpi_mailbox_t *mb = r->p2p->mailbox;
+    tm_mpi_mailbox_t *mb = r->p2p->match.mailbox;
+    tm_mpi_mailbox_t *coll = tm_mpi_mailbox_get(r->rt->world_rank, true);
     tm_sched_ult_t *self = tm_sched_self();
     for (;;) {
         for (int yields = 0, polls = 0;
@@ -515,13 +581,20 @@ void tm_mpi_p2p_wait_until(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg)
             yields += tm_sched_yield();
         }
         /* Sleep until poked: publish the sleeper, then look for work once more (the other half
-         * of tm_mpi_mailbox_poke's Dekker handshake, hence the fence). */
+         * of tm_mpi_mailbox_poke's Dekker handshake, hence the fence). With collectives under
+         * way, their mailbox and their engine may also have work for this rank: a message,
+         * a send completed, a round its progress thread finished (nbc/ pokes then). */
+        bool colls = r->nbc && tm_nbc_busy(r->nbc);
         atomic_store_explicit(&mb->sleeper, self, memory_order_relaxed);
+        if (colls)
+            atomic_store_explicit(&coll->sleeper, self, memory_order_relaxed);
         atomic_thread_fence(memory_order_seq_cst);
-        if (!mailbox_has_work(mb) && !(done && done(arg)))
+        bool work = mailbox_has_work(mb) || (done && done(arg)) ||
+                    (colls && (mailbox_has_work(coll) || tm_nbc_progress(r->nbc, true)));
+        if (!work)
             tm_sched_park();
         atomic_store_explicit(&mb->sleeper, NULL, memory_order_relaxed);
-        if (!done && mailbox_has_work(mb))
-            continue;
+        if (colls)
+            atomic_store_explicit(&coll->sleeper, NULL, memory_order_relaxed);
     }
 }

@@ -44,14 +44,27 @@
 
 typedef struct tm_mpi_request tm_mpi_request_t;
 
-/* A world rank's mailbox. */
+/* A mailbox: one of a world rank's two receiving sides. Each rank has one for the program's
+ * point-to-point traffic and one for its collectives (nbc/), so that the rank's progress thread
+ * can match collective messages without touching the program's matching lists. */
 typedef struct tm_mpi_mailbox {
     tm_shm_queue_t inbound;
-    /* The rank's ULT while it sleeps waiting for MPI progress, else NULL: whoever gives it
-     * something to do (a message, a completion) pokes it. */
+    /* Who sleeps waiting for this mailbox, else NULL: whoever gives it something to do (a
+     * message, a completion) pokes both. `sleeper` is the rank's ULT; `helper` its progress
+     * thread (collective mailboxes only). */
     alignas(TM_SHM_CACHE_LINE) tm_sched_ult_t *_Atomic sleeper;
-    tm_shm_pool_t *pool; /* the rank's cells, made at its MPI_Init */
+    tm_sched_ult_t *_Atomic helper;
+    tm_shm_pool_t *pool; /* the cells sent from this side, made at the rank's MPI_Init */
 } tm_mpi_mailbox_t;
+
+/* A receiving side's matching state: its mailbox, the receives posted and the messages that
+ * arrived before their receive. Owned by one thread at a time: the rank's for point-to-point,
+ * the holder of the collective engine's lock for collectives. */
+typedef struct tm_mpi_matcher {
+    tm_mpi_mailbox_t *mailbox;
+    tm_mpi_request_t *posted_head, *posted_tail;
+    tm_shm_cell_t *unexpected_head, *unexpected_tail; /* linked through cell->next */
+} tm_mpi_matcher_t;
 
 typedef enum tm_mpi_protocol {
     TM_MPI_PROTO_EAGER, /* data in the cell */
@@ -71,7 +84,7 @@ typedef struct tm_mpi_envelope {
     size_t count;
     const tm_mpi_type_t *type;
     tm_mpi_request_t *send_request;
-    int sender_world_rank;
+    tm_mpi_mailbox_t *sender_mailbox; /* to poke when the send completes */
 } tm_mpi_envelope_t;
 
 typedef enum tm_mpi_request_kind {
@@ -79,6 +92,7 @@ typedef enum tm_mpi_request_kind {
     TM_MPI_REQ_RECV,
     TM_MPI_REQ_MESSAGE,    /* a message taken by MPI_Mprobe/MPI_Improbe (MPI_Message handle) */
     TM_MPI_REQ_PERSISTENT, /* MPI_*_init: the arguments, and the operation of its activation */
+    TM_MPI_REQ_COLL,       /* a non-blocking collective: its schedule (nbc/) */
 } tm_mpi_request_kind_t;
 
 /* What a persistent request does when started. */
@@ -110,8 +124,9 @@ struct tm_mpi_request {
     tm_mpi_persistent_op_t op;
     tm_mpi_request_t *active;
     tm_mpi_request_t *persistent;
-    int handle_index; /* in the owner's request table */
-    bool freed;       /* MPI_Request_free'd while pending: drop it when it completes */
+    struct tm_nbc_sched *sched; /* COLL: the schedule, freed with the request */
+    int handle_index;           /* in the owner's request table */
+    bool freed;                 /* MPI_Request_free'd while pending: drop it when it completes */
 };
 
 /* A message of MPI_Bsend, packed in the attached buffer until its send completes. */
@@ -123,9 +138,7 @@ typedef struct tm_mpi_bsend_region {
 
 /* Per-rank point-to-point state (in tm_mpi_rank_t). Only the rank's own thread touches it. */
 typedef struct tm_mpi_p2p {
-    tm_mpi_mailbox_t *mailbox;
-    tm_mpi_request_t *posted_head, *posted_tail;
-    tm_shm_cell_t *unexpected_head, *unexpected_tail; /* linked through cell->next */
+    tm_mpi_matcher_t match;
     tm_mpi_request_t **requests; /* handle table: handle payload = index + 1; NULL: free */
     int nrequests, requests_cap;
     int *free_slots; /* indices of free table entries */
@@ -155,6 +168,30 @@ int tm_mpi_p2p_check_send(tm_mpi_rank_t *r, const char *call, const void *buf, i
 int tm_mpi_p2p_check_recv(tm_mpi_rank_t *r, const char *call, void *buf, int count,
                           MPI_Datatype type, int source, int tag, MPI_Comm handle,
                           tm_mpi_comm_t **comm_p, tm_mpi_type_t **type_p);
+
+/* ---- the transport, over one receiving side (the program's or the collectives') ---- */
+
+/* Mailbox of world rank `world_rank`: its collective one when `coll`. */
+tm_mpi_mailbox_t *tm_mpi_mailbox_get(int world_rank, bool coll);
+
+/* Sends (buf, count, type) (`bytes` of data) from the side of matcher m to mailbox `to`, with
+ * the envelope (context_id, source, tag); req (the caller's, zeroed or reused) completes when the
+ * buffer may be reused. The type must stay alive until then. 0 or -ENOMEM. */
+int tm_mpi_matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *buf, size_t count,
+                        const tm_mpi_type_t *type, size_t bytes, tm_mpi_mailbox_t *to,
+                        int context_id, int source, int tag, bool synchronous);
+
+/* Posts receive req (whose buf, count and type are set) for (context_id, source, tag) on m;
+ * it may complete at once. */
+void tm_mpi_matcher_recv(tm_mpi_matcher_t *m, tm_mpi_request_t *req, int context_id, int source,
+                         int tag);
+
+/* Moves the messages of m's mailbox to their receives or to the unexpected list. Returns true
+ * when it did something. */
+bool tm_mpi_matcher_progress(tm_mpi_matcher_t *m);
+
+/* Gives back the cells of messages nobody received, completing their rendezvous senders. */
+void tm_mpi_matcher_fini(tm_mpi_matcher_t *m);
 
 /* Sets up the calling rank's point-to-point state (and every mailbox, the first time). */
 int tm_mpi_p2p_init(tm_mpi_rank_t *r);
@@ -188,8 +225,8 @@ tm_mpi_request_t *tm_mpi_p2p_mrecv(tm_mpi_rank_t *r, tm_mpi_request_t *msg, void
 /* MPI_Cancel of a receive: true when it was still posted (it is then complete and cancelled). */
 bool tm_mpi_p2p_cancel_recv(tm_mpi_rank_t *r, tm_mpi_request_t *req);
 
-/* Moves messages from the rank's mailbox to their receives (or the unexpected list). Returns
- * true when it did something. */
+/* Moves messages from the rank's mailbox to their receives (or the unexpected list), and
+ * progresses its collectives under way. Returns true when it did something. */
 bool tm_mpi_p2p_progress(tm_mpi_rank_t *r);
 
 /* One round of a non-blocking test (MPI_Test*, MPI_Iprobe): progress; when done(arg) is still
@@ -209,8 +246,12 @@ void tm_mpi_request_describe(const tm_mpi_request_t *req, char *buf, size_t len)
  * sleeping when there is nothing else to do until something is given to this rank. */
 void tm_mpi_p2p_wait_until(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg);
 
-/* Wakes the rank of `mailbox` if it sleeps in tm_mpi_p2p_wait_until. Any thread. */
+/* Wakes whoever sleeps waiting for `mailbox` (tm_mpi_p2p_wait_until, a progress thread). Any
+ * thread. */
 void tm_mpi_mailbox_poke(tm_mpi_mailbox_t *mailbox);
+
+/* Wakes the rank only (not the progress thread) if it sleeps waiting for `mailbox`. */
+void tm_mpi_mailbox_poke_rank(tm_mpi_mailbox_t *mailbox);
 
 /* ---- requests and their handles ---- */
 

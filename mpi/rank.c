@@ -11,6 +11,7 @@
 
 #include "attr.h"
 #include "group.h"
+#include "nbc/nbc.h"
 #include "mpi_impl.h"
 #include "p2p.h"
 
@@ -48,6 +49,8 @@ int tm_mpi_rank_create(tm_rt_rank_t *rt)
     r->world.context_id = TM_MPI_CONTEXT_WORLD;
     r->self.context_id = TM_MPI_CONTEXT_SELF;
     int err = tm_mpi_p2p_init(r);
+    if (err == 0 && (err = tm_nbc_engine_create(r)) < 0)
+        tm_mpi_p2p_finalize(r);
     if (err < 0) {
         tm_mpi_group_release(r->world.group);
         tm_mpi_group_release(r->self.group);
@@ -73,6 +76,7 @@ void tm_mpi_rank_destroy(tm_rt_rank_t *rt)
     tm_mpi_group_rank_fini(r);
     tm_mpi_group_release(r->world.group);
     tm_mpi_group_release(r->self.group);
+    tm_nbc_engine_destroy(r);
     tm_mpi_p2p_finalize(rt->mpi);
     free(rt->mpi);
     rt->mpi = NULL;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nbc/nbc.h"
 #include "p2p.h"
 
 static int slot_take(tm_mpi_p2p_t *p)
@@ -103,6 +104,8 @@ void tm_mpi_request_release(tm_mpi_rank_t *r, tm_mpi_request_t *req)
     tm_mpi_p2p_t *p = r->p2p;
     if (req->type)
         tm_mpi_type_release(req->type);
+    if (req->sched)
+        tm_nbc_sched_free(req->sched);
     p->requests[req->handle_index] = NULL;
     p->free_slots[p->nfree_slots++] = req->handle_index;
     req->next = p->free_requests;
@@ -120,7 +123,7 @@ void tm_mpi_request_status(const tm_mpi_request_t *req, MPI_Status *status)
 {
     if (status == MPI_STATUS_IGNORE)
         return;
-    if (req->kind == TM_MPI_REQ_RECV) {
+    if (req->kind == TM_MPI_REQ_RECV || req->kind == TM_MPI_REQ_COLL) {
         *status = req->status;
     } else {
         /* A send's status says nothing but that it was not cancelled. */

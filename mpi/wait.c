@@ -58,7 +58,8 @@ static void status_empty(MPI_Status *status)
 static int retire(tm_mpi_rank_t *r, tm_mpi_request_t *req, MPI_Request *handle, MPI_Status *status)
 {
     tm_mpi_request_status(req, status);
-    int err = req->kind == TM_MPI_REQ_RECV ? req->status.MPI_ERROR : MPI_SUCCESS;
+    int err = req->kind == TM_MPI_REQ_RECV || req->kind == TM_MPI_REQ_COLL ? req->status.MPI_ERROR
+                                                                           : MPI_SUCCESS;
     if (req->persistent)
         req->persistent->active = NULL; /* inactive again; the user's handle stays */
     else
@@ -368,6 +369,11 @@ int PMPI_Request_free(MPI_Request *request)
     if (!req || req == TM_MPI_REQUEST_INVALID)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_REQUEST, "invalid request 0x%x",
                                   (unsigned)*request);
+    if (req->kind == TM_MPI_REQ_COLL)
+        return tm_mpi_error_raise(r->rt, req->comm, call, MPI_ERR_REQUEST,
+                                  "the request of a non-blocking collective (%s) cannot be freed: "
+                                  "complete it with MPI_Wait or MPI_Test",
+                                  req->call);
     *request = MPI_REQUEST_NULL;
     if (req->kind == TM_MPI_REQ_PERSISTENT) {
         /* The persistent request goes now; an operation under way goes when it completes. */

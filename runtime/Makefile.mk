@@ -27,7 +27,10 @@ runtime_libthreadmpi_rank_a_SOURCES = runtime/rank_hooks.c
 runtime_libthreadmpi_rank_a_CFLAGS = $(AM_CFLAGS) -fPIC
 
 bin_PROGRAMS += runtime/mpcrun
-runtime_mpcrun_SOURCES = runtime/mpcrun.c runtime/elf_section.c runtime/elf_section.h
+# mpcrun is a plain program, not linked with libthreadmpi: it compiles the model it prints
+# (--split-model) itself.
+runtime_mpcrun_SOURCES = runtime/mpcrun.c runtime/elf_section.c runtime/elf_section.h \
+	nbc/model.c nbc/model.h
 
 # mpicc: the installed one knows the installation directories; the build-tree one
 # (tests/mpicc-build) points at the build tree, for the tests.

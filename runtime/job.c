@@ -43,6 +43,9 @@ static struct {
     struct timespec t0;  /* origin of tm_rt_wtime() */
     _Atomic int status;  /* the first non-zero rank status */
     size_t eager_limit;  /* [p2p] eager_limit */
+    int split_levels;    /* [nbc] split_levels, -1: auto */
+    int rank_vps;        /* VPs 0..rank_vps-1 run the ranks */
+    int nvps;            /* the others (one per idle core) run progress threads only */
     unsigned timeout;    /* [job] timeout, seconds (0: none) */
     atomic_flag ending;  /* set by the first abort (or the timeout) */
     atomic_flag settled; /* set by the normal end or the timeout, whichever comes first */
@@ -66,6 +69,28 @@ int tm_rt_world_size(void)
 size_t tm_rt_eager_limit(void)
 {
     return job.eager_limit;
+}
+
+int tm_rt_split_levels(void)
+{
+    return job.split_levels;
+}
+
+int tm_rt_idle_cores(void)
+{
+    return job.nvps - job.rank_vps;
+}
+
+/* Compact: consecutive ranks share a VP, each VP gets nranks/rank_vps of them. */
+static int rank_vp(int world_rank)
+{
+    return (int)((long)world_rank * job.rank_vps / job.nranks);
+}
+
+int tm_rt_progress_vp(int world_rank)
+{
+    int idle = job.nvps - job.rank_vps;
+    return idle > 0 ? job.rank_vps + world_rank % idle : rank_vp(world_rank);
 }
 
 double tm_rt_wtime(void)
@@ -275,9 +300,7 @@ static int ranks_run(hwloc_topology_t topo, int nvps, const tm_rt_settings_t *se
         goto out_free;
     for (int r = 0; r < job.nranks; r++) {
         tm_sched_ult_t *ult;
-        /* Compact: consecutive ranks share a VP, each VP gets nranks/nvps of them. */
-        int vp = (int)((long)r * nvps / job.nranks);
-        if ((rc = tm_sched_ult_create(vp, rank_main, &job.ranks[r], 0, &ult)) < 0)
+        if ((rc = tm_sched_ult_create(rank_vp(r), rank_main, &job.ranks[r], 0, &ult)) < 0)
             goto out_finalize;
         tm_sched_ult_set_data(ult, &job.ranks[r].pub);
     }
@@ -307,6 +330,7 @@ int tm_rt_launcher_main(int argc, char **argv)
     }
     forget_mpcrun_request();
     job.eager_limit = settings.p2p_eager_limit;
+    job.split_levels = settings.nbc_split_levels;
 
     if (hwloc_topology_init(&topo) < 0) {
         report("%s", "cannot read the machine's topology (hwloc)");
@@ -345,7 +369,10 @@ int tm_rt_launcher_main(int argc, char **argv)
         report("cannot start the timeout: %s", strerror(-rc));
         goto out_files;
     }
-    rc = ranks_run(topo, job.nranks < ncores ? job.nranks : ncores, &settings);
+    /* One VP per core: the ranks on the first ones, progress threads on the cores left. */
+    job.nvps = ncores;
+    job.rank_vps = job.nranks < ncores ? job.nranks : ncores;
+    rc = ranks_run(topo, job.nvps, &settings);
     if (rc < 0) {
         report("the scheduler failed: %s", strerror(-rc));
         goto out_files;

@@ -2,6 +2,7 @@
  * mpcrun (and mpiexec): checks its arguments and the program, then executes the program with
  * what was asked in the environment (see settings.h). The job runs in that process: its exit
  * status, signals and standard streams are the program's, with nothing in between.
+ * `mpcrun --split-model CORES` runs nothing: it prints the split-tree model's table (nbc/model.h).
  */
 #include "config.h"
 
@@ -14,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nbc/model.h"
 #include "runtime/elf_section.h"
 #include "runtime/settings.h"
 
@@ -25,6 +27,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "Usage: %s [-n N] [--config FILE] [--timeout SECONDS] PROGRAM [ARGS...]\n"
+            "       %s --split-model CORES\n"
             "Runs PROGRAM, built with ThreadMPI's mpicc, as N MPI ranks: user-level threads of\n"
             "one process, each with its own copy of the program's global variables.\n"
             "\n"
@@ -32,12 +35,17 @@ static void usage(FILE *out)
             "  --config FILE      read settings from FILE ([section] key = value lines)\n"
             "  --timeout SECONDS  end the job after SECONDS, saying which MPI call each rank is\n"
             "                     blocked in (the setting [job] timeout)\n"
+            "  --split-model CORES\n"
+            "                     print the split-tree model for a machine of CORES cores (3 to\n"
+            "                     65536) and exit: for each number of ranks N from 2 to CORES-1,\n"
+            "                     the levels S of a non-blocking collective's tree it leaves to\n"
+            "                     the ranks, and its predicted time for each S\n"
             "  -h, --help         print this help and exit\n"
             "  -V, --version      print the version and exit\n"
             "\n"
             "Settings also come from environment variables THREADMPI_<SECTION>_<KEY>.\n"
             "The exit status is 0 if every rank returned 0, else the first non-zero status.\n",
-            progname);
+            progname, progname);
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -142,6 +150,21 @@ int main(int argc, char **argv)
                                    argv[i]);
             snprintf(settings + strlen(settings), sizeof settings - strlen(settings),
                      "job.timeout=%ld\n", t);
+        } else if (strcmp(a, "--split-model") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("%s needs a number of cores", a);
+            char *end;
+            errno = 0;
+            long cores = strtol(argv[++i], &end, 10);
+            if (end == argv[i] || *end || errno || cores < 3 || cores > 65536)
+                return usage_error("\"%s\" is not a number of cores from 3 to 65536", argv[i]);
+            tm_nbc_model_print(stdout, (int)cores);
+            if (fflush(stdout) != 0 || ferror(stdout)) {
+                fprintf(stderr, "%s: --split-model: cannot write the table: %s\n", progname,
+                        strerror(errno));
+                return 1;
+            }
+            return 0;
         } else if (strcmp(a, "--config") == 0) {
             if (i + 1 >= argc)
                 return usage_error("%s needs a file name", a);

@@ -37,6 +37,18 @@ int tm_rt_world_size(void);
 /* The largest message, in bytes, that travels inside a mailbox cell ([p2p] eager_limit). */
 size_t tm_rt_eager_limit(void);
 
+/* [nbc] split_levels: the binomial-tree levels of collectives that run on the ranks rather than
+ * their progress threads, or -1 for the model's choice. */
+int tm_rt_split_levels(void);
+
+/* Cores of the job that host no rank (they host the progress threads); 0 when the ranks use
+ * every core. */
+int tm_rt_idle_cores(void);
+
+/* The VP where the progress thread of world rank `world_rank` runs: an idle core when there is
+ * one, else the rank's own. */
+int tm_rt_progress_vp(int world_rank);
+
 /* Seconds on a clock shared by every rank, from an arbitrary origin fixed at job start. */
 double tm_rt_wtime(void);
 

@@ -31,12 +31,14 @@ static int parse_stack_size(const char *value, void *field, char *why, size_t wh
 static int parse_spin_us(const char *value, void *field, char *why, size_t whylen);
 static int parse_timeout(const char *value, void *field, char *why, size_t whylen);
 static int parse_eager_limit(const char *value, void *field, char *why, size_t whylen);
+static int parse_split_levels(const char *value, void *field, char *why, size_t whylen);
 
 static const setting_t settings_table[] = {
     {"sched", "stack_size", offsetof(tm_rt_settings_t, sched_stack_size), parse_stack_size},
     {"sched", "idle_spin_us", offsetof(tm_rt_settings_t, sched_idle_spin_us), parse_spin_us},
     {"job", "timeout", offsetof(tm_rt_settings_t, job_timeout), parse_timeout},
     {"p2p", "eager_limit", offsetof(tm_rt_settings_t, p2p_eager_limit), parse_eager_limit},
+    {"nbc", "split_levels", offsetof(tm_rt_settings_t, nbc_split_levels), parse_split_levels},
 };
 #define NSETTINGS (sizeof settings_table / sizeof settings_table[0])
 
@@ -46,6 +48,7 @@ void tm_rt_settings_defaults(tm_rt_settings_t *s)
     s->sched_idle_spin_us = 50;
     s->job_timeout = 0;
     s->p2p_eager_limit = 4096;
+    s->nbc_split_levels = -1;
 }
 
 /* ---- value parsers ----------------------------------------------------------------------- */
@@ -121,6 +124,24 @@ static int parse_eager_limit(const char *value, void *field, char *why, size_t w
         return -EINVAL;
     }
     *(size_t *)field = (size_t)n;
+    return 0;
+}
+
+static int parse_split_levels(const char *value, void *field, char *why, size_t whylen)
+{
+    char *end;
+    if (strcmp(value, "auto") == 0) {
+        *(int *)field = -1;
+        return 0;
+    }
+    errno = 0;
+    long n = strtol(value, &end, 10);
+    if (end == value || *end || errno || n < 0 || n > 31) {
+        snprintf(why, whylen, "\"%s\" is not \"auto\" or a number of tree levels from 0 to 31",
+                 value);
+        return -EINVAL;
+    }
+    *(int *)field = (int)n;
     return 0;
 }
 

@@ -21,6 +21,7 @@ typedef struct tm_rt_settings {
     unsigned sched_idle_spin_us; /* [sched] idle_spin_us */
     unsigned job_timeout;        /* [job] timeout: seconds, 0 for none */
     size_t p2p_eager_limit;      /* [p2p] eager_limit: bytes */
+    int nbc_split_levels;        /* [nbc] split_levels: -1 for auto */
 } tm_rt_settings_t;
 
 /* Where to look for each layer; tm_rt_settings_load() fills it from the process environment

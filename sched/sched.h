@@ -95,6 +95,16 @@ bool tm_sched_yield(void);
 void tm_sched_park(void);
 void tm_sched_unpark(tm_sched_ult_t *ult);
 
+/* Tells the core that the caller spins (a short wait for another core's store). */
+static inline void tm_sched_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
 /* Ends the calling ULT; its stack is reclaimed by the scheduler. Aborts if the caller is not a
  * ULT. Returning from the ULT's function has the same effect. */
 _Noreturn void tm_sched_ult_exit(void);

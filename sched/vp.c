@@ -57,15 +57,6 @@ static struct {
     int go;      /* 0: wait; 1: run; -1: stop at once */
 } tm_sched_vp_start = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
 
-static inline void tm_sched_vp_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield" ::: "memory");
-#endif
-}
-
 static inline uint64_t tm_sched_vp_now_ns(void)
 {
     struct timespec ts;
@@ -128,7 +119,7 @@ static void tm_sched_vp_idle(tm_sched_vp_t *vp)
             if (atomic_load_explicit(&vp->runq.inbound, memory_order_relaxed) != NULL ||
                 atomic_load_explicit(&tm_sched_state.stopping, memory_order_relaxed) != 0)
                 return;
-            tm_sched_vp_cpu_relax();
+            tm_sched_cpu_relax();
             if (i % 64 == 0 && tm_sched_vp_now_ns() >= deadline)
                 break;
         }

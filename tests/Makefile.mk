@@ -14,4 +14,5 @@ include tests/unit/sched/Makefile.mk
 include tests/unit/shm/Makefile.mk
 include tests/unit/runtime/Makefile.mk
 include tests/unit/mpi/Makefile.mk
+include tests/unit/nbc/Makefile.mk
 include tests/mpi/Makefile.mk

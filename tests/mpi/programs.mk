@@ -57,3 +57,9 @@ MPI_TEST_PROGS += \
 
 # Communicator creation, process topologies.
 MPI_TEST_PROGS += tests/mpi/comm_create.x tests/mpi/topo.x
+
+# nbc/: the split-tree model that mpcrun --split-model prints.
+MPI_SCRIPT_TESTS += tests/mpi/split_model.sh
+
+# Reduction operations.
+MPI_TEST_PROGS += tests/mpi/mpi_op.x

@@ -11,7 +11,12 @@ check_PROGRAMS += $(TM_MPI_UNIT_TESTS)
 TESTS += $(TM_MPI_UNIT_TESTS)
 
 tm_mpi_unit_fake = tests/unit/mpi/fake_rt.c tests/unit/mpi/fake_rt.h
-tm_mpi_unit_ldadd = mpi/libtmmpi.la shm/libtmshm.la sched/libtmsched.la $(NUMA_LIBS) $(HWLOC_LIBS) \
+# mpi/ and nbc/ call each other: one archive of both, so that the link order does not matter.
+check_LTLIBRARIES = tests/unit/mpi/libtmmpinbc.la
+tests_unit_mpi_libtmmpinbc_la_SOURCES =
+nodist_EXTRA_tests_unit_mpi_libtmmpinbc_la_SOURCES = dummy.c
+tests_unit_mpi_libtmmpinbc_la_LIBADD = mpi/libtmmpi.la nbc/libtmnbc.la
+tm_mpi_unit_ldadd = tests/unit/mpi/libtmmpinbc.la shm/libtmshm.la sched/libtmsched.la $(NUMA_LIBS) $(HWLOC_LIBS) \
 	$(CHECK_LIBS)
 
 tests_unit_mpi_test_error_SOURCES = tests/unit/mpi/test_error.c $(tm_mpi_unit_fake)
@@ -57,3 +62,9 @@ tests_unit_mpi_test_attr_LDADD = $(tm_mpi_unit_ldadd)
 tests_unit_mpi_test_info_SOURCES = tests/unit/mpi/test_info.c $(tm_mpi_unit_fake)
 tests_unit_mpi_test_info_CFLAGS = $(TM_UNIT_CFLAGS)
 tests_unit_mpi_test_info_LDADD = $(tm_mpi_unit_ldadd)
+
+# Reduction operations (mpi/op.c).
+TM_MPI_UNIT_TESTS += tests/unit/mpi/test_op
+tests_unit_mpi_test_op_SOURCES = tests/unit/mpi/test_op.c $(tm_mpi_unit_fake)
+tests_unit_mpi_test_op_CFLAGS = $(TM_UNIT_CFLAGS)
+tests_unit_mpi_test_op_LDADD = $(tm_mpi_unit_ldadd)

@@ -34,6 +34,23 @@ size_t tm_rt_eager_limit(void)
     return 4096;
 }
 
+/* The unit tests run one rank on one VP: no idle core, the progress thread on the rank's. */
+int tm_rt_split_levels(void)
+{
+    return -1;
+}
+
+int tm_rt_idle_cores(void)
+{
+    return 0;
+}
+
+int tm_rt_progress_vp(int world_rank)
+{
+    (void)world_rank;
+    return 0;
+}
+
 double tm_rt_wtime(void)
 {
     return fake_rt_now;

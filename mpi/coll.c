@@ -1,0 +1,84 @@
+/*
+ * What the collective calls share: argument checks and running their schedules (coll.h).
+ */
+#include "config.h"
+
+#include "coll.h"
+#include "p2p.h"
+
+int tm_mpi_coll_check_buffer(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
+                             const void *buf, int count, MPI_Datatype handle,
+                             tm_mpi_type_t **type_p)
+{
+    int err;
+    if (count < 0)
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_COUNT, "negative count %d", count);
+    if ((err = tm_mpi_type_get(r, comm, handle, 1, call, type_p)) != MPI_SUCCESS)
+        return err;
+    if (buf == NULL && count > 0 && (*type_p)->predefined && (*type_p)->size > 0)
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_BUFFER,
+                                  "buffer is NULL for %d elements", count);
+    return MPI_SUCCESS;
+}
+
+int tm_mpi_coll_check_root(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int root)
+{
+    if (root >= 0 && root < comm->size)
+        return MPI_SUCCESS;
+    return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_ROOT, "invalid root %d in %s of size %d",
+                              root, comm->name, comm->size);
+}
+
+int tm_mpi_coll_check_request(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
+                              const MPI_Request *request, bool nonblocking)
+{
+    if (!nonblocking || request)
+        return MPI_SUCCESS;
+    return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_ARG, "request is NULL");
+}
+
+int tm_mpi_coll_levels(const tm_mpi_comm_t *comm, bool nonblocking, bool doubling)
+{
+    return nonblocking ? tm_nbc_split_levels(comm->size, doubling) : TM_NBC_ALL_LEVELS;
+}
+
+static bool request_done(void *arg)
+{
+    return tm_mpi_request_is_complete(arg);
+}
+
+int tm_mpi_coll_run(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, tm_nbc_sched_t *s,
+                    MPI_Request *request)
+{
+    if (!s)
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");
+    tm_mpi_request_t *req = tm_mpi_request_new(r, TM_MPI_REQ_COLL);
+    if (!req) {
+        tm_nbc_sched_free(s);
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");
+    }
+    req->comm = comm;
+    req->call = call;
+    /* A reduction's leading levels run in the call: say what it waits for. */
+    tm_mpi_p2p_note_blocked(r, "%s(comm=%s)", call, comm->name);
+    if (tm_nbc_sched_start(r, s, req) < 0) {
+        atomic_store_explicit(&r->rt->blocked, 0, memory_order_relaxed);
+        tm_mpi_request_release(r, req);
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");
+    }
+    if (request) {
+        atomic_store_explicit(&r->rt->blocked, 0, memory_order_relaxed);
+        *request = tm_mpi_request_handle(req);
+        return MPI_SUCCESS;
+    }
+    if (!tm_mpi_request_is_complete(req))
+        tm_mpi_p2p_wait_until(r, request_done, req);
+    atomic_store_explicit(&r->rt->blocked, 0, memory_order_relaxed);
+    int err = req->status.MPI_ERROR;
+    tm_mpi_request_release(r, req);
+    if (err != MPI_SUCCESS)
+        return tm_mpi_error_raise(r->rt, comm, call, err,
+                                  "message truncated on receive: the "
+                                  "ranks passed different amounts of data");
+    return MPI_SUCCESS;
+}

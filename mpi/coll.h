@@ -1,0 +1,38 @@
+/*
+ * mpi/: what the collective calls share (coll.c): their argument checks, and running the
+ * schedule an algorithm of nbc/ built, blocking or not.
+ *
+ * A blocking collective is its non-blocking schedule with every round on the rank, waited for
+ * at once: one engine, one set of algorithms. A non-blocking one returns a request whose
+ * schedule the rank (in its MPI calls) and its progress thread run.
+ */
+#ifndef TM_MPI_COLL_H
+#define TM_MPI_COLL_H
+
+#include "datatype.h"
+#include "mpi_impl.h"
+#include "nbc/nbc.h"
+#include "op.h"
+
+/* count >= 0, a committed datatype, a buffer unless there is no data; sets *type_p. */
+int tm_mpi_coll_check_buffer(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
+                             const void *buf, int count, MPI_Datatype type, tm_mpi_type_t **type_p);
+
+/* A root in [0, size). */
+int tm_mpi_coll_check_root(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int root);
+
+/* A non-blocking call's request pointer (request_p may be NULL for a blocking call: no check). */
+int tm_mpi_coll_check_request(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
+                              const MPI_Request *request, bool nonblocking);
+
+/* The levels of a binomial tree the calling rank runs itself: all of them in a blocking call, the
+ * split-tree's S in a non-blocking one. */
+int tm_mpi_coll_levels(const tm_mpi_comm_t *comm, bool nonblocking, bool doubling);
+
+/* Runs schedule s of collective `call` on comm (NULL: the algorithm ran out of memory). With
+ * `request` NULL, waits for it (a blocking call); else returns at once with the request in
+ * *request. Returns the error class (reported through comm's handler). */
+int tm_mpi_coll_run(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, tm_nbc_sched_t *s,
+                    MPI_Request *request);
+
+#endif /* TM_MPI_COLL_H */

@@ -1,0 +1,39 @@
+/*
+ * MPI_Bcast and MPI_Ibcast.
+ */
+#include "config.h"
+
+#include "coll.h"
+
+static int bcast(const char *call, void *buf, int count, MPI_Datatype datatype, int root,
+                 MPI_Comm handle, MPI_Request *request, bool nonblocking)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    tm_mpi_type_t *type;
+    int err = tm_mpi_comm_get(r, handle, call, &c);
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_coll_check_buffer(r, c, call, buf, count, datatype, &type);
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_coll_check_root(r, c, call, root);
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
+    if (err != MPI_SUCCESS)
+        return err;
+    int levels = tm_mpi_coll_levels(c, nonblocking, false);
+    return tm_mpi_coll_run(
+        r, c, call, tm_nbc_bcast_binomial(r, c, buf, (size_t)count, type, root, levels), request);
+}
+
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    return bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL, false);
+}
+#pragma weak MPI_Bcast = PMPI_Bcast
+
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                MPI_Request *request)
+{
+    return bcast("MPI_Ibcast", buffer, count, datatype, root, comm, request, true);
+}
+#pragma weak MPI_Ibcast = PMPI_Ibcast

@@ -1,0 +1,59 @@
+/*
+ * nbc/: a buffer of blocks, one per member of a communicator, as allgather(v)'s receive buffer
+ * and alltoall(v,w)'s two buffers are; mpi/ fills one, the algorithms walk it.
+ *
+ *   buf
+ *   |  block 0             block 2     block 1
+ *   v  [counts[0] x types[0]]   [c2 x t2]  [c1 x t1]    block j at buf + displs[j] * displ_unit
+ *
+ * Without counts every block has `count` elements; without types, every block is of `type`;
+ * without displs, block j is at j * count * extent (the blocks follow each other, as in
+ * MPI_Allgather and MPI_Alltoall).
+ */
+#ifndef TM_NBC_BLOCKS_H
+#define TM_NBC_BLOCKS_H
+
+#include "nbc.h"
+
+struct tm_nbc_blocks {
+    void *buf;
+    const int *counts;           /* NULL: `count` for each */
+    const int *displs;           /* NULL: the blocks follow each other */
+    MPI_Aint displ_unit;         /* bytes per unit of displs: the extent, or 1 (alltoallw) */
+    size_t count;                /* without counts */
+    tm_mpi_type_t *type;         /* without types */
+    tm_mpi_type_t *const *types; /* NULL: `type` for each */
+};
+
+static inline size_t tm_nbc_blocks_count(const tm_nbc_blocks_t *b, int j)
+{
+    return b->counts ? (size_t)b->counts[j] : b->count;
+}
+
+static inline tm_mpi_type_t *tm_nbc_blocks_type(const tm_nbc_blocks_t *b, int j)
+{
+    return b->types ? b->types[j] : b->type;
+}
+
+static inline char *tm_nbc_blocks_at(const tm_nbc_blocks_t *b, int j)
+{
+    if (b->displs)
+        return (char *)b->buf + (MPI_Aint)b->displs[j] * b->displ_unit;
+    return (char *)b->buf + (MPI_Aint)j * (MPI_Aint)b->count * b->type->extent;
+}
+
+/* Bytes of data in block j. */
+static inline size_t tm_nbc_blocks_bytes(const tm_nbc_blocks_t *b, int j)
+{
+    return tm_nbc_blocks_count(b, j) * tm_nbc_blocks_type(b, j)->size;
+}
+
+/* MPI_BYTE: the type of data packed into a schedule's scratch memory. */
+static inline tm_mpi_type_t *tm_nbc_byte_type(void)
+{
+    tm_mpi_type_t *t = NULL;
+    tm_mpi_type_lookup(MPI_BYTE, &t);
+    return t;
+}
+
+#endif /* TM_NBC_BLOCKS_H */

@@ -1,0 +1,308 @@
+/*
+ * The engine of a rank: its collective mailbox's matching, the schedules under way, and the
+ * progress thread that runs their background rounds (see nbc.h).
+ *
+ * Ownership. Everything here but the flags belongs to the holder of `lock`: the rank (inside its
+ * MPI calls) or its progress thread. The lock is only ever tried: a rank that finds it taken
+ * knows the other side is progressing and goes on waiting (it yields, then sleeps); the holder
+ * never yields while holding it, so a progress thread sharing its rank's core can never hold it
+ * while the rank runs.
+ *
+ * Wake-ups. The progress thread sleeps as `helper` of the collective mailbox: a message, a
+ * rendezvous send completed or a schedule handed over (tm_sched_unpark) wakes it. The rank
+ * sleeps in tm_mpi_p2p_wait_until as `sleeper` of both its mailboxes; the progress thread pokes
+ * it when it completes a schedule or leaves one at a round only the rank may run. Each side
+ * publishes itself, fences, then looks for work once more: no wake-up is lost.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/group.h"
+#include "runtime/rank.h"
+#include "sched.h"
+
+/* A progress thread with nothing to do polls a while before it sleeps, as a waiting rank does
+ * (mpi/p2p.c): a few rounds when it shares its core, longer alone on a core. */
+#define IDLE_YIELDS_BEFORE_SLEEP 2
+#define IDLE_POLLS_BEFORE_SLEEP  2000
+
+struct tm_nbc_engine {
+    _Atomic int lock; /* 0: free, 1: held */
+    tm_mpi_matcher_t match;
+    tm_nbc_sched_t *head, *tail; /* under way, in start order */
+    _Atomic int nscheds;         /* their number, read without the lock as a hint */
+    tm_mpi_rank_t *rank;
+    tm_mpi_mailbox_t *p2p_mailbox; /* the rank's, to poke it */
+    tm_sched_ult_t *progress;      /* the progress thread, made at the first background round */
+    _Atomic int stop;              /* MPI_Finalize: the progress thread ends */
+    _Atomic int exited;            /* the progress thread no longer touches the engine */
+};
+
+int tm_nbc_engine_create(tm_mpi_rank_t *r)
+{
+    tm_nbc_engine_t *e = calloc(1, sizeof *e);
+    if (!e)
+        return -ENOMEM;
+    e->rank = r;
+    e->match.mailbox = tm_mpi_mailbox_get(r->rt->world_rank, true);
+    e->p2p_mailbox = tm_mpi_mailbox_get(r->rt->world_rank, false);
+    r->nbc = e;
+    return 0;
+}
+
+bool tm_nbc_busy(const tm_nbc_engine_t *e)
+{
+    return atomic_load_explicit(&e->nscheds, memory_order_relaxed) != 0;
+}
+
+static bool engine_trylock(tm_nbc_engine_t *e)
+{
+    int expected = 0;
+    /* A plain load first: a taken lock is not written to, so its cache line is not bounced. */
+    if (atomic_load_explicit(&e->lock, memory_order_relaxed))
+        return false;
+    /* acquire: the previous holder's writes to the engine are seen */
+    return atomic_compare_exchange_strong_explicit(&e->lock, &expected, 1, memory_order_acquire,
+                                                   memory_order_relaxed);
+}
+
+static void engine_unlock(tm_nbc_engine_t *e)
+{
+    atomic_store_explicit(&e->lock, 0, memory_order_release);
+}
+
+/* Takes the lock for a short update; the holder (on another core) never yields holding it. */
+static void engine_lock(tm_nbc_engine_t *e)
+{
+    while (!engine_trylock(e))
+        tm_sched_cpu_relax();
+}
+
+/* ---- running schedules ---- */
+
+_Noreturn static void out_of_memory(tm_nbc_sched_t *s)
+{
+    char why[160];
+    snprintf(why, sizeof why, "rank %d: out of memory in a collective operation",
+             s->owner->rt->world_rank);
+    tm_rt_job_abort(s->owner->rt->world_rank, MPI_ERR_NO_MEM, why);
+}
+
+static void round_start(tm_nbc_engine_t *e, tm_nbc_sched_t *s)
+{
+    int round = atomic_load_explicit(&s->round, memory_order_relaxed);
+    int first = round > 0 ? s->rounds[round - 1].end : 0;
+    for (int i = first; i < s->rounds[round].end; i++) {
+        tm_nbc_action_t *a = &s->actions[i];
+        switch (a->kind) {
+        case TM_NBC_SEND: {
+            tm_mpi_request_t *req = &a->req;
+            memset(req, 0, sizeof *req);
+            req->kind = TM_MPI_REQ_SEND;
+            req->owner = s->owner;
+            int world = tm_mpi_group_world_rank(s->group, a->send.peer);
+            if (tm_mpi_matcher_send(&e->match, req, a->send.buf, a->send.count, a->send.type,
+                                    a->send.count * a->send.type->size,
+                                    tm_mpi_mailbox_get(world, true), s->context_id, s->rank, s->tag,
+                                    false) < 0)
+                out_of_memory(s);
+            break;
+        }
+        case TM_NBC_RECV: {
+            tm_mpi_request_t *req = &a->req;
+            memset(req, 0, sizeof *req);
+            req->kind = TM_MPI_REQ_RECV;
+            req->owner = s->owner;
+            req->buf = a->recv.buf;
+            req->count = a->recv.count;
+            req->type = a->recv.type;
+            tm_mpi_matcher_recv(&e->match, req, s->context_id, a->recv.peer, s->tag);
+            break;
+        }
+        case TM_NBC_OP:
+            tm_mpi_op_apply(a->op.op, a->op.in, a->op.inout, a->op.count, a->op.type);
+            break;
+        case TM_NBC_COPY: {
+            size_t sbytes = a->copy.scount * a->copy.stype->size;
+            size_t dbytes = a->copy.dcount * a->copy.dtype->size;
+            tm_mpi_type_copy(a->copy.dst, a->copy.dcount, a->copy.dtype, a->copy.src,
+                             a->copy.scount, a->copy.stype, 0, sbytes < dbytes ? sbytes : dbytes);
+            break;
+        }
+        }
+    }
+    s->round_started = true;
+}
+
+/* true when every transfer of the running round is complete. */
+static bool round_done(tm_nbc_sched_t *s)
+{
+    int round = atomic_load_explicit(&s->round, memory_order_relaxed);
+    int first = round > 0 ? s->rounds[round - 1].end : 0;
+    for (int i = first; i < s->rounds[round].end; i++) {
+        tm_nbc_action_t *a = &s->actions[i];
+        if ((a->kind == TM_NBC_SEND || a->kind == TM_NBC_RECV) &&
+            !tm_mpi_request_is_complete(&a->req))
+            return false;
+    }
+    for (int i = first; i < s->rounds[round].end; i++) {
+        tm_nbc_action_t *a = &s->actions[i];
+        if (a->kind == TM_NBC_RECV && a->req.status.MPI_ERROR != MPI_SUCCESS &&
+            s->status_error == MPI_SUCCESS)
+            s->status_error = a->req.status.MPI_ERROR;
+    }
+    return true;
+}
+
+/* Runs s as far as it can go now. Returns true when it did something. */
+static bool sched_advance(tm_nbc_engine_t *e, tm_nbc_sched_t *s, bool by_rank)
+{
+    bool did = false;
+    for (;;) {
+        int round = atomic_load_explicit(&s->round, memory_order_relaxed);
+        if (s->round_started) {
+            if (!round_done(s))
+                return did;
+            s->round_started = false;
+            did = true;
+            /* release: the rank waiting for its leading rounds reads this without the lock */
+            atomic_store_explicit(&s->round, ++round, memory_order_release);
+            if (round == s->nrounds)
+                return true;
+        }
+        if (!by_rank && s->rounds[round].where == TM_NBC_RANK)
+            return did;
+        round_start(e, s);
+        did = true;
+    }
+}
+
+/* One pass over the engine, lock held. *rank_work_p: a schedule waits for a round only the rank
+ * may run, or one was completed. */
+static bool engine_pass(tm_nbc_engine_t *e, bool by_rank, bool *rank_work_p)
+{
+    bool did = tm_mpi_matcher_progress(&e->match);
+    tm_nbc_sched_t *prev = NULL, *next;
+    for (tm_nbc_sched_t *s = e->head; s; s = next) {
+        next = s->next;
+        if (sched_advance(e, s, by_rank))
+            did = true;
+        int round = atomic_load_explicit(&s->round, memory_order_relaxed);
+        if (round < s->nrounds) {
+            if (s->rounds[round].where == TM_NBC_RANK)
+                *rank_work_p = true;
+            prev = s;
+            continue;
+        }
+        /* Done: out of the list, then complete the request; after that the rank may free s. */
+        if (prev)
+            prev->next = next;
+        else
+            e->head = next;
+        if (e->tail == s)
+            e->tail = prev;
+        tm_mpi_request_t *req = s->req;
+        req->status.MPI_ERROR = s->status_error;
+        /* release: the rank's acquire load of `complete` sees the results */
+        atomic_store_explicit(&req->complete, 1, memory_order_release);
+        atomic_fetch_sub_explicit(&e->nscheds, 1, memory_order_relaxed);
+        *rank_work_p = true;
+    }
+    return did;
+}
+
+bool tm_nbc_progress(tm_nbc_engine_t *e, bool by_rank)
+{
+    if (!engine_trylock(e))
+        return true; /* the other side is at it */
+    bool rank_work = false;
+    bool did = engine_pass(e, by_rank, &rank_work);
+    engine_unlock(e);
+    if (!by_rank && did && rank_work) {
+        tm_mpi_mailbox_poke_rank(e->p2p_mailbox);
+        tm_mpi_mailbox_poke_rank(e->match.mailbox);
+    }
+    return did;
+}
+
+/* ---- the progress thread ---- */
+
+static void progress_main(void *arg)
+{
+    tm_nbc_engine_t *e = arg;
+    tm_sched_ult_t *self = tm_sched_self();
+    int yields = 0, polls = 0;
+    while (!atomic_load_explicit(&e->stop, memory_order_acquire)) {
+        if (tm_nbc_progress(e, false)) {
+            yields = polls = 0;
+            tm_sched_yield(); /* ranks of this core, if any, run between passes */
+            continue;
+        }
+        if (yields < IDLE_YIELDS_BEFORE_SLEEP && ++polls < IDLE_POLLS_BEFORE_SLEEP) {
+            yields += tm_sched_yield();
+            continue;
+        }
+        yields = polls = 0;
+        /* Sleep: publish, fence, look once more (tm_mpi_mailbox_poke's other half). A schedule
+         * handed over meanwhile unparks us: the permit makes park return at once. */
+        atomic_store_explicit(&e->match.mailbox->helper, self, memory_order_relaxed);
+        atomic_thread_fence(memory_order_seq_cst);
+        if (tm_shm_queue_is_empty(&e->match.mailbox->inbound) &&
+            !atomic_load_explicit(&e->stop, memory_order_relaxed))
+            tm_sched_park();
+        atomic_store_explicit(&e->match.mailbox->helper, NULL, memory_order_relaxed);
+    }
+    /* release: the rank frees the engine once it sees this */
+    atomic_store_explicit(&e->exited, 1, memory_order_release);
+}
+
+void tm_nbc_engine_add(tm_mpi_rank_t *r, tm_nbc_sched_t *s, bool background)
+{
+    tm_nbc_engine_t *e = r->nbc;
+    engine_lock(e);
+    s->next = NULL;
+    if (e->tail)
+        e->tail->next = s;
+    else
+        e->head = s;
+    e->tail = s;
+    atomic_fetch_add_explicit(&e->nscheds, 1, memory_order_relaxed);
+    engine_unlock(e);
+    if (!background)
+        return;
+    if (!e->progress) {
+        int vp = tm_rt_progress_vp(r->rt->world_rank);
+        int rc = tm_sched_ult_create(vp, progress_main, e, 0, &e->progress);
+        if (rc < 0) {
+            char why[160];
+            snprintf(why, sizeof why, "rank %d: cannot start its progress thread: %s",
+                     r->rt->world_rank, strerror(-rc));
+            tm_rt_job_abort(r->rt->world_rank, MPI_ERR_NO_MEM, why);
+        }
+        return;
+    }
+    tm_sched_unpark(e->progress);
+}
+
+void tm_nbc_engine_destroy(tm_mpi_rank_t *r)
+{
+    tm_nbc_engine_t *e = r->nbc;
+    if (!e)
+        return;
+    if (e->progress) {
+        atomic_store_explicit(&e->stop, 1, memory_order_release);
+        tm_sched_unpark(e->progress);
+        while (!atomic_load_explicit(&e->exited, memory_order_acquire))
+            if (!tm_sched_yield())
+                tm_sched_cpu_relax();
+    }
+    /* Schedules still under way belong to requests the program never completed: they stay
+     * with them. Messages nobody received go back. */
+    tm_mpi_matcher_fini(&e->match);
+    free(e);
+    r->nbc = NULL;
+}

@@ -1,0 +1,127 @@
+/*
+ * ThreadMPI nbc/: the schedule engine of the collectives, for mpi/.
+ *
+ * A collective is a schedule: an array of rounds, a round a list of actions (send, recv, op,
+ * copy) that start together; the next round starts when every action of the current one is
+ * done. A rank builds the schedule of its part of the collective with the verbs below, then
+ * starts it; the engine runs it to its end.
+ *
+ *   schedule   round 0          round 1                 round 2
+ *              recv(parent)  |  send(child 4)          | send(child 1)
+ *                            |  send(child 2)          |
+ *   where      ANY           |  ANY                    | RANK          <- split-tree, S = 1
+ *
+ * Who runs a round: every round may run in the rank itself, inside its MPI calls (MPI_Test,
+ * MPI_Wait and any call that waits); a round marked ANY may also run on the rank's progress
+ * thread, a ULT that works while the rank computes. RANK rounds at the start of a schedule run
+ * in the call that starts it (the split-tree's leaf levels of a reduction); at its end, in the
+ * rank's later MPI calls (the leaf levels of a broadcast).
+ *
+ * Messages of collectives travel through the rank's collective mailbox (mpi/p2p.h), matched by
+ * (communicator context, source, tag = the collective's sequence number on the communicator),
+ * never mixed with the program's point-to-point traffic: any number of collectives may be
+ * outstanding on a communicator, beside point-to-point messages on the same one.
+ *
+ * The engine of a rank (its mailbox's matching, its schedules) belongs to whoever holds its
+ * lock: the rank or its progress thread. The lock is only tried, never waited for with a yield,
+ * and never held across a yield.
+ */
+#ifndef TM_NBC_H
+#define TM_NBC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mpi/datatype.h"
+#include "mpi/mpi_impl.h"
+#include "mpi/op.h"
+
+typedef struct tm_mpi_request tm_mpi_request_t; /* mpi/p2p.h */
+typedef struct tm_nbc_engine tm_nbc_engine_t;
+typedef struct tm_nbc_sched tm_nbc_sched_t;
+
+/* Where a round may run. */
+typedef enum tm_nbc_where {
+    TM_NBC_ANY,  /* the rank or its progress thread */
+    TM_NBC_RANK, /* the rank only */
+} tm_nbc_where_t;
+
+/* ---- the engine of a rank ---- */
+
+/* Creates r->nbc (at MPI_Init). 0 or -ENOMEM. */
+int tm_nbc_engine_create(tm_mpi_rank_t *r);
+
+/* Ends r's progress thread and frees r->nbc (at MPI_Finalize). Schedules still under way (an
+ * erroneous program) are abandoned. */
+void tm_nbc_engine_destroy(tm_mpi_rank_t *r);
+
+/* true while schedules are under way (a hint: no lock). */
+bool tm_nbc_busy(const tm_nbc_engine_t *e);
+
+/* Progresses the schedules of engine e: the rank's (`by_rank`) or its progress thread's. Returns
+ * true when it did something, or when another holds the engine (it is progressing). */
+bool tm_nbc_progress(tm_nbc_engine_t *e, bool by_rank);
+
+/* ---- building a schedule ---- */
+
+/* A new empty schedule of rank r for a collective on comm, with `scratch` bytes of temporary
+ * memory (tm_nbc_sched_scratch). The collective's tag is taken from the communicator now: every
+ * member must create its schedules in the same order. NULL when out of memory. */
+tm_nbc_sched_t *tm_nbc_sched_create(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, size_t scratch);
+
+/* The schedule's temporary memory (aligned for any type), freed with it. */
+void *tm_nbc_sched_scratch(tm_nbc_sched_t *s);
+
+/* Actions, appended to the current round. Buffers must stay valid until the schedule ends;
+ * types and ops are retained by the schedule. Peers are ranks in the communicator. Errors
+ * (out of memory) stick to the schedule and are reported by tm_nbc_sched_start. */
+void tm_nbc_sched_send(tm_nbc_sched_t *s, const void *buf, size_t count, tm_mpi_type_t *type,
+                       int peer);
+void tm_nbc_sched_recv(tm_nbc_sched_t *s, void *buf, size_t count, tm_mpi_type_t *type, int peer);
+/* inout = in op inout, count elements of type. */
+void tm_nbc_sched_op(tm_nbc_sched_t *s, const void *in, void *inout, size_t count,
+                     tm_mpi_type_t *type, tm_mpi_op_t *op);
+/* Copies the data of (src, scount, stype) into (dst, dcount, dtype), type to type. */
+void tm_nbc_sched_copy(tm_nbc_sched_t *s, const void *src, size_t scount, tm_mpi_type_t *stype,
+                       void *dst, size_t dcount, tm_mpi_type_t *dtype);
+
+/* Ends the current round (if it has actions); the next actions go to a new round that runs
+ * `where`. */
+void tm_nbc_sched_barrier(tm_nbc_sched_t *s, tm_nbc_where_t where);
+
+/* Sets where the current round runs (the first round: TM_NBC_ANY unless set). */
+void tm_nbc_sched_where(tm_nbc_sched_t *s, tm_nbc_where_t where);
+
+/* Frees a schedule that was not started, or that the engine has finished. */
+void tm_nbc_sched_free(tm_nbc_sched_t *s);
+
+/* Starts schedule s for request req (of kind TM_MPI_REQ_COLL, which then owns it): runs its
+ * leading RANK rounds now, then hands it to the engine (and its ANY rounds to the progress
+ * thread). req completes when the schedule ends. 0, or -ENOMEM (the schedule's sticky error:
+ * s is freed, nothing was sent). */
+int tm_nbc_sched_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, tm_mpi_request_t *req);
+
+/* ---- algorithms: each builds the calling rank's schedule of one collective (one file each,
+ * named after the algorithm, with its cost and when it is chosen in its opening comment) ----
+ *
+ * `rank_levels` is the split-tree's S: how many levels of the tree, counted from the leaves, run
+ * on the ranks (TM_NBC_RANK rounds); the others run on the progress threads too. A blocking
+ * collective passes TM_NBC_ALL_LEVELS. Buffers are the caller's, already resolved (no
+ * MPI_IN_PLACE: the caller passes the right buffer). Each returns NULL when out of memory. */
+#define TM_NBC_ALL_LEVELS 64
+
+/* ceil(log2 size): the height of a binomial tree over size ranks. */
+int tm_nbc_tree_height(int size);
+
+tm_nbc_sched_t *tm_nbc_bcast_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, void *buf,
+                                      size_t count, tm_mpi_type_t *type, int root, int rank_levels);
+
+/* ---- the split-tree ---- */
+
+/* S, the levels of a binomial tree over `size` ranks that run on the application ranks, from
+ * [nbc] split_levels: a number (capped to the height), or the model's choice (model.h) with
+ * the job's idle cores hosting the progress threads. `doubling`: the data doubles per level
+ * toward the root (scatter, gather). */
+int tm_nbc_split_levels(int size, bool doubling);
+
+#endif /* TM_NBC_H */

@@ -1,0 +1,246 @@
+/*
+ * Building schedules: the verbs a collective algorithm uses to write down its rank's part
+ * (send, recv, op, copy, barrier), and starting them (see nbc.h).
+ *
+ * The builder never fails midway for its caller: an allocation failure sticks to the schedule
+ * and tm_nbc_sched_start reports it before anything is sent, so algorithms are written without
+ * an error check per action.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/group.h"
+#include "sched.h"
+
+tm_nbc_sched_t *tm_nbc_sched_create(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, size_t scratch)
+{
+    tm_nbc_sched_t *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    if (scratch) {
+        /* 64-byte alignment: any type, and whole cache lines for the copies. */
+        s->scratch = aligned_alloc(64, (scratch + 63) & ~(size_t)63);
+        if (!s->scratch) {
+            free(s);
+            return NULL;
+        }
+    }
+    s->owner = r;
+    s->group = comm->group;
+    tm_mpi_group_retain(s->group);
+    s->context_id = comm->context_id;
+    s->rank = comm->rank;
+    s->tag = (int)(comm->coll_seq++ & 0x7fffffffu);
+    atomic_init(&s->round, -1);
+    return s;
+}
+
+void *tm_nbc_sched_scratch(tm_nbc_sched_t *s)
+{
+    return s->scratch;
+}
+
+/* The current round, made when needed. */
+static tm_nbc_round_t *round_current(tm_nbc_sched_t *s)
+{
+    if (s->nrounds == 0) {
+        if (s->rounds_cap == 0) {
+            s->rounds = malloc(8 * sizeof *s->rounds);
+            if (!s->rounds) {
+                s->err = -ENOMEM;
+                return NULL;
+            }
+            s->rounds_cap = 8;
+        }
+        s->rounds[0] = (tm_nbc_round_t){.end = 0, .where = TM_NBC_ANY};
+        s->nrounds = 1;
+    }
+    return &s->rounds[s->nrounds - 1];
+}
+
+/* A new action at the end of the current round, or NULL (the error sticks). */
+static tm_nbc_action_t *action_add(tm_nbc_sched_t *s, tm_nbc_action_kind_t kind)
+{
+    if (s->err)
+        return NULL;
+    tm_nbc_round_t *round = round_current(s);
+    if (!round)
+        return NULL;
+    if (s->nactions == s->actions_cap) {
+        int cap = s->actions_cap ? 2 * s->actions_cap : 8;
+        tm_nbc_action_t *a = realloc(s->actions, (size_t)cap * sizeof *a);
+        if (!a) {
+            s->err = -ENOMEM;
+            return NULL;
+        }
+        s->actions = a;
+        s->actions_cap = cap;
+    }
+    tm_nbc_action_t *a = &s->actions[s->nactions++];
+    memset(a, 0, sizeof *a);
+    a->kind = kind;
+    round->end = s->nactions;
+    return a;
+}
+
+void tm_nbc_sched_send(tm_nbc_sched_t *s, const void *buf, size_t count, tm_mpi_type_t *type,
+                       int peer)
+{
+    tm_nbc_action_t *a = action_add(s, TM_NBC_SEND);
+    if (!a)
+        return;
+    tm_mpi_type_retain(type);
+    a->send.buf = buf;
+    a->send.count = count;
+    a->send.type = type;
+    a->send.peer = peer;
+}
+
+void tm_nbc_sched_recv(tm_nbc_sched_t *s, void *buf, size_t count, tm_mpi_type_t *type, int peer)
+{
+    tm_nbc_action_t *a = action_add(s, TM_NBC_RECV);
+    if (!a)
+        return;
+    tm_mpi_type_retain(type);
+    a->recv.buf = buf;
+    a->recv.count = count;
+    a->recv.type = type;
+    a->recv.peer = peer;
+}
+
+void tm_nbc_sched_op(tm_nbc_sched_t *s, const void *in, void *inout, size_t count,
+                     tm_mpi_type_t *type, tm_mpi_op_t *op)
+{
+    tm_nbc_action_t *a = action_add(s, TM_NBC_OP);
+    if (!a)
+        return;
+    tm_mpi_type_retain(type);
+    tm_mpi_op_retain(op);
+    a->op.in = in;
+    a->op.inout = inout;
+    a->op.count = count;
+    a->op.type = type;
+    a->op.op = op;
+}
+
+void tm_nbc_sched_copy(tm_nbc_sched_t *s, const void *src, size_t scount, tm_mpi_type_t *stype,
+                       void *dst, size_t dcount, tm_mpi_type_t *dtype)
+{
+    tm_nbc_action_t *a = action_add(s, TM_NBC_COPY);
+    if (!a)
+        return;
+    tm_mpi_type_retain(stype);
+    tm_mpi_type_retain(dtype);
+    a->copy.src = src;
+    a->copy.scount = scount;
+    a->copy.stype = stype;
+    a->copy.dst = dst;
+    a->copy.dcount = dcount;
+    a->copy.dtype = dtype;
+}
+
+void tm_nbc_sched_barrier(tm_nbc_sched_t *s, tm_nbc_where_t where)
+{
+    if (s->err)
+        return;
+    tm_nbc_round_t *round = round_current(s);
+    if (!round)
+        return;
+    int start = s->nrounds > 1 ? s->rounds[s->nrounds - 2].end : 0;
+    if (round->end == start) { /* empty: reuse it */
+        round->where = where;
+        return;
+    }
+    if (s->nrounds == s->rounds_cap) {
+        tm_nbc_round_t *r = realloc(s->rounds, 2 * (size_t)s->rounds_cap * sizeof *r);
+        if (!r) {
+            s->err = -ENOMEM;
+            return;
+        }
+        s->rounds = r;
+        s->rounds_cap *= 2;
+    }
+    s->rounds[s->nrounds++] = (tm_nbc_round_t){.end = s->nactions, .where = where};
+}
+
+void tm_nbc_sched_where(tm_nbc_sched_t *s, tm_nbc_where_t where)
+{
+    tm_nbc_round_t *round = round_current(s);
+    if (round)
+        round->where = where;
+}
+
+void tm_nbc_sched_free(tm_nbc_sched_t *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < s->nactions; i++) {
+        tm_nbc_action_t *a = &s->actions[i];
+        switch (a->kind) {
+        case TM_NBC_SEND:
+            tm_mpi_type_release(a->send.type);
+            break;
+        case TM_NBC_RECV:
+            tm_mpi_type_release(a->recv.type);
+            break;
+        case TM_NBC_OP:
+            tm_mpi_type_release(a->op.type);
+            tm_mpi_op_release(a->op.op);
+            break;
+        case TM_NBC_COPY:
+            tm_mpi_type_release(a->copy.stype);
+            tm_mpi_type_release(a->copy.dtype);
+            break;
+        }
+    }
+    tm_mpi_group_release(s->group);
+    free(s->actions);
+    free(s->rounds);
+    free(s->scratch);
+    free(s);
+}
+
+static bool leading_rank_rounds_done(void *arg)
+{
+    tm_nbc_sched_t *s = arg;
+    /* acquire: pairs with the lock holder's release of the round it advanced to */
+    int round = atomic_load_explicit(&s->round, memory_order_acquire);
+    return round >= s->nrounds || s->rounds[round].where != TM_NBC_RANK;
+}
+
+int tm_nbc_sched_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, tm_mpi_request_t *req)
+{
+    if (s->err) {
+        int err = s->err;
+        tm_nbc_sched_free(s);
+        return err;
+    }
+    /* A trailing empty round (a barrier at the end) has nothing to run. */
+    if (s->nrounds > 0) {
+        int start = s->nrounds > 1 ? s->rounds[s->nrounds - 2].end : 0;
+        if (s->rounds[s->nrounds - 1].end == start)
+            s->nrounds--;
+    }
+    req->sched = s;
+    req->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    req->status.MPI_TAG = MPI_ANY_TAG;
+    req->status.MPI_ERROR = MPI_SUCCESS;
+    req->status.tm_count = 0;
+    req->status.tm_cancelled = 0;
+    s->req = req;
+    atomic_store_explicit(&s->round, 0, memory_order_relaxed);
+    if (s->nrounds == 0) { /* nothing to do (a collective over one rank) */
+        atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
+        return 0;
+    }
+    bool background = false;
+    for (int k = 0; k < s->nrounds && !background; k++)
+        background = s->rounds[k].where == TM_NBC_ANY;
+    tm_nbc_engine_add(r, s, background);
+    if (s->rounds[0].where == TM_NBC_RANK && !leading_rank_rounds_done(s))
+        tm_mpi_p2p_wait_until(r, leading_rank_rounds_done, s);
+    return 0;
+}

@@ -1,0 +1,91 @@
+/*
+ * nbc/: what the engine (engine.c) and the schedule builder (sched.c) share.
+ *
+ *   tm_nbc_sched_t
+ *   +-------------------------------+
+ *   | actions [a0 a1 a2 a3 a4 ...]  |   tagged unions, in the order built
+ *   | rounds  [{end 1, ANY}         |   round k = actions [rounds[k-1].end, rounds[k].end)
+ *   |          {end 3, ANY}         |
+ *   |          {end 5, RANK}]       |
+ *   | round: the one running        |   advanced by whoever holds the engine's lock
+ *   +-------------------------------+
+ */
+#ifndef TM_NBC_SCHED_H
+#define TM_NBC_SCHED_H
+
+#include <stdatomic.h>
+
+#include "mpi/p2p.h"
+#include "nbc.h"
+
+typedef enum tm_nbc_action_kind {
+    TM_NBC_SEND,
+    TM_NBC_RECV,
+    TM_NBC_OP,
+    TM_NBC_COPY,
+} tm_nbc_action_kind_t;
+
+typedef struct tm_nbc_action {
+    tm_nbc_action_kind_t kind;
+    union {
+        struct {
+            const void *buf;
+            size_t count;
+            tm_mpi_type_t *type;
+            int peer;
+        } send;
+        struct {
+            void *buf;
+            size_t count;
+            tm_mpi_type_t *type;
+            int peer;
+        } recv;
+        struct {
+            const void *in;
+            void *inout;
+            size_t count;
+            tm_mpi_type_t *type;
+            tm_mpi_op_t *op;
+        } op;
+        struct {
+            const void *src;
+            size_t scount;
+            tm_mpi_type_t *stype;
+            void *dst;
+            size_t dcount;
+            tm_mpi_type_t *dtype;
+        } copy;
+    };
+    tm_mpi_request_t req; /* SEND, RECV: the transfer, once the round started */
+} tm_nbc_action_t;
+
+typedef struct tm_nbc_round {
+    int end; /* one past its last action */
+    tm_nbc_where_t where;
+} tm_nbc_round_t;
+
+struct tm_nbc_sched {
+    tm_mpi_rank_t *owner;
+    tm_mpi_group_t *group; /* the communicator's members (a reference), for peers' mailboxes */
+    int context_id;
+    int rank; /* the owner's, in the communicator */
+    int tag;
+    tm_nbc_action_t *actions;
+    int nactions, actions_cap;
+    tm_nbc_round_t *rounds;
+    int nrounds, rounds_cap;
+    /* The round running, or nrounds once done: written by the lock holder, read by the rank
+     * that waits in the starting call for the leading RANK rounds. */
+    _Atomic int round;
+    bool round_started;
+    int err;          /* sticky build error (-ENOMEM) */
+    int status_error; /* MPI error of a transfer (MPI_ERR_TRUNCATE), for the request */
+    void *scratch;
+    tm_mpi_request_t *req; /* the collective's request, once started */
+    tm_nbc_sched_t *next;  /* in the engine's list */
+};
+
+/* Adds started schedule s to r's engine (which runs it from now on). */
+void tm_nbc_engine_add(tm_mpi_rank_t *r, tm_nbc_sched_t *s, bool background);
+
+#endif /* TM_NBC_SCHED_H */
