@@ -53,3 +53,23 @@ mpi_libtmmpi_la_SOURCES += \
 	mpi/coll.h \
 	mpi/coll.c \
 	mpi/coll_bcast.c
+
+# Rooted collectives: reduce, gather(v), scatter(v), blocking and non-blocking.
+mpi_libtmmpi_la_SOURCES += \
+	mpi/coll_reduce.c \
+	mpi/coll_gather.c \
+	mpi/coll_scatter.c
+
+# Prefix reductions, reduce-scatter and the neighbourhood collectives, blocking and non-blocking.
+mpi_libtmmpi_la_SOURCES += \
+	mpi/coll_scan.c \
+	mpi/coll_reduce_scatter.c \
+	mpi/coll_neighbor.c
+
+# Barrier and the collectives in which every member sends and receives: allgather(v),
+# alltoall(v,w), allreduce, blocking and non-blocking.
+mpi_libtmmpi_la_SOURCES += \
+	mpi/coll_barrier.c \
+	mpi/coll_allgather.c \
+	mpi/coll_alltoall.c \
+	mpi/coll_allreduce.c

@@ -59,21 +59,18 @@ int tm_mpi_coll_run(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, tm_
     }
     req->comm = comm;
     req->call = call;
-    /* A reduction's leading levels run in the call: say what it waits for. */
-    tm_mpi_p2p_note_blocked(r, "%s(comm=%s)", call, comm->name);
     if (tm_nbc_sched_start(r, s, req) < 0) {
-        atomic_store_explicit(&r->rt->blocked, 0, memory_order_relaxed);
         tm_mpi_request_release(r, req);
         return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");
     }
     if (request) {
-        atomic_store_explicit(&r->rt->blocked, 0, memory_order_relaxed);
         *request = tm_mpi_request_handle(req);
         return MPI_SUCCESS;
     }
-    if (!tm_mpi_request_is_complete(req))
+    if (!tm_mpi_request_is_complete(req)) {
+        tm_mpi_p2p_note_blocked(r, "%s(comm=%s)", call, comm->name);
         tm_mpi_p2p_wait_until(r, request_done, req);
-    atomic_store_explicit(&r->rt->blocked, 0, memory_order_relaxed);
+    }
     int err = req->status.MPI_ERROR;
     tm_mpi_request_release(r, req);
     if (err != MPI_SUCCESS)

@@ -31,6 +31,14 @@ tm_mpi_topo_t *tm_mpi_topo_dup(const tm_mpi_topo_t *t, int *failed_p);
 /* Frees t (NULL allowed). */
 void tm_mpi_topo_free(tm_mpi_topo_t *t);
 
+/* The neighbours of `rank` in t, in the order of the neighbourhood collectives (MPI 3.1 section
+ * 7.6): Cartesian, for each dimension the rank at -1 then the one at +1 (MPI_PROC_NULL off a
+ * non-periodic edge), as sources and as destinations; graph, the node's neighbours, both ways;
+ * distributed graph, the caller's own sources and destinations (rank is then the caller). First
+ * the degrees, then the lists (NULL: not wanted), which must hold that many. */
+void tm_mpi_topo_degrees(const tm_mpi_topo_t *t, int rank, int *indegree_p, int *outdegree_p);
+void tm_mpi_topo_neighbors(const tm_mpi_topo_t *t, int rank, int *sources, int *destinations);
+
 /* For the constructors: the MPI_Comm_split of comm_create.c, reporting for `call`. */
 int tm_mpi_comm_split_call(const char *call, MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 

@@ -1,7 +1,8 @@
 /*
  * Cartesian topologies: MPI_Cart_create, MPI_Cartdim_get, MPI_Cart_get, MPI_Cart_rank,
- * MPI_Cart_coords, MPI_Cart_shift, MPI_Cart_sub, MPI_Topo_test, and the copy and free of
- * topologies for MPI_Comm_dup and MPI_Comm_free.
+ * MPI_Cart_coords, MPI_Cart_shift, MPI_Cart_sub, MPI_Topo_test, the copy and free of
+ * topologies for MPI_Comm_dup and MPI_Comm_free, and the neighbour lists of every kind of
+ * topology for the neighbourhood collectives (mpi/coll_neighbor.c).
  *
  * Ranks are laid out in row-major order (the last dimension varies fastest) and never
  * reordered: rank i of the new communicator is rank i of the old one.
@@ -133,6 +134,74 @@ static int tm_mpi_cart_attach(tm_mpi_rank_t *r, tm_mpi_comm_t *parent, const cha
     }
     nc->topo = t;
     return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ neighbourhoods */
+
+void tm_mpi_topo_degrees(const tm_mpi_topo_t *t, int rank, int *indegree_p, int *outdegree_p)
+{
+    switch (t->kind) {
+    case MPI_CART:
+        *indegree_p = *outdegree_p = 2 * t->ndims;
+        break;
+    case MPI_GRAPH:
+        *indegree_p = *outdegree_p = t->index[rank] - (rank ? t->index[rank - 1] : 0);
+        break;
+    default: /* MPI_DIST_GRAPH */
+        *indegree_p = t->indegree;
+        *outdegree_p = t->outdegree;
+        break;
+    }
+}
+
+/* The Cartesian neighbours of rank: per dimension, at -1 then at +1. In row-major order a step
+ * along dimension d moves the rank by the product of the later dimensions. */
+static void tm_mpi_cart_neighbors(const tm_mpi_topo_t *t, int rank, int *out)
+{
+    int stride = 1;
+
+    for (int d = t->ndims - 1; d >= 0; stride *= t->dims[d--]) {
+        int n = t->dims[d], x = rank / stride % n;
+
+        if (x > 0)
+            out[2 * d] = rank - stride;
+        else
+            out[2 * d] = t->periods[d] ? rank + (n - 1) * stride : MPI_PROC_NULL;
+        if (x < n - 1)
+            out[2 * d + 1] = rank + stride;
+        else
+            out[2 * d + 1] = t->periods[d] ? rank - (n - 1) * stride : MPI_PROC_NULL;
+    }
+}
+
+void tm_mpi_topo_neighbors(const tm_mpi_topo_t *t, int rank, int *sources, int *destinations)
+{
+    int indegree, outdegree, first;
+
+    tm_mpi_topo_degrees(t, rank, &indegree, &outdegree);
+    switch (t->kind) {
+    case MPI_CART:
+        if (sources != NULL)
+            tm_mpi_cart_neighbors(t, rank, sources);
+        if (destinations != NULL)
+            tm_mpi_cart_neighbors(t, rank, destinations);
+        break;
+    case MPI_GRAPH:
+        first = rank ? t->index[rank - 1] : 0;
+        for (int i = 0; i < indegree; i++) {
+            if (sources != NULL)
+                sources[i] = t->edges[first + i];
+            if (destinations != NULL)
+                destinations[i] = t->edges[first + i];
+        }
+        break;
+    default: /* MPI_DIST_GRAPH */
+        for (int i = 0; sources != NULL && i < indegree; i++)
+            sources[i] = t->sources[i];
+        for (int i = 0; destinations != NULL && i < outdegree; i++)
+            destinations[i] = t->destinations[i];
+        break;
+    }
 }
 
 /* ------------------------------------------------------------------ the API */

@@ -12,4 +12,23 @@ nbc_libtmnbc_la_SOURCES = \
 	nbc/sched.c \
 	nbc/engine.c \
 	nbc/split.c \
-	nbc/bcast_binomial.c
+	nbc/bcast_binomial.c \
+	nbc/scan_recdoubling.c \
+	nbc/reduce_scatter_pairwise.c \
+	nbc/neighbor_linear.c \
+	nbc/reduce_binomial.c \
+	nbc/gather_binomial.c \
+	nbc/scatter_binomial.c \
+	nbc/gatherv_linear.c \
+	nbc/scatterv_linear.c \
+	nbc/blocks.h \
+	nbc/steps.h \
+	nbc/barrier_dissemination.c \
+	nbc/allgather_recdoubling.c \
+	nbc/allgather_bruck.c \
+	nbc/allgather_ring.c \
+	nbc/alltoall_bruck.c \
+	nbc/alltoall_pairwise.c \
+	nbc/allreduce_recdoubling.c \
+	nbc/allreduce_rabenseifner.c \
+	nbc/allreduce_split.c

@@ -10,13 +10,15 @@
  * Chosen for small blocks when p is not a power of two (recursive doubling, which needs no
  * scratch, takes the others), and for small MPI_Allgatherv whatever p.
  *
- * Split-tree: the H steps stand for the levels of a tree; the last S run on the rank.
+ * Split-tree: the H steps stand for the levels of a tree; the last S run on the rank (but
+ * never the first step of a non-blocking call: steps.h).
  */
 #include "config.h"
 
 #include <stdlib.h>
 
 #include "blocks.h"
+#include "steps.h"
 
 /* Copies positions [from, to) of the packed rotation into their blocks of recv. */
 static void unpack(tm_nbc_sched_t *s, const char *packed, const size_t *off, int me, int size,
@@ -59,7 +61,8 @@ tm_nbc_sched_t *tm_nbc_allgather_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, co
         return NULL;
     }
     char *packed = tm_nbc_sched_scratch(s);
-    tm_nbc_sched_where(s, height - rank_levels <= 0 ? TM_NBC_RANK : TM_NBC_ANY);
+    tm_nbc_sched_where(s,
+                       tm_nbc_first_where(tm_nbc_step_where(0, height, rank_levels), rank_levels));
     if (stype) /* not in place: the rank's own block, straight to its place */
         tm_nbc_sched_copy(s, sendbuf, scount, stype, tm_nbc_blocks_at(recv, me),
                           tm_nbc_blocks_count(recv, me), tm_nbc_blocks_type(recv, me));
@@ -71,13 +74,13 @@ tm_nbc_sched_t *tm_nbc_allgather_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, co
         int dist = 1 << k;
         int n = dist < size - dist ? dist : size - dist;
         if (k > 0)
-            tm_nbc_sched_barrier(s, k >= height - rank_levels ? TM_NBC_RANK : TM_NBC_ANY);
+            tm_nbc_sched_barrier(s, tm_nbc_step_where(k, height, rank_levels));
         tm_nbc_sched_send(s, packed, off[n], byte, (me - dist + size) % size);
         tm_nbc_sched_recv(s, packed + off[dist], off[dist + n] - off[dist], byte,
                           (me + dist) % size);
     }
     if (size > 1) {
-        tm_nbc_sched_barrier(s, rank_levels > 0 ? TM_NBC_RANK : TM_NBC_ANY); /* as the last step */
+        tm_nbc_sched_barrier(s, tm_nbc_step_where(height, height, rank_levels));
         /* Positions 1 .. size-me-1 are blocks me+1 .. size-1, the others wrap around to 0. */
         unpack(s, packed, off, me, size, 1, size - me, recv, byte);
         unpack(s, packed, off, me, size, size - me, size, recv, byte);

@@ -8,11 +8,13 @@
  * communicators (Bruck's algorithm has the same cost but a rotation in scratch memory); the
  * ring wins for large blocks, where its neighbour-only traffic keeps each copy short.
  *
- * Split-tree: the lg p steps stand for the levels of a tree; the last S run on the rank.
+ * Split-tree: the lg p steps stand for the levels of a tree; the last S run on the rank (but
+ * never the first step of a non-blocking call: steps.h).
  */
 #include "config.h"
 
 #include "blocks.h"
+#include "steps.h"
 
 tm_nbc_sched_t *tm_nbc_allgather_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
                                              const void *sendbuf, size_t scount,
@@ -25,14 +27,15 @@ tm_nbc_sched_t *tm_nbc_allgather_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *co
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, comm, 0);
     if (!s)
         return NULL;
-    tm_nbc_sched_where(s, height - rank_levels <= 0 ? TM_NBC_RANK : TM_NBC_ANY);
+    tm_nbc_sched_where(s,
+                       tm_nbc_first_where(tm_nbc_step_where(0, height, rank_levels), rank_levels));
     if (stype) /* not in place: the rank's own block first, before it is sent */
         tm_nbc_sched_copy(s, sendbuf, scount, stype, tm_nbc_blocks_at(recv, me), count, recv->type);
     for (int k = 0; k < height; k++) {
         int partner = me ^ (1 << k);
         int mine = me & ~((1 << k) - 1), theirs = partner & ~((1 << k) - 1);
         if (k > 0)
-            tm_nbc_sched_barrier(s, k >= height - rank_levels ? TM_NBC_RANK : TM_NBC_ANY);
+            tm_nbc_sched_barrier(s, tm_nbc_step_where(k, height, rank_levels));
         tm_nbc_sched_send(s, tm_nbc_blocks_at(recv, mine), count << k, recv->type, partner);
         tm_nbc_sched_recv(s, tm_nbc_blocks_at(recv, theirs), count << k, recv->type, partner);
     }

@@ -9,11 +9,13 @@
  *
  * Split-tree: the steps carry equal shares of the data; the rank runs the same share of them
  * as the last S levels of a binomial tree hold of its transfers: all but the first
- * floor((p - 1) / 2^S), so S = H puts every step on the rank and S = 0 none.
+ * floor((p - 1) / 2^S), so S = H puts every step on the rank and S = 0 none (but never the
+ * first step of a non-blocking call: steps.h).
  */
 #include "config.h"
 
 #include "blocks.h"
+#include "steps.h"
 
 tm_nbc_sched_t *tm_nbc_allgather_ring(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
                                       size_t scount, tm_mpi_type_t *stype,
@@ -21,19 +23,19 @@ tm_nbc_sched_t *tm_nbc_allgather_ring(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, con
 {
     int size = comm->size, me = comm->rank;
     int steps = size - 1;
-    int first_rank_step = rank_levels >= 31 ? 0 : steps >> rank_levels;
+    int rank_steps = tm_nbc_linear_steps(steps, rank_levels);
     int right = (me + 1) % size, left = (me - 1 + size) % size;
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, comm, 0);
     if (!s)
         return NULL;
-    tm_nbc_sched_where(s, first_rank_step == 0 ? TM_NBC_RANK : TM_NBC_ANY);
+    tm_nbc_sched_where(s, tm_nbc_first_where(tm_nbc_step_where(0, steps, rank_steps), rank_levels));
     if (stype) /* not in place: the rank's own block first, before it is sent */
         tm_nbc_sched_copy(s, sendbuf, scount, stype, tm_nbc_blocks_at(recv, me),
                           tm_nbc_blocks_count(recv, me), tm_nbc_blocks_type(recv, me));
     for (int k = 0; k < steps; k++) {
         int out = (me - k + size) % size, in = (me - k - 1 + size) % size;
         if (k > 0)
-            tm_nbc_sched_barrier(s, k >= first_rank_step ? TM_NBC_RANK : TM_NBC_ANY);
+            tm_nbc_sched_barrier(s, tm_nbc_step_where(k, steps, rank_steps));
         tm_nbc_sched_send(s, tm_nbc_blocks_at(recv, out), tm_nbc_blocks_count(recv, out),
                           tm_nbc_blocks_type(recv, out), right);
         tm_nbc_sched_recv(s, tm_nbc_blocks_at(recv, in), tm_nbc_blocks_count(recv, in),

@@ -13,11 +13,13 @@
  * In place (MPI_IN_PLACE), the send blocks are the receive buffer's: the first rotation packs
  * them before anything is received, so the same schedule works.
  *
- * Split-tree: the H steps stand for the levels of a tree; the last S run on the rank.
+ * Split-tree: the H steps stand for the levels of a tree; the last S run on the rank (but
+ * never the first step of a non-blocking call: steps.h).
  */
 #include "config.h"
 
 #include "blocks.h"
+#include "steps.h"
 
 /* Appends copies between packed positions, in runs of consecutive positions that have bit k
  * set: into `pack` (to_pack) or back from it. */
@@ -66,7 +68,8 @@ tm_nbc_sched_t *tm_nbc_alltoall_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
         return NULL;
     char *rot = tm_nbc_sched_scratch(s);
     char *out = rot + (size_t)size * b, *in = out + (size_t)most * b;
-    tm_nbc_sched_where(s, height - rank_levels <= 0 ? TM_NBC_RANK : TM_NBC_ANY);
+    tm_nbc_sched_where(s,
+                       tm_nbc_first_where(tm_nbc_step_where(0, height, rank_levels), rank_levels));
     if (size == 1) {
         if (send != recv)
             tm_nbc_sched_copy(s, send->buf, send->count, send->type, recv->buf, recv->count,
@@ -81,7 +84,7 @@ tm_nbc_sched_t *tm_nbc_alltoall_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
                           rot + (size_t)(size - me) * b, (size_t)me * b, byte);
     for (int k = 0; k < height; k++) {
         if (k > 0) {
-            tm_nbc_sched_barrier(s, k >= height - rank_levels ? TM_NBC_RANK : TM_NBC_ANY);
+            tm_nbc_sched_barrier(s, tm_nbc_step_where(k, height, rank_levels));
             pack_runs(s, rot, in, b, size, k - 1, false, byte);
         }
         pack_runs(s, rot, out, b, size, k, true, byte);
@@ -89,7 +92,7 @@ tm_nbc_sched_t *tm_nbc_alltoall_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
         tm_nbc_sched_send(s, out, bytes, byte, (me + (1 << k)) % size);
         tm_nbc_sched_recv(s, in, bytes, byte, (me - (1 << k) + size) % size);
     }
-    tm_nbc_sched_barrier(s, rank_levels > 0 ? TM_NBC_RANK : TM_NBC_ANY); /* as the last step */
+    tm_nbc_sched_barrier(s, tm_nbc_step_where(height, height, rank_levels));
     pack_runs(s, rot, in, b, size, height - 1, false, byte);
     for (int i = 0; i < size; i++)
         tm_nbc_sched_copy(s, rot + (size_t)i * b, b, byte,

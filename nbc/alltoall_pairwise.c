@@ -15,13 +15,14 @@
  *
  * Split-tree: the steps carry equal shares of the data; the rank runs the same share of them
  * as the last S levels of a binomial tree hold of its transfers: all but the first
- * floor((p - 1) / 2^S).
+ * floor((p - 1) / 2^S) (but never the first step of a non-blocking call: steps.h).
  */
 #include "config.h"
 
 #include <stdlib.h>
 
 #include "blocks.h"
+#include "steps.h"
 
 tm_nbc_sched_t *tm_nbc_alltoall_pairwise(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
                                          const tm_nbc_blocks_t *send, const tm_nbc_blocks_t *recv,
@@ -29,7 +30,7 @@ tm_nbc_sched_t *tm_nbc_alltoall_pairwise(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
 {
     int size = comm->size, me = comm->rank;
     int steps = size - 1;
-    int first_rank_step = rank_levels >= 31 ? 0 : steps >> rank_levels;
+    int rank_steps = tm_nbc_linear_steps(steps, rank_levels);
     tm_mpi_type_t *byte = tm_nbc_byte_type();
 
     /* In place: staged[k] is where the block for (me + k) mod p sits in scratch (2k >= p). */
@@ -50,7 +51,7 @@ tm_nbc_sched_t *tm_nbc_alltoall_pairwise(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
         return NULL;
     }
     char *stage = tm_nbc_sched_scratch(s);
-    tm_nbc_sched_where(s, first_rank_step == 0 ? TM_NBC_RANK : TM_NBC_ANY);
+    tm_nbc_sched_where(s, tm_nbc_first_where(tm_nbc_step_where(0, steps, rank_steps), rank_levels));
     if (send)
         tm_nbc_sched_copy(s, tm_nbc_blocks_at(send, me), tm_nbc_blocks_count(send, me),
                           tm_nbc_blocks_type(send, me), tm_nbc_blocks_at(recv, me),
@@ -65,7 +66,7 @@ tm_nbc_sched_t *tm_nbc_alltoall_pairwise(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
     for (int k = 1; k < size; k++) {
         int to = (me + k) % size, from = (me - k + size) % size;
         if (k > 1)
-            tm_nbc_sched_barrier(s, k - 1 >= first_rank_step ? TM_NBC_RANK : TM_NBC_ANY);
+            tm_nbc_sched_barrier(s, tm_nbc_step_where(k - 1, steps, rank_steps));
         if (send)
             tm_nbc_sched_send(s, tm_nbc_blocks_at(send, to), tm_nbc_blocks_count(send, to),
                               tm_nbc_blocks_type(send, to), to);

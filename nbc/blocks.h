@@ -48,6 +48,23 @@ static inline size_t tm_nbc_blocks_bytes(const tm_nbc_blocks_t *b, int j)
     return tm_nbc_blocks_count(b, j) * tm_nbc_blocks_type(b, j)->size;
 }
 
+/* Scratch memory for count elements of type t laid out as in a user's buffer (so that an op can
+ * combine it with one): the bytes it takes, and where the buffer pointer goes for it to start
+ * at `scratch` (the elements span [base + true_lb, base + (count-1)·extent + true_ub)). */
+static inline size_t tm_nbc_typed_bytes(size_t count, const tm_mpi_type_t *t)
+{
+    if (count == 0)
+        return 0;
+    MPI_Aint step = t->extent < 0 ? -t->extent : t->extent;
+    return (size_t)((MPI_Aint)(count - 1) * step + t->true_extent);
+}
+
+static inline char *tm_nbc_typed_base(void *scratch, size_t count, const tm_mpi_type_t *t)
+{
+    MPI_Aint below = t->extent < 0 && count > 0 ? (MPI_Aint)(count - 1) * t->extent : 0;
+    return (char *)scratch - t->true_lb - below;
+}
+
 /* MPI_BYTE: the type of data packed into a schedule's scratch memory. */
 static inline tm_mpi_type_t *tm_nbc_byte_type(void)
 {

@@ -169,8 +169,7 @@ static bool sched_advance(tm_nbc_engine_t *e, tm_nbc_sched_t *s, bool by_rank)
                 return did;
             s->round_started = false;
             did = true;
-            /* release: the rank waiting for its leading rounds reads this without the lock */
-            atomic_store_explicit(&s->round, ++round, memory_order_release);
+            atomic_store_explicit(&s->round, ++round, memory_order_relaxed);
             if (round == s->nrounds)
                 return true;
         }

@@ -13,9 +13,11 @@
  *
  * Who runs a round: every round may run in the rank itself, inside its MPI calls (MPI_Test,
  * MPI_Wait and any call that waits); a round marked ANY may also run on the rank's progress
- * thread, a ULT that works while the rank computes. RANK rounds at the start of a schedule run
- * in the call that starts it (the split-tree's leaf levels of a reduction); at its end, in the
- * rank's later MPI calls (the leaf levels of a broadcast).
+ * thread, a ULT that works while the rank computes. The call that starts a schedule runs what
+ * can run at once without waiting for anybody (a non-blocking call is local, MPI 3.1 5.12):
+ * the leaf levels of a reduction that the split-tree leaves to the rank (RANK rounds at the
+ * start) thus begin in the call and end in the rank's later MPI calls, as the leaf levels of a
+ * broadcast (RANK rounds at the end) do.
  *
  * Messages of collectives travel through the rank's collective mailbox (mpi/p2p.h), matched by
  * (communicator context, source, tag = the collective's sequence number on the communicator),
@@ -95,9 +97,8 @@ void tm_nbc_sched_where(tm_nbc_sched_t *s, tm_nbc_where_t where);
 /* Frees a schedule that was not started, or that the engine has finished. */
 void tm_nbc_sched_free(tm_nbc_sched_t *s);
 
-/* Starts schedule s for request req (of kind TM_MPI_REQ_COLL, which then owns it): runs its
- * leading RANK rounds now, then hands it to the engine (and its ANY rounds to the progress
- * thread). req completes when the schedule ends. 0, or -ENOMEM (the schedule's sticky error:
+/* Starts schedule s for request req (of kind TM_MPI_REQ_COLL, which then owns it): hands it to
+ * the engine (and its ANY rounds to the progress thread) and runs what can run without waiting. req completes when the schedule ends. 0, or -ENOMEM (the schedule's sticky error:
  * s is freed, nothing was sent). */
 int tm_nbc_sched_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, tm_mpi_request_t *req);
 
@@ -115,6 +116,167 @@ int tm_nbc_tree_height(int size);
 
 tm_nbc_sched_t *tm_nbc_bcast_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, void *buf,
                                       size_t count, tm_mpi_type_t *type, int root, int rank_levels);
+
+/* The rooted all-to-one and one-to-all algorithms come in three forms, so that other collectives
+ * can be built of them (allreduce: reduce then broadcast; reduce_scatter: reduce then scatterv):
+ *   tm_nbc_X(r, comm, ...)             a new schedule holding the collective;
+ *   tm_nbc_X_add(s, comm, ..., tmp)   the same rounds appended to schedule s, after its current
+ *                                      round (whose actions complete first);
+ *   tm_nbc_X_scratch(comm, ...)        the bytes of temporary memory tmp must have (a multiple
+ *                                      of 64; tmp 64-byte aligned, alive until s ends), for the
+ *                                      same arguments as _add; 0 when it needs none.
+ * Arguments marked "root only" are not used elsewhere (may be NULL). */
+
+/* Reduce (reduce_binomial.c): recvbuf of the root gets op over every rank's (sendbuf, count,
+ * type), in rank order when op is not commutative. At the root, sendbuf == recvbuf is in place
+ * (its data is in recvbuf); recvbuf: root only. */
+tm_nbc_sched_t *tm_nbc_reduce_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
+                                       void *recvbuf, size_t count, tm_mpi_type_t *type,
+                                       tm_mpi_op_t *op, int root, int rank_levels);
+void tm_nbc_reduce_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
+                                void *recvbuf, size_t count, tm_mpi_type_t *type,
+                                tm_mpi_op_t *op, int root, int rank_levels, void *scratch);
+size_t tm_nbc_reduce_binomial_scratch(const tm_mpi_comm_t *comm, const void *sendbuf,
+                                      const void *recvbuf, size_t count,
+                                      const tm_mpi_type_t *type, const tm_mpi_op_t *op, int root);
+
+/* Gather (gather_binomial.c): every rank's (sendbuf, sendcount, sendtype) to the root's recvbuf,
+ * as block `rank` of recvcount recvtype elements. Every block has the same size in bytes. At the
+ * root, sendbuf == its own block in recvbuf with the same count and type is in place; recvbuf,
+ * recvcount, recvtype: root only. */
+tm_nbc_sched_t *tm_nbc_gather_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
+                                       size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
+                                       size_t recvcount, tm_mpi_type_t *recvtype, int root,
+                                       int rank_levels);
+void tm_nbc_gather_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm,
+                                const void *sendbuf, size_t sendcount, tm_mpi_type_t *sendtype,
+                                void *recvbuf, size_t recvcount, tm_mpi_type_t *recvtype,
+                                int root, int rank_levels, void *scratch);
+size_t tm_nbc_gather_binomial_scratch(const tm_mpi_comm_t *comm, size_t sendcount,
+                                      const tm_mpi_type_t *sendtype, size_t recvcount,
+                                      const tm_mpi_type_t *recvtype, int root);
+
+/* Scatter (scatter_binomial.c): block `rank` of the root's sendbuf (sendcount sendtype elements
+ * per block) to every rank's (recvbuf, recvcount, recvtype). Every block has the same size in
+ * bytes. At the root, recvbuf == its own block in sendbuf with the same count and type is in
+ * place; sendbuf, sendcount, sendtype: root only. */
+tm_nbc_sched_t *tm_nbc_scatter_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
+                                        const void *sendbuf, size_t sendcount,
+                                        tm_mpi_type_t *sendtype, void *recvbuf, size_t recvcount,
+                                        tm_mpi_type_t *recvtype, int root, int rank_levels);
+void tm_nbc_scatter_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm,
+                                 const void *sendbuf, size_t sendcount, tm_mpi_type_t *sendtype,
+                                 void *recvbuf, size_t recvcount, tm_mpi_type_t *recvtype,
+                                 int root, int rank_levels, void *scratch);
+size_t tm_nbc_scatter_binomial_scratch(const tm_mpi_comm_t *comm, size_t sendcount,
+                                       const tm_mpi_type_t *sendtype, size_t recvcount,
+                                       const tm_mpi_type_t *recvtype, int root);
+
+/* Gatherv (gatherv_linear.c): every rank's (sendbuf, sendcount, sendtype) to the root's
+ * (recvbuf + displs[rank] extents, recvcounts[rank], recvtype). At the root, sendbuf == its own
+ * block with the same count and type is in place; recvbuf, recvcounts, displs, recvtype: root
+ * only (read while building: they need not outlive the call). Needs no scratch. */
+tm_nbc_sched_t *tm_nbc_gatherv_linear(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
+                                      size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
+                                      const int *recvcounts, const int *displs,
+                                      tm_mpi_type_t *recvtype, int root, int rank_levels);
+void tm_nbc_gatherv_linear_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
+                               size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
+                               const int *recvcounts, const int *displs, tm_mpi_type_t *recvtype,
+                               int root, int rank_levels);
+
+/* Scatterv (scatterv_linear.c): the root's (sendbuf + displs[i] extents, sendcounts[i], sendtype)
+ * to rank i's (recvbuf, recvcount, recvtype). At the root, recvbuf == its own block with the same
+ * count and type is in place; sendbuf, sendcounts, displs, sendtype: root only (read while
+ * building). Needs no scratch. */
+tm_nbc_sched_t *tm_nbc_scatterv_linear(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
+                                       const int *sendcounts, const int *displs,
+                                       tm_mpi_type_t *sendtype, void *recvbuf, size_t recvcount,
+                                       tm_mpi_type_t *recvtype, int root, int rank_levels);
+void tm_nbc_scatterv_linear_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
+                                const int *sendcounts, const int *displs, tm_mpi_type_t *sendtype,
+                                void *recvbuf, size_t recvcount, tm_mpi_type_t *recvtype,
+                                int root, int rank_levels);
+
+/* Prefix reduction: recvbuf of rank r gets the data of ranks 0 .. r (`exclusive`: 0 .. r - 1)
+ * reduced in rank order; exclusive, rank 0's recvbuf is not touched. sendbuf == recvbuf: in
+ * place (the data is taken from recvbuf). */
+tm_nbc_sched_t *tm_nbc_scan_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
+                                        void *recvbuf, size_t count, tm_mpi_type_t *type,
+                                        tm_mpi_op_t *op, bool exclusive, int rank_levels);
+
+/* Reduce-scatter: block j of every rank's sendbuf (counts[j] elements, the blocks back to back;
+ * counts NULL: `block` elements each) reduced in rank order into rank j's recvbuf. The counts
+ * are the same on every rank. sendbuf == recvbuf: in place (the blocks are in recvbuf, the
+ * result goes to its start). */
+tm_nbc_sched_t *tm_nbc_reduce_scatter_pairwise(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
+                                               const void *sendbuf, void *recvbuf,
+                                               const int *counts, size_t block, tm_mpi_type_t *type,
+                                               tm_mpi_op_t *op, int rank_levels);
+
+/* One transfer of a neighbourhood collective: count elements of type at buf, to or from peer. */
+typedef struct tm_nbc_xfer {
+    void *buf;
+    size_t count;
+    tm_mpi_type_t *type;
+    int peer;
+} tm_nbc_xfer_t;
+
+/* A neighbourhood collective: the receives, then the sends, each posted in the order given (the
+ * order in which messages between the same two ranks are matched). */
+tm_nbc_sched_t *tm_nbc_neighbor_linear(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
+                                       const tm_nbc_xfer_t *recvs, int nrecvs,
+                                       const tm_nbc_xfer_t *sends, int nsends, int rank_levels);
+
+/* Barrier (barrier_dissemination.c). */
+tm_nbc_sched_t *tm_nbc_barrier_dissemination(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
+                                             int rank_levels);
+
+/* Blocks of data, one per member, in a buffer (blocks.h): allgather(v)'s receive buffer,
+ * alltoall(v,w)'s buffers. Read while building: need not outlive the call. */
+typedef struct tm_nbc_blocks tm_nbc_blocks_t;
+
+/* Allgather(v): every rank's (sendbuf, sendcount, sendtype) to block `rank` of every rank's recv.
+ * sendtype NULL: in place (each rank's block is in its recv already). Recursive doubling needs a
+ * power-of-two size and blocks that follow each other with no counts, displs or types arrays
+ * (MPI_Allgather's); Bruck's algorithm and the ring take any (MPI_Allgatherv's). */
+tm_nbc_sched_t *tm_nbc_allgather_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
+                                             const void *sendbuf, size_t sendcount,
+                                             tm_mpi_type_t *sendtype, const tm_nbc_blocks_t *recv,
+                                             int rank_levels);
+tm_nbc_sched_t *tm_nbc_allgather_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
+                                       const void *sendbuf, size_t sendcount,
+                                       tm_mpi_type_t *sendtype, const tm_nbc_blocks_t *recv,
+                                       int rank_levels);
+tm_nbc_sched_t *tm_nbc_allgather_ring(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
+                                      size_t sendcount, tm_mpi_type_t *sendtype,
+                                      const tm_nbc_blocks_t *recv, int rank_levels);
+
+/* Alltoall(v,w): block j of every rank's send to block `rank` of rank j's recv. send NULL: in
+ * place (the data is taken from recv, whose blocks then serve both ways). Bruck's algorithm
+ * needs equal blocks that follow each other (MPI_Alltoall's); the pairwise exchange takes any. */
+tm_nbc_sched_t *tm_nbc_alltoall_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
+                                      const tm_nbc_blocks_t *send, const tm_nbc_blocks_t *recv,
+                                      int rank_levels);
+tm_nbc_sched_t *tm_nbc_alltoall_pairwise(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
+                                         const tm_nbc_blocks_t *send, const tm_nbc_blocks_t *recv,
+                                         int rank_levels);
+
+/* Allreduce: every rank's recvbuf gets op over every rank's (sendbuf, count, type), in rank
+ * order when op is not commutative; sendbuf == recvbuf: in place. Rabenseifner's algorithm
+ * needs a commutative op and count >= the largest power of two <= size. The split form
+ * (reduce to 0, then broadcast) is the non-blocking one. */
+tm_nbc_sched_t *tm_nbc_allreduce_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
+                                             const void *sendbuf, void *recvbuf, size_t count,
+                                             tm_mpi_type_t *type, tm_mpi_op_t *op,
+                                             int rank_levels);
+tm_nbc_sched_t *tm_nbc_allreduce_rabenseifner(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
+                                              const void *sendbuf, void *recvbuf, size_t count,
+                                              tm_mpi_type_t *type, tm_mpi_op_t *op,
+                                              int rank_levels);
+tm_nbc_sched_t *tm_nbc_allreduce_split(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
+                                       void *recvbuf, size_t count, tm_mpi_type_t *type,
+                                       tm_mpi_op_t *op, int rank_levels);
 
 /* ---- the split-tree ---- */
 

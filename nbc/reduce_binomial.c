@@ -47,8 +47,7 @@ typedef struct reduce_plan {
     int into[MAX_CHILDREN]; /* BUF_x: where receive i lands */
     int parent;             /* -1 at the tree's root */
     int parent_step;
-    bool accumulate; /* commutative, in place at the root: recv into scratch 0, combine into recvbuf
-                      */
+    bool accumulate; /* commutative, in place at the root: receive to scratch 0, op into recvbuf */
     bool to_root;    /* rank 0 sends the result to the root (non-commutative, root != 0) */
     bool from_zero;  /* the root receives it from rank 0 */
     int nscratch;    /* scratch buffers used */

@@ -203,14 +203,6 @@ void tm_nbc_sched_free(tm_nbc_sched_t *s)
     free(s);
 }
 
-static bool leading_rank_rounds_done(void *arg)
-{
-    tm_nbc_sched_t *s = arg;
-    /* acquire: pairs with the lock holder's release of the round it advanced to */
-    int round = atomic_load_explicit(&s->round, memory_order_acquire);
-    return round >= s->nrounds || s->rounds[round].where != TM_NBC_RANK;
-}
-
 int tm_nbc_sched_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, tm_mpi_request_t *req)
 {
     if (s->err) {
@@ -240,7 +232,9 @@ int tm_nbc_sched_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, tm_mpi_request_t *re
     for (int k = 0; k < s->nrounds && !background; k++)
         background = s->rounds[k].where == TM_NBC_ANY;
     tm_nbc_engine_add(r, s, background);
-    if (s->rounds[0].where == TM_NBC_RANK && !leading_rank_rounds_done(s))
-        tm_mpi_p2p_wait_until(r, leading_rank_rounds_done, s);
+    /* Start what can start now (the first sends, a reduction's leaf levels as far as their data
+     * is there) without waiting for anybody: a non-blocking collective call is local. The rest
+     * of its RANK rounds runs in the rank's later MPI calls. */
+    tm_nbc_progress(r->nbc, true);
     return 0;
 }

@@ -74,8 +74,8 @@ struct tm_nbc_sched {
     int nactions, actions_cap;
     tm_nbc_round_t *rounds;
     int nrounds, rounds_cap;
-    /* The round running, or nrounds once done: written by the lock holder, read by the rank
-     * that waits in the starting call for the leading RANK rounds. */
+    /* The round running, or nrounds once done (the lock holder's; atomic for the debugger and
+     * diagnostics that read it without the lock). */
     _Atomic int round;
     bool round_started;
     int err;          /* sticky build error (-ENOMEM) */

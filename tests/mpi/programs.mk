@@ -63,3 +63,9 @@ MPI_SCRIPT_TESTS += tests/mpi/split_model.sh
 
 # Reduction operations.
 MPI_TEST_PROGS += tests/mpi/mpi_op.x
+
+# Collectives, against serial references (argument `nb`: the non-blocking forms); every S of the
+# split-tree (coll_split.sh).
+MPI_TEST_PROGS += tests/mpi/coll_rooted.x tests/mpi/coll_reduce.x tests/mpi/coll_all.x \
+	tests/mpi/coll_neighbor.x tests/mpi/coll_nbc_many.x tests/mpi/coll_errors.x
+MPI_SCRIPT_TESTS += tests/mpi/coll_split.sh

@@ -1,0 +1,158 @@
+/*
+ * MPI_Allgather, MPI_Iallgather, MPI_Allgatherv and MPI_Iallgatherv.
+ *
+ * MPI_IN_PLACE (sendbuf): each rank's block is already in its place in recvbuf; the send
+ * arguments are then ignored. The algorithm is picked from the data each rank receives in all:
+ * recursive doubling (MPI_Allgather on power-of-two sizes) or Bruck's algorithm, lg p steps, for
+ * little data; above, the ring, whose p - 1 steps each move one block between neighbours.
+ */
+#include "config.h"
+
+#include <limits.h>
+
+#include "coll.h"
+#include "nbc/blocks.h"
+
+/* Bytes received by each rank below which the lg p algorithms beat the ring, measured on 4, 8
+ * and 16 ranks (2 cores): recursive doubling up to 32-64 KiB, when the ring's extra latencies
+ * stop mattering beside the copies; Bruck's algorithm, whose rotation costs two more copies of
+ * everything, only up to 4-8 KiB. */
+#define ALLGATHER_DOUBLING_BYTES (64 * 1024)
+#define ALLGATHER_BRUCK_BYTES    (8 * 1024)
+
+/* The send side, unless in place: a buffer of (count, type) no larger than the rank's own block
+ * of `recvbytes`, and not recvbuf itself. */
+static int check_send(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
+                      int sendcount, MPI_Datatype sendtype, const void *recvbuf, size_t recvbytes,
+                      tm_mpi_type_t **type_p)
+{
+    int err = tm_mpi_coll_check_buffer(r, c, call, sendbuf, sendcount, sendtype, type_p);
+    if (err != MPI_SUCCESS)
+        return err;
+    size_t sendbytes = (size_t)sendcount * (*type_p)->size;
+    if (sendbytes > recvbytes)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_TRUNCATE,
+                                  "rank %d sends %zu bytes but receives %zu from each rank",
+                                  c->rank, sendbytes, recvbytes);
+    if (sendbuf == recvbuf && sendbuf != MPI_BOTTOM && sendbytes > 0)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
+                                  "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
+    return MPI_SUCCESS;
+}
+
+static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm handle,
+                     MPI_Request *request, bool nonblocking)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    tm_mpi_type_t *stype = NULL, *rtype;
+    bool in_place = sendbuf == MPI_IN_PLACE;
+    int err = tm_mpi_comm_get(r, handle, call, &c);
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_coll_check_buffer(r, c, call, recvbuf, recvcount, recvtype, &rtype);
+    if (err == MPI_SUCCESS && recvbuf == MPI_IN_PLACE)
+        err = tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
+                                 "recvbuf is MPI_IN_PLACE (only sendbuf may be)");
+    if (err == MPI_SUCCESS && !in_place)
+        err = check_send(r, c, call, sendbuf, sendcount, sendtype, recvbuf,
+                         (size_t)recvcount * rtype->size, &stype);
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
+    if (err != MPI_SUCCESS)
+        return err;
+    tm_nbc_blocks_t recv = {.buf = recvbuf, .count = (size_t)recvcount, .type = rtype};
+    size_t total = (size_t)recvcount * rtype->size * (size_t)c->size;
+    int levels = tm_mpi_coll_levels(c, nonblocking, false);
+    tm_nbc_sched_t *s;
+    if ((c->size & (c->size - 1)) == 0 && total < ALLGATHER_DOUBLING_BYTES)
+        s = tm_nbc_allgather_recdoubling(r, c, sendbuf, (size_t)sendcount, stype, &recv, levels);
+    else if (total < ALLGATHER_BRUCK_BYTES)
+        s = tm_nbc_allgather_bruck(r, c, sendbuf, (size_t)sendcount, stype, &recv, levels);
+    else
+        s = tm_nbc_allgather_ring(r, c, sendbuf, (size_t)sendcount, stype, &recv, levels);
+    return tm_mpi_coll_run(r, c, call, s, request);
+}
+
+static int allgatherv(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, const int recvcounts[], const int displs[],
+                      MPI_Datatype recvtype, MPI_Comm handle, MPI_Request *request,
+                      bool nonblocking)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    tm_mpi_type_t *stype = NULL, *rtype;
+    bool in_place = sendbuf == MPI_IN_PLACE;
+    int err = tm_mpi_comm_get(r, handle, call, &c);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (!recvcounts || !displs)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "%s is NULL",
+                                  recvcounts ? "displs" : "recvcounts");
+    long long all = 0;
+    for (int j = 0; j < c->size; j++) {
+        if (recvcounts[j] < 0)
+            return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_COUNT,
+                                      "negative count %d in recvcounts[%d]", recvcounts[j], j);
+        all += recvcounts[j];
+    }
+    /* The check takes an int count: past INT_MAX only whether there is data matters. */
+    err = tm_mpi_coll_check_buffer(r, c, call, recvbuf, all > INT_MAX ? INT_MAX : (int)all,
+                                   recvtype, &rtype);
+    if (err == MPI_SUCCESS && recvbuf == MPI_IN_PLACE)
+        err = tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
+                                 "recvbuf is MPI_IN_PLACE (only sendbuf may be)");
+    if (err == MPI_SUCCESS && !in_place)
+        err = check_send(r, c, call, sendbuf, sendcount, sendtype, recvbuf,
+                         (size_t)recvcounts[c->rank] * rtype->size, &stype);
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
+    if (err != MPI_SUCCESS)
+        return err;
+    tm_nbc_blocks_t recv = {.buf = recvbuf,
+                            .counts = recvcounts,
+                            .displs = displs,
+                            .displ_unit = rtype->extent,
+                            .type = rtype};
+    int levels = tm_mpi_coll_levels(c, nonblocking, false);
+    tm_nbc_sched_t *s;
+    if ((size_t)all * rtype->size < ALLGATHER_BRUCK_BYTES)
+        s = tm_nbc_allgather_bruck(r, c, sendbuf, (size_t)sendcount, stype, &recv, levels);
+    else
+        s = tm_nbc_allgather_ring(r, c, sendbuf, (size_t)sendcount, stype, &recv, levels);
+    return tm_mpi_coll_run(r, c, call, s, request);
+}
+
+int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                     comm, NULL, false);
+}
+#pragma weak MPI_Allgather = PMPI_Allgather
+
+int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    return allgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                     comm, request, true);
+}
+#pragma weak MPI_Iallgather = PMPI_Iallgather
+
+int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm)
+{
+    return allgatherv("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                      recvtype, comm, NULL, false);
+}
+#pragma weak MPI_Allgatherv = PMPI_Allgatherv
+
+int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    return allgatherv("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                      recvtype, comm, request, true);
+}
+#pragma weak MPI_Iallgatherv = PMPI_Iallgatherv

@@ -1,0 +1,31 @@
+/*
+ * MPI_Barrier and MPI_Ibarrier.
+ */
+#include "config.h"
+
+#include "coll.h"
+
+static int barrier(const char *call, MPI_Comm handle, MPI_Request *request, bool nonblocking)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    int err = tm_mpi_comm_get(r, handle, call, &c);
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
+    if (err != MPI_SUCCESS)
+        return err;
+    int levels = tm_mpi_coll_levels(c, nonblocking, false);
+    return tm_mpi_coll_run(r, c, call, tm_nbc_barrier_dissemination(r, c, levels), request);
+}
+
+int PMPI_Barrier(MPI_Comm comm)
+{
+    return barrier("MPI_Barrier", comm, NULL, false);
+}
+#pragma weak MPI_Barrier = PMPI_Barrier
+
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    return barrier("MPI_Ibarrier", comm, request, true);
+}
+#pragma weak MPI_Ibarrier = PMPI_Ibarrier

@@ -1,0 +1,171 @@
+/*
+ * MPI_Gather, MPI_Igather, MPI_Gatherv and MPI_Igatherv.
+ *
+ * The receive arguments are significant at the root only: the other ranks check none of them.
+ * MPI_IN_PLACE (at the root only) becomes the root's own block of recvbuf, which the algorithms
+ * then leave where it is.
+ */
+#include "config.h"
+
+#include "coll.h"
+
+/* The send side: MPI_IN_PLACE at the root only, else a buffer of (count, type). */
+static int check_send(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
+                      int sendcount, MPI_Datatype sendtype, bool at_root, tm_mpi_type_t **type_p)
+{
+    *type_p = NULL;
+    if (sendbuf != MPI_IN_PLACE)
+        return tm_mpi_coll_check_buffer(r, c, call, sendbuf, sendcount, sendtype, type_p);
+    if (at_root)
+        return MPI_SUCCESS;
+    return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
+                              "sendbuf is MPI_IN_PLACE at rank %d, which is not the root", c->rank);
+}
+
+/* At the root, not in place: its own block must fit where it goes, and not be recvbuf itself. */
+static int check_own_block(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                           const void *sendbuf, size_t sendbytes, const void *recvbuf,
+                           size_t recvbytes)
+{
+    if (sendbytes > recvbytes)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_TRUNCATE,
+                                  "the root sends itself %zu bytes but receives %zu from each",
+                                  sendbytes, recvbytes);
+    if (sendbuf == recvbuf && sendbytes > 0)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
+                                  "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
+    return MPI_SUCCESS;
+}
+
+static int gather(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm handle,
+                  MPI_Request *request, bool nonblocking)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    tm_mpi_type_t *stype, *rtype = NULL;
+    int err = tm_mpi_comm_get(r, handle, call, &c);
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_coll_check_root(r, c, call, root);
+    if (err != MPI_SUCCESS)
+        return err;
+    bool at_root = c->rank == root, in_place = sendbuf == MPI_IN_PLACE;
+    if ((err = check_send(r, c, call, sendbuf, sendcount, sendtype, at_root, &stype)) !=
+        MPI_SUCCESS)
+        return err;
+    if (at_root) {
+        if ((err = tm_mpi_coll_check_buffer(r, c, call, recvbuf, recvcount, recvtype, &rtype)) !=
+            MPI_SUCCESS)
+            return err;
+        if (recvbuf == MPI_IN_PLACE)
+            return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
+                                      "recvbuf is MPI_IN_PLACE (only sendbuf may be)");
+        if (!in_place &&
+            (err = check_own_block(r, c, call, sendbuf, (size_t)sendcount * stype->size, recvbuf,
+                                   (size_t)recvcount * rtype->size)) != MPI_SUCCESS)
+            return err;
+    }
+    if ((err = tm_mpi_coll_check_request(r, c, call, request, nonblocking)) != MPI_SUCCESS)
+        return err;
+    if (in_place) {
+        sendbuf = (char *)recvbuf + (MPI_Aint)root * recvcount * rtype->extent;
+        sendcount = recvcount;
+        stype = rtype;
+    }
+    int levels = tm_mpi_coll_levels(c, nonblocking, true);
+    return tm_mpi_coll_run(
+        r, c, call,
+        tm_nbc_gather_binomial(r, c, sendbuf, (size_t)sendcount, stype, at_root ? recvbuf : NULL,
+                               at_root ? (size_t)recvcount : 0, rtype, root, levels),
+        request);
+}
+
+static int gatherv(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                   int root, MPI_Comm handle, MPI_Request *request, bool nonblocking)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    tm_mpi_type_t *stype, *rtype = NULL;
+    int err = tm_mpi_comm_get(r, handle, call, &c);
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_coll_check_root(r, c, call, root);
+    if (err != MPI_SUCCESS)
+        return err;
+    bool at_root = c->rank == root, in_place = sendbuf == MPI_IN_PLACE;
+    if ((err = check_send(r, c, call, sendbuf, sendcount, sendtype, at_root, &stype)) !=
+        MPI_SUCCESS)
+        return err;
+    if (at_root) {
+        if (!recvcounts || !displs)
+            return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "%s is NULL at the root",
+                                      recvcounts ? "displs" : "recvcounts");
+        int some = 0; /* a count > 0, if any: then recvbuf must be a buffer */
+        for (int i = 0; i < c->size; i++) {
+            if (recvcounts[i] < 0)
+                return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_COUNT,
+                                          "negative count %d in recvcounts[%d]", recvcounts[i], i);
+            if (recvcounts[i] > 0 && some == 0)
+                some = recvcounts[i];
+        }
+        if ((err = tm_mpi_coll_check_buffer(r, c, call, recvbuf, some, recvtype, &rtype)) !=
+            MPI_SUCCESS)
+            return err;
+        if (recvbuf == MPI_IN_PLACE)
+            return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
+                                      "recvbuf is MPI_IN_PLACE (only sendbuf may be)");
+        if (!in_place &&
+            (err = check_own_block(r, c, call, sendbuf, (size_t)sendcount * stype->size, recvbuf,
+                                   (size_t)recvcounts[root] * rtype->size)) != MPI_SUCCESS)
+            return err;
+    }
+    if ((err = tm_mpi_coll_check_request(r, c, call, request, nonblocking)) != MPI_SUCCESS)
+        return err;
+    if (in_place) {
+        sendbuf = (char *)recvbuf + (MPI_Aint)displs[root] * rtype->extent;
+        sendcount = recvcounts[root];
+        stype = rtype;
+    }
+    int levels = tm_mpi_coll_levels(c, nonblocking, true);
+    return tm_mpi_coll_run(r, c, call,
+                           tm_nbc_gatherv_linear(r, c, sendbuf, (size_t)sendcount, stype,
+                                                 at_root ? recvbuf : NULL,
+                                                 at_root ? recvcounts : NULL,
+                                                 at_root ? displs : NULL, rtype, root, levels),
+                           request);
+}
+
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return gather("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                  comm, NULL, false);
+}
+#pragma weak MPI_Gather = PMPI_Gather
+
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request)
+{
+    return gather("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                  comm, request, true);
+}
+#pragma weak MPI_Igather = PMPI_Igather
+
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm)
+{
+    return gatherv("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                   recvtype, root, comm, NULL, false);
+}
+#pragma weak MPI_Gatherv = PMPI_Gatherv
+
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return gatherv("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                   recvtype, root, comm, request, true);
+}
+#pragma weak MPI_Igatherv = PMPI_Igatherv

@@ -1,0 +1,257 @@
+/*
+ * The neighbourhood collectives: MPI_Neighbor_allgather(v), MPI_Neighbor_alltoall(v,w) and their
+ * non-blocking forms, over the process topology of the communicator (topo.h).
+ *
+ * Block k of the send buffer goes to out-neighbour k, block k of the receive buffer comes from
+ * in-neighbour k (allgather: the one send buffer goes to every out-neighbour), neighbours in the
+ * order of tm_mpi_topo_neighbors. A neighbour off a non-periodic Cartesian edge (MPI_PROC_NULL)
+ * exchanges nothing: its receive block is left untouched.
+ *
+ * Matching when one rank is a neighbour twice (MPI 3.1 as corrected by the MPI 4.0 errata,
+ * mpi-forum/mpi-issues#153): in a Cartesian dimension, what a rank sends towards -1 arrives as
+ * the data from +1 and the other way round, also when both are the same rank (a periodic
+ * dimension of size 1 or 2). The sends go in neighbour order (-1, then +1, per dimension) and
+ * the receives of each dimension's pair are posted the other way round (+1, then -1): messages
+ * between two ranks match in posting order. In a graph the k-th edge to a rank matches the k-th
+ * edge from it: both lists are posted in neighbour order.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "coll.h"
+#include "topo.h"
+
+/* How one direction of a neighbourhood collective lays out its blocks. */
+typedef enum layout {
+    ONE,    /* every block is the whole buffer (allgather's send): count x type at buf */
+    BLOCKS, /* count x type each, one after the other (allgather's receive, alltoall) */
+    V,      /* counts[k] x type at buf + displs[k] extents */
+    W,      /* counts[k] x types[k] at buf + bdispls[k] bytes */
+} layout_t;
+
+typedef struct side {
+    layout_t layout;
+    const void *buf;
+    int count;
+    const int *counts;
+    const int *displs;
+    const MPI_Aint *bdispls;
+    MPI_Datatype type;
+    const MPI_Datatype *types;
+} side_t;
+
+/* Checks the `degree` blocks of one side and lists the transfers with the neighbours that are
+ * not MPI_PROC_NULL into xfers (*n_p of them), in posting order: `swap_pairs` posts the two
+ * neighbours of each Cartesian dimension the other way round. */
+static int side_transfers(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const char *what,
+                          const side_t *sd, int degree, const int *peers, bool swap_pairs,
+                          tm_nbc_xfer_t *xfers, int *n_p)
+{
+    int err;
+    *n_p = 0;
+    if (sd->buf == MPI_IN_PLACE)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
+                                  "%sbuf is MPI_IN_PLACE, which neighbourhood collectives do not "
+                                  "take",
+                                  what);
+    if (degree > 0 && (sd->layout == V || sd->layout == W) &&
+        (sd->counts == NULL || (sd->layout == V ? sd->displs == NULL : sd->bdispls == NULL) ||
+         (sd->layout == W && sd->types == NULL)))
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG,
+                                  "%scounts, %sdispls or %stypes is NULL", what, what, what);
+    for (int i = 0; i < degree; i++) {
+        int k = swap_pairs ? i ^ 1 : i;
+        int count = sd->layout == V || sd->layout == W ? sd->counts[k] : sd->count;
+        tm_mpi_type_t *type;
+        if (count < 0)
+            return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_COUNT,
+                                      "negative %s count %d (neighbour %d)", what, count, k);
+        err = tm_mpi_type_get(r, c, sd->layout == W ? sd->types[k] : sd->type, 1, call, &type);
+        if (err != MPI_SUCCESS)
+            return err;
+        MPI_Aint offset = 0;
+        if (sd->layout == BLOCKS)
+            offset = (MPI_Aint)k * count * type->extent;
+        else if (sd->layout == V)
+            offset = (MPI_Aint)sd->displs[k] * type->extent;
+        else if (sd->layout == W)
+            offset = sd->bdispls[k];
+        const char *at = (const char *)sd->buf + offset;
+        if (at == NULL && count > 0 && type->predefined && type->size > 0)
+            return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
+                                      "%sbuf is NULL for %d elements (neighbour %d)", what, count,
+                                      k);
+        if (peers[k] != MPI_PROC_NULL)
+            xfers[(*n_p)++] = (tm_nbc_xfer_t){
+                .buf = (void *)at, .count = (size_t)count, .type = type, .peer = peers[k]};
+    }
+    return MPI_SUCCESS;
+}
+
+/* allgather and alltoall: the first receive block starts where the send data does. */
+static bool sides_overlap(const side_t *send, const side_t *recv, int outdegree, int indegree,
+                          const tm_nbc_xfer_t *xfers, int nrecvs, int nsends)
+{
+    if (recv->layout != BLOCKS || send->layout == V || send->layout == W)
+        return false;
+    if (send->buf != recv->buf || indegree == 0 || outdegree == 0 || nrecvs == 0 || nsends == 0)
+        return false;
+    return xfers[0].count * xfers[0].type->size > 0 &&
+           xfers[nrecvs].count * xfers[nrecvs].type->size > 0;
+}
+
+static int neighbor(const char *call, const side_t *send, const side_t *recv, MPI_Comm handle,
+                    MPI_Request *request, bool nonblocking)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    int err = tm_mpi_comm_get(r, handle, call, &c);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (c->topo == NULL)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_TOPOLOGY, "%s has no process topology",
+                                  c->name);
+    int indegree, outdegree;
+    tm_mpi_topo_degrees(c->topo, c->rank, &indegree, &outdegree);
+    int *peers = malloc((size_t)(indegree + outdegree + 1) * sizeof *peers);
+    tm_nbc_xfer_t *xfers = malloc((size_t)(indegree + outdegree + 1) * sizeof *xfers);
+    if (!peers || !xfers) {
+        free(peers);
+        free(xfers);
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
+    }
+    tm_mpi_topo_neighbors(c->topo, c->rank, peers, peers + indegree);
+    int nrecvs = 0, nsends = 0;
+    err = side_transfers(r, c, call, "recv", recv, indegree, peers, c->topo->kind == MPI_CART,
+                         xfers, &nrecvs);
+    if (err == MPI_SUCCESS)
+        err = side_transfers(r, c, call, "send", send, outdegree, peers + indegree, false,
+                             xfers + nrecvs, &nsends);
+    if (err == MPI_SUCCESS && sides_overlap(send, recv, outdegree, indegree, xfers, nrecvs, nsends))
+        err = tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
+                                 "sendbuf and recvbuf are the same buffer");
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
+    if (err == MPI_SUCCESS) {
+        int levels = tm_mpi_coll_levels(c, nonblocking, false);
+        err = tm_mpi_coll_run(
+            r, c, call, tm_nbc_neighbor_linear(r, c, xfers, nrecvs, xfers + nrecvs, nsends, levels),
+            request);
+    }
+    free(peers);
+    free(xfers);
+    return err;
+}
+
+/* ------------------------------------------------------------------ the calls */
+
+int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    side_t send = {.layout = ONE, .buf = sendbuf, .count = sendcount, .type = sendtype};
+    side_t recv = {.layout = BLOCKS, .buf = recvbuf, .count = recvcount, .type = recvtype};
+    return neighbor("MPI_Neighbor_allgather", &send, &recv, comm, NULL, false);
+}
+#pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
+
+int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Request *request)
+{
+    side_t send = {.layout = ONE, .buf = sendbuf, .count = sendcount, .type = sendtype};
+    side_t recv = {.layout = BLOCKS, .buf = recvbuf, .count = recvcount, .type = recvtype};
+    return neighbor("MPI_Ineighbor_allgather", &send, &recv, comm, request, true);
+}
+#pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
+
+int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, MPI_Comm comm)
+{
+    side_t send = {.layout = ONE, .buf = sendbuf, .count = sendcount, .type = sendtype};
+    side_t recv = {
+        .layout = V, .buf = recvbuf, .counts = recvcounts, .displs = displs, .type = recvtype};
+    return neighbor("MPI_Neighbor_allgatherv", &send, &recv, comm, NULL, false);
+}
+#pragma weak MPI_Neighbor_allgatherv = PMPI_Neighbor_allgatherv
+
+int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, const int recvcounts[], const int displs[],
+                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    side_t send = {.layout = ONE, .buf = sendbuf, .count = sendcount, .type = sendtype};
+    side_t recv = {
+        .layout = V, .buf = recvbuf, .counts = recvcounts, .displs = displs, .type = recvtype};
+    return neighbor("MPI_Ineighbor_allgatherv", &send, &recv, comm, request, true);
+}
+#pragma weak MPI_Ineighbor_allgatherv = PMPI_Ineighbor_allgatherv
+
+int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    side_t send = {.layout = BLOCKS, .buf = sendbuf, .count = sendcount, .type = sendtype};
+    side_t recv = {.layout = BLOCKS, .buf = recvbuf, .count = recvcount, .type = recvtype};
+    return neighbor("MPI_Neighbor_alltoall", &send, &recv, comm, NULL, false);
+}
+#pragma weak MPI_Neighbor_alltoall = PMPI_Neighbor_alltoall
+
+int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request)
+{
+    side_t send = {.layout = BLOCKS, .buf = sendbuf, .count = sendcount, .type = sendtype};
+    side_t recv = {.layout = BLOCKS, .buf = recvbuf, .count = recvcount, .type = recvtype};
+    return neighbor("MPI_Ineighbor_alltoall", &send, &recv, comm, request, true);
+}
+#pragma weak MPI_Ineighbor_alltoall = PMPI_Ineighbor_alltoall
+
+int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    side_t send = {
+        .layout = V, .buf = sendbuf, .counts = sendcounts, .displs = sdispls, .type = sendtype};
+    side_t recv = {
+        .layout = V, .buf = recvbuf, .counts = recvcounts, .displs = rdispls, .type = recvtype};
+    return neighbor("MPI_Neighbor_alltoallv", &send, &recv, comm, NULL, false);
+}
+#pragma weak MPI_Neighbor_alltoallv = PMPI_Neighbor_alltoallv
+
+int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Request *request)
+{
+    side_t send = {
+        .layout = V, .buf = sendbuf, .counts = sendcounts, .displs = sdispls, .type = sendtype};
+    side_t recv = {
+        .layout = V, .buf = recvbuf, .counts = recvcounts, .displs = rdispls, .type = recvtype};
+    return neighbor("MPI_Ineighbor_alltoallv", &send, &recv, comm, request, true);
+}
+#pragma weak MPI_Ineighbor_alltoallv = PMPI_Ineighbor_alltoallv
+
+int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    side_t send = {
+        .layout = W, .buf = sendbuf, .counts = sendcounts, .bdispls = sdispls, .types = sendtypes};
+    side_t recv = {
+        .layout = W, .buf = recvbuf, .counts = recvcounts, .bdispls = rdispls, .types = recvtypes};
+    return neighbor("MPI_Neighbor_alltoallw", &send, &recv, comm, NULL, false);
+}
+#pragma weak MPI_Neighbor_alltoallw = PMPI_Neighbor_alltoallw
+
+int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                             MPI_Comm comm, MPI_Request *request)
+{
+    side_t send = {
+        .layout = W, .buf = sendbuf, .counts = sendcounts, .bdispls = sdispls, .types = sendtypes};
+    side_t recv = {
+        .layout = W, .buf = recvbuf, .counts = recvcounts, .bdispls = rdispls, .types = recvtypes};
+    return neighbor("MPI_Ineighbor_alltoallw", &send, &recv, comm, request, true);
+}
+#pragma weak MPI_Ineighbor_alltoallw = PMPI_Ineighbor_alltoallw

@@ -1,0 +1,99 @@
+/*
+ * MPI_Reduce_scatter, MPI_Reduce_scatter_block and their non-blocking forms: an element-wise
+ * reduction in rank order whose result is scattered in blocks, block j to rank j.
+ */
+#include "config.h"
+
+#include <limits.h>
+
+#include "coll.h"
+
+/* Reduce_scatter_block (`equal`): every block has `block` elements; else counts[j]. */
+static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf, bool equal,
+                          const int *counts, int block, MPI_Datatype datatype, MPI_Op op_handle,
+                          MPI_Comm handle, MPI_Request *request, bool nonblocking)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    tm_mpi_type_t *type;
+    tm_mpi_op_t *op;
+    bool in_place = sendbuf == MPI_IN_PLACE;
+    long long total = 0;
+    int err = tm_mpi_comm_get(r, handle, call, &c);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (!equal && counts == NULL)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "recvcounts is NULL");
+    if (!equal) {
+        for (int j = 0; j < c->size; j++) {
+            if (counts[j] < 0)
+                return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_COUNT,
+                                          "negative recvcounts[%d] = %d", j, counts[j]);
+            total += counts[j];
+        }
+    } else if (block < 0) {
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_COUNT, "negative recvcount %d", block);
+    } else {
+        total = (long long)block * c->size;
+    }
+    int mine = equal ? block : counts[c->rank];
+    /* The checks take an int count: past INT_MAX only whether there is data matters. */
+    int all = total > INT_MAX ? INT_MAX : (int)total;
+    if (recvbuf == MPI_IN_PLACE)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER, "recvbuf is MPI_IN_PLACE");
+    if (in_place) {
+        err = tm_mpi_coll_check_buffer(r, c, call, recvbuf, all, datatype, &type);
+    } else {
+        err = tm_mpi_coll_check_buffer(r, c, call, sendbuf, all, datatype, &type);
+        if (err == MPI_SUCCESS)
+            err = tm_mpi_coll_check_buffer(r, c, call, recvbuf, mine, datatype, &type);
+        if (err == MPI_SUCCESS && sendbuf == recvbuf && mine > 0 && type->size > 0)
+            err = tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
+                                     "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
+    }
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_op_get_for_type(r, c, op_handle, type, call, &op);
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
+    if (err != MPI_SUCCESS)
+        return err;
+    int levels = tm_mpi_coll_levels(c, nonblocking, false);
+    return tm_mpi_coll_run(r, c, call,
+                           tm_nbc_reduce_scatter_pairwise(r, c, in_place ? recvbuf : sendbuf,
+                                                          recvbuf, equal ? NULL : counts,
+                                                          (size_t)block, type, op, levels),
+                           request);
+}
+
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, false, recvcounts, 0, datatype,
+                          op, comm, NULL, false);
+}
+#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
+
+int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    return reduce_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, false, recvcounts, 0, datatype,
+                          op, comm, request, true);
+}
+#pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
+
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, true, NULL, recvcount,
+                          datatype, op, comm, NULL, false);
+}
+#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
+
+int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                               MPI_Request *request)
+{
+    return reduce_scatter("MPI_Ireduce_scatter_block", sendbuf, recvbuf, true, NULL, recvcount,
+                          datatype, op, comm, request, true);
+}
+#pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block

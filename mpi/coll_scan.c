@@ -1,0 +1,72 @@
+/*
+ * MPI_Scan, MPI_Exscan and their non-blocking forms: prefix reductions in rank order.
+ */
+#include "config.h"
+
+#include "coll.h"
+
+static int scan(const char *call, const void *sendbuf, void *recvbuf, int count,
+                MPI_Datatype datatype, MPI_Op op_handle, MPI_Comm handle, MPI_Request *request,
+                bool exclusive, bool nonblocking)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    tm_mpi_type_t *type;
+    tm_mpi_op_t *op;
+    bool in_place = sendbuf == MPI_IN_PLACE;
+    int err = tm_mpi_comm_get(r, handle, call, &c);
+    if (err != MPI_SUCCESS)
+        return err;
+    /* Exscan: rank 0's recvbuf is not significant, unless it holds the data (in place). */
+    bool recv_significant = !exclusive || c->rank != 0 || in_place;
+    if (recvbuf == MPI_IN_PLACE)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER, "recvbuf is MPI_IN_PLACE");
+    /* The data is in sendbuf, or in recvbuf in place. */
+    err =
+        tm_mpi_coll_check_buffer(r, c, call, in_place ? recvbuf : sendbuf, count, datatype, &type);
+    if (err == MPI_SUCCESS && !in_place && recv_significant)
+        err = tm_mpi_coll_check_buffer(r, c, call, recvbuf, count, datatype, &type);
+    if (err == MPI_SUCCESS && !in_place && recv_significant && sendbuf == recvbuf && count > 0 &&
+        type->size > 0)
+        err = tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
+                                 "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_op_get_for_type(r, c, op_handle, type, call, &op);
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
+    if (err != MPI_SUCCESS)
+        return err;
+    int levels = tm_mpi_coll_levels(c, nonblocking, false);
+    return tm_mpi_coll_run(r, c, call,
+                           tm_nbc_scan_recdoubling(r, c, in_place ? recvbuf : sendbuf, recvbuf,
+                                                   (size_t)count, type, op, exclusive, levels),
+                           request);
+}
+
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm)
+{
+    return scan("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, NULL, false, false);
+}
+#pragma weak MPI_Scan = PMPI_Scan
+
+int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm, MPI_Request *request)
+{
+    return scan("MPI_Iscan", sendbuf, recvbuf, count, datatype, op, comm, request, false, true);
+}
+#pragma weak MPI_Iscan = PMPI_Iscan
+
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm)
+{
+    return scan("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, NULL, true, false);
+}
+#pragma weak MPI_Exscan = PMPI_Exscan
+
+int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    return scan("MPI_Iexscan", sendbuf, recvbuf, count, datatype, op, comm, request, true, true);
+}
+#pragma weak MPI_Iexscan = PMPI_Iexscan

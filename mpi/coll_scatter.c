@@ -1,0 +1,172 @@
+/*
+ * MPI_Scatter, MPI_Iscatter, MPI_Scatterv and MPI_Iscatterv.
+ *
+ * The send arguments are significant at the root only: the other ranks check none of them.
+ * MPI_IN_PLACE as recvbuf (at the root only) becomes the root's own block of sendbuf, which the
+ * algorithms then leave where it is.
+ */
+#include "config.h"
+
+#include "coll.h"
+
+/* The receive side: MPI_IN_PLACE at the root only, else a buffer of (count, type). */
+static int check_recv(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, bool at_root, tm_mpi_type_t **type_p)
+{
+    *type_p = NULL;
+    if (recvbuf != MPI_IN_PLACE)
+        return tm_mpi_coll_check_buffer(r, c, call, recvbuf, recvcount, recvtype, type_p);
+    if (at_root)
+        return MPI_SUCCESS;
+    return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
+                              "recvbuf is MPI_IN_PLACE at rank %d, which is not the root", c->rank);
+}
+
+/* At the root, not in place: its own block must fit where it goes, and not be sendbuf itself. */
+static int check_own_block(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                           const void *sendbuf, size_t sendbytes, const void *recvbuf,
+                           size_t recvbytes)
+{
+    if (sendbytes > recvbytes)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_TRUNCATE,
+                                  "the root sends %zu bytes to each but receives %zu itself",
+                                  sendbytes, recvbytes);
+    if (sendbuf == recvbuf && recvbytes > 0)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
+                                  "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
+    return MPI_SUCCESS;
+}
+
+static int scatter(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm handle,
+                   MPI_Request *request, bool nonblocking)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    tm_mpi_type_t *stype = NULL, *rtype;
+    int err = tm_mpi_comm_get(r, handle, call, &c);
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_coll_check_root(r, c, call, root);
+    if (err != MPI_SUCCESS)
+        return err;
+    bool at_root = c->rank == root, in_place = recvbuf == MPI_IN_PLACE;
+    if (at_root) {
+        if ((err = tm_mpi_coll_check_buffer(r, c, call, sendbuf, sendcount, sendtype, &stype)) !=
+            MPI_SUCCESS)
+            return err;
+        if (sendbuf == MPI_IN_PLACE)
+            return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
+                                      "sendbuf is MPI_IN_PLACE (only recvbuf may be)");
+    }
+    if ((err = check_recv(r, c, call, recvbuf, recvcount, recvtype, at_root, &rtype)) !=
+        MPI_SUCCESS)
+        return err;
+    if (at_root && !in_place &&
+        (err = check_own_block(r, c, call, sendbuf, (size_t)sendcount * stype->size, recvbuf,
+                               (size_t)recvcount * rtype->size)) != MPI_SUCCESS)
+        return err;
+    if ((err = tm_mpi_coll_check_request(r, c, call, request, nonblocking)) != MPI_SUCCESS)
+        return err;
+    if (in_place) {
+        recvbuf = (char *)sendbuf + (MPI_Aint)root * sendcount * stype->extent;
+        recvcount = sendcount;
+        rtype = stype;
+    }
+    int levels = tm_mpi_coll_levels(c, nonblocking, true);
+    return tm_mpi_coll_run(r, c, call,
+                           tm_nbc_scatter_binomial(r, c, at_root ? sendbuf : NULL,
+                                                   at_root ? (size_t)sendcount : 0, stype, recvbuf,
+                                                   (size_t)recvcount, rtype, root, levels),
+                           request);
+}
+
+static int scatterv(const char *call, const void *sendbuf, const int sendcounts[],
+                    const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                    MPI_Datatype recvtype, int root, MPI_Comm handle, MPI_Request *request,
+                    bool nonblocking)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    tm_mpi_type_t *stype = NULL, *rtype;
+    int err = tm_mpi_comm_get(r, handle, call, &c);
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_coll_check_root(r, c, call, root);
+    if (err != MPI_SUCCESS)
+        return err;
+    bool at_root = c->rank == root, in_place = recvbuf == MPI_IN_PLACE;
+    if (at_root) {
+        if (!sendcounts || !displs)
+            return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "%s is NULL at the root",
+                                      sendcounts ? "displs" : "sendcounts");
+        int some = 0; /* a count > 0, if any: then sendbuf must be a buffer */
+        for (int i = 0; i < c->size; i++) {
+            if (sendcounts[i] < 0)
+                return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_COUNT,
+                                          "negative count %d in sendcounts[%d]", sendcounts[i], i);
+            if (sendcounts[i] > 0 && some == 0)
+                some = sendcounts[i];
+        }
+        if ((err = tm_mpi_coll_check_buffer(r, c, call, sendbuf, some, sendtype, &stype)) !=
+            MPI_SUCCESS)
+            return err;
+        if (sendbuf == MPI_IN_PLACE)
+            return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
+                                      "sendbuf is MPI_IN_PLACE (only recvbuf may be)");
+    }
+    if ((err = check_recv(r, c, call, recvbuf, recvcount, recvtype, at_root, &rtype)) !=
+        MPI_SUCCESS)
+        return err;
+    if (at_root && !in_place &&
+        (err = check_own_block(r, c, call, sendbuf, (size_t)sendcounts[root] * stype->size, recvbuf,
+                               (size_t)recvcount * rtype->size)) != MPI_SUCCESS)
+        return err;
+    if ((err = tm_mpi_coll_check_request(r, c, call, request, nonblocking)) != MPI_SUCCESS)
+        return err;
+    if (in_place) {
+        recvbuf = (char *)sendbuf + (MPI_Aint)displs[root] * stype->extent;
+        recvcount = sendcounts[root];
+        rtype = stype;
+    }
+    int levels = tm_mpi_coll_levels(c, nonblocking, true);
+    return tm_mpi_coll_run(r, c, call,
+                           tm_nbc_scatterv_linear(r, c, at_root ? sendbuf : NULL,
+                                                  at_root ? sendcounts : NULL,
+                                                  at_root ? displs : NULL, stype, recvbuf,
+                                                  (size_t)recvcount, rtype, root, levels),
+                           request);
+}
+
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return scatter("MPI_Scatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                   comm, NULL, false);
+}
+#pragma weak MPI_Scatter = PMPI_Scatter
+
+int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    return scatter("MPI_Iscatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                   comm, request, true);
+}
+#pragma weak MPI_Iscatter = PMPI_Iscatter
+
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm)
+{
+    return scatterv("MPI_Scatterv", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                    recvtype, root, comm, NULL, false);
+}
+#pragma weak MPI_Scatterv = PMPI_Scatterv
+
+int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                   int root, MPI_Comm comm, MPI_Request *request)
+{
+    return scatterv("MPI_Iscatterv", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                    recvtype, root, comm, request, true);
+}
+#pragma weak MPI_Iscatterv = PMPI_Iscatterv

@@ -1,0 +1,43 @@
+/*
+ * nbc/: where the steps of the algorithms that are not trees run (the dissemination barrier,
+ * allgather, alltoall, allreduce by exchanges): the split-tree's S applied to a sequence of
+ * steps, for the algorithm files.
+ *
+ *   steps       0     1     2   ...   steps-rank_steps  ...  steps-1
+ *   where       ANY   ANY   ANY       RANK                   RANK
+ *
+ * An algorithm of about lg p steps runs its last S steps on the rank, as a tree its last S
+ * levels; one of p - 1 equal steps runs the same share of them as the last S levels of a
+ * binomial tree hold of its transfers: all but the first (p - 1) / 2^S (tm_nbc_linear_steps).
+ */
+#ifndef TM_NBC_STEPS_H
+#define TM_NBC_STEPS_H
+
+#include "nbc.h"
+
+/* Where step `step` of `steps` runs (past the last step: as the last) when the last rank_steps
+ * run on the rank. */
+static inline tm_nbc_where_t tm_nbc_step_where(int step, int steps, int rank_steps)
+{
+    if (step > steps - 1)
+        step = steps - 1;
+    return step >= steps - rank_steps ? TM_NBC_RANK : TM_NBC_ANY;
+}
+
+/* The steps of `steps` equal ones that run on the rank for split-tree level count S. */
+static inline int tm_nbc_linear_steps(int steps, int rank_levels)
+{
+    return steps - (rank_levels >= 31 ? 0 : steps >> rank_levels);
+}
+
+/* Where the first round of a schedule runs. The engine runs leading RANK rounds inside the call
+ * that starts the schedule, and an MPI_I... call must return without waiting for other ranks
+ * (a program may only let them go on after it returns, as MPI_Ibarrier in a sparse exchange
+ * does): a non-blocking collective (rank_levels < TM_NBC_ALL_LEVELS) starts with an ANY round
+ * whatever S, and its rank then runs the rest in MPI_Test/MPI_Wait. */
+static inline tm_nbc_where_t tm_nbc_first_where(tm_nbc_where_t where, int rank_levels)
+{
+    return rank_levels < TM_NBC_ALL_LEVELS ? TM_NBC_ANY : where;
+}
+
+#endif /* TM_NBC_STEPS_H */
