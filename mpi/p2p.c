@@ -164,7 +164,8 @@ void tm_mpi_mailbox_poke(tm_mpi_mailbox_t *mailbox)
     tm_sched_ult_t *ult = atomic_load_explicit(&mailbox->sleeper, memory_order_relaxed);
     if (ult)
         tm_sched_unpark(ult);
-    ult = atomic_load_explicit(&mailbox->helper, memory_order_relaxed);
+    /* acquire: pairs with the progress thread's release; it was made on another core */
+    ult = atomic_load_explicit(&mailbox->helper, memory_order_acquire);
     if (ult)
         tm_sched_unpark(ult);
 }

@@ -248,7 +248,8 @@ static void progress_main(void *arg)
         yields = polls = 0;
         /* Sleep: publish, fence, look once more (tm_mpi_mailbox_poke's other half). A schedule
          * handed over meanwhile unparks us: the permit makes park return at once. */
-        atomic_store_explicit(&e->match.mailbox->helper, self, memory_order_relaxed);
+        /* release: a poker on another core reads the ULT through this pointer */
+        atomic_store_explicit(&e->match.mailbox->helper, self, memory_order_release);
         atomic_thread_fence(memory_order_seq_cst);
         if (tm_shm_queue_is_empty(&e->match.mailbox->inbound) &&
             !atomic_load_explicit(&e->stop, memory_order_relaxed))
