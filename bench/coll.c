@@ -8,10 +8,12 @@
  *   barrier      measured once, printed with size 0
  * The root of bcast and reduce moves to the next rank at each call (as IMB does): with a fixed
  * root, back-to-back calls pipeline and the figure is a throughput rather than a latency.
- * Method: the calls run back to back on buffers allocated and touched beforehand. A calibration
- * (which is also the warm-up) doubles the iteration count until a batch takes 1/8 of the target
- * time, then a barrier, then the timed batch sized to last about the target time. The figure is
- * the largest over the ranks of (elapsed / iterations), in microseconds. Every result buffer is
+ * Method: the calls run back to back on buffers allocated and touched beforehand. A warm-up of
+ * 2 calls (first calls may set things up), then a calibration that doubles the iteration count
+ * until a batch takes 1/8 of the target time, then a barrier and the timed batch sized to last
+ * about the target time; a timed batch shorter than half the target (the calibration was slowed
+ * down, by preemption for instance) is run again, longer, up to 3 more times. The figure is the
+ * largest over the ranks of (elapsed / iterations), in microseconds. Every result buffer is
  * checked afterwards: a wrong result is reported and makes the program exit with status 1.
  *
  *   coll [-T SECONDS] [BYTES...]    (default: 0.3 s per measurement; 8 65536 2097152 bytes)
@@ -139,20 +141,20 @@ static double batch(enum coll c, struct bufs *b, long iters)
 static int measure(enum coll c, struct bufs *b, double target)
 {
     fill_results(b);
+    batch(c, b, 2);
     long iters = 1;
     double t;
-    /* Calibration and warm-up: the decision is taken on the same (reduced) value everywhere. */
+    /* Every decision is taken on the same value everywhere: batch() returns the largest time. */
     while ((t = batch(c, b, iters)) < target / 8 && iters < (1L << 30))
         iters *= 2;
-    double per = t / iters;
-    iters = (long)(target / per);
-    if (iters < 2)
-        iters = 2;
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    run(c, b, iters);
-    double mine = (MPI_Wtime() - t0) / iters, slowest;
-    MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    for (int tries = 0; tries < 4; tries++) {
+        iters = t > 0 ? (long)(target / (t / iters)) : 2 * iters;
+        if (iters < 2)
+            iters = 2;
+        if ((t = batch(c, b, iters)) >= target / 2)
+            break;
+    }
+    double slowest = t / iters; /* the largest over the ranks of elapsed / iters */
     long bad = check(c, b, iters), allbad = 0;
     MPI_Reduce(&bad, &allbad, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (b->rank == 0) {

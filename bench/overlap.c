@@ -8,10 +8,10 @@
  *   overlap 100 * (t_pure + t_cpu - t_ovrl) / min(t_pure, t_cpu): 100 when the collective hides
  *           entirely behind the computation, 0 when they run one after the other
  * Each time is per call, the largest over the ranks, measured over a batch that lasts about
- * SECONDS after a calibration (also the warm-up) and a barrier; the overlap is computed from these
- * largest times. The root of ibcast and ireduce moves to the next rank at each call, as in
- * bench/coll.c. The results of the overlapped calls are checked: a wrong one is reported and makes
- * the program exit with status 1.
+ * SECONDS after a warm-up, a calibration and a barrier (see bench/coll.c); the overlap is computed
+ * from these largest times. The root of ibcast and ireduce moves to the next rank at each call, as
+ * in bench/coll.c. The results of the overlapped calls are checked: a wrong one is reported and
+ * makes the program exit with status 1.
  *
  *   overlap [-t K] [-T SECONDS] [BYTES]    (default: no MPI_Test, 0.3 s, 2097152 bytes)
  *
@@ -225,16 +225,22 @@ int main(int argc, char **argv)
         for (int i = 0; i < b.count; i++)
             b.drecv[i] = -1;
         b.bad = 0;
-        /* The iteration count: doubled until a batch lasts an eighth of the target. */
+        /* A warm-up, then the iteration count: doubled until a batch lasts an eighth of the
+         * target, then checked on the measured batch, as in bench/coll.c. */
+        batch(c, PURE, &b, 2);
         long iters = 1;
-        double t;
+        double t, pure = 0;
         while ((t = max_over_ranks(batch(c, PURE, &b, iters) * iters)) < target / 8 &&
                iters < (1L << 30))
             iters *= 2;
-        iters = (long)(target / (t / iters));
-        if (iters < 2)
-            iters = 2;
-        double pure = batch(c, PURE, &b, iters);
+        for (int tries = 0; tries < 4; tries++) {
+            iters = t > 0 ? (long)(target / (t / iters)) : 2 * iters;
+            if (iters < 2)
+                iters = 2;
+            pure = batch(c, PURE, &b, iters);
+            if ((t = max_over_ranks(pure * iters)) >= target / 2)
+                break;
+        }
         b.work = (long)(pure * b.loop_speed);
         /* One correction against the loop's speed now, which differs from the first estimate
          * when the machine's load has changed: the fastest of at least 3 calls (20 ms in all

@@ -2,8 +2,9 @@
  * MPI_Allreduce and MPI_Iallreduce.
  *
  * MPI_IN_PLACE (sendbuf): the data is taken from recvbuf. Blocking: recursive doubling below
- * ALLREDUCE_SMALL bytes, for non-commutative operations and for fewer elements than ranks;
- * Rabenseifner's reduce-scatter + allgather above, which moves 2n instead of n lg p bytes.
+ * ALLREDUCE_SMALL bytes, on fewer than 4 ranks, for non-commutative operations and for fewer
+ * elements than ranks; else Rabenseifner's reduce-scatter + allgather, which moves 2n instead of
+ * n lg p bytes.
  * Non-blocking: the split-tree's reduce to rank 0 then broadcast (nbc/allreduce_split.c), whose
  * levels divide between the rank and its progress thread.
  */
@@ -12,8 +13,9 @@
 #include "coll.h"
 
 /* Bytes below which the blocking allreduce uses recursive doubling. Measured (2 cores): on 4, 8
- * and 16 ranks Rabenseifner's algorithm is 30-45% slower at 4 KiB, even at 8-16 KiB, and ahead
- * from 32 KiB (by 25-35% at 64 KiB). */
+ * and 16 ranks Rabenseifner's algorithm is 30-45% slower at 4 KiB, even at 8 KiB, and ahead from
+ * 16 KiB (by 30-50% at 64 KiB); on 2 and 3 ranks (p' = 2) its two half exchanges never beat
+ * recursive doubling's one (up to 256 KiB). */
 #define ALLREDUCE_SMALL (16 * 1024)
 
 static int allreduce(const char *call, const void *sendbuf, void *recvbuf, int count,
@@ -52,7 +54,8 @@ static int allreduce(const char *call, const void *sendbuf, void *recvbuf, int c
         int pof2 = 1;
         while (2 * pof2 <= c->size)
             pof2 *= 2;
-        if (n * type->size < ALLREDUCE_SMALL || !tm_mpi_op_is_commutative(op) || n < (size_t)pof2)
+        if (n * type->size < ALLREDUCE_SMALL || !tm_mpi_op_is_commutative(op) || pof2 < 4 ||
+            n < (size_t)pof2)
             s = tm_nbc_allreduce_recdoubling(r, c, data, recvbuf, n, type, op, TM_NBC_ALL_LEVELS);
         else
             s = tm_nbc_allreduce_rabenseifner(r, c, data, recvbuf, n, type, op, TM_NBC_ALL_LEVELS);

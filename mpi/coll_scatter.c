@@ -68,6 +68,7 @@ static int scatter(const char *call, const void *sendbuf, int sendcount, MPI_Dat
     if ((err = tm_mpi_coll_check_request(r, c, call, request, nonblocking)) != MPI_SUCCESS)
         return err;
     if (in_place) {
+        /* The root's own block: the algorithm sees it is already there and writes nothing. */
         recvbuf = (char *)sendbuf + (MPI_Aint)root * sendcount * stype->extent;
         recvcount = sendcount;
         rtype = stype;
@@ -123,6 +124,7 @@ static int scatterv(const char *call, const void *sendbuf, const int sendcounts[
     if ((err = tm_mpi_coll_check_request(r, c, call, request, nonblocking)) != MPI_SUCCESS)
         return err;
     if (in_place) {
+        /* The root's own block: the algorithm sees it is already there and writes nothing. */
         recvbuf = (char *)sendbuf + (MPI_Aint)displs[root] * stype->extent;
         recvcount = sendcounts[root];
         rtype = stype;

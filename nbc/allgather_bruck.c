@@ -7,11 +7,11 @@
  * both ends are one contiguous run of bytes whatever the per-rank counts. A last round unpacks
  * position i into block (r + i) mod p of the receive buffer.
  * Cost: H · α + (p - 1) · n · β for n bytes per rank, plus two local copies of the data.
- * Chosen for small blocks when p is not a power of two (recursive doubling, which needs no
- * scratch, takes the others), and for small MPI_Allgatherv whatever p.
+ * Chosen when p is not a power of two (recursive doubling, which needs no scratch, takes the
+ * others) and for MPI_Allgatherv, below 8 KiB received per rank: above, the two extra copies make
+ * it slower than the ring.
  *
- * Split-tree: the H steps stand for the levels of a tree; the last S run on the rank (but
- * never the first step of a non-blocking call: steps.h).
+ * Split-tree: the H steps stand for the levels of a tree; the last S run on the rank (steps.h).
  */
 #include "config.h"
 
@@ -61,8 +61,7 @@ tm_nbc_sched_t *tm_nbc_allgather_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, co
         return NULL;
     }
     char *packed = tm_nbc_sched_scratch(s);
-    tm_nbc_sched_where(s,
-                       tm_nbc_first_where(tm_nbc_step_where(0, height, rank_levels), rank_levels));
+    tm_nbc_sched_where(s, tm_nbc_step_where(0, height, rank_levels));
     if (stype) /* not in place: the rank's own block, straight to its place */
         tm_nbc_sched_copy(s, sendbuf, scount, stype, tm_nbc_blocks_at(recv, me),
                           tm_nbc_blocks_count(recv, me), tm_nbc_blocks_type(recv, me));
@@ -75,7 +74,10 @@ tm_nbc_sched_t *tm_nbc_allgather_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, co
         int n = dist < size - dist ? dist : size - dist;
         if (k > 0)
             tm_nbc_sched_barrier(s, tm_nbc_step_where(k, height, rank_levels));
-        tm_nbc_sched_send(s, packed, off[n], byte, (me - dist + size) % size);
+        if (k == 0 && stype) /* the rank's own block, from where the program left it */
+            tm_nbc_sched_send(s, sendbuf, scount, stype, (me - dist + size) % size);
+        else
+            tm_nbc_sched_send(s, packed, off[n], byte, (me - dist + size) % size);
         tm_nbc_sched_recv(s, packed + off[dist], off[dist + n] - off[dist], byte,
                           (me + dist) % size);
     }

@@ -9,8 +9,7 @@
  *
  * Split-tree: the steps carry equal shares of the data; the rank runs the same share of them
  * as the last S levels of a binomial tree hold of its transfers: all but the first
- * floor((p - 1) / 2^S), so S = H puts every step on the rank and S = 0 none (but never the
- * first step of a non-blocking call: steps.h).
+ * floor((p - 1) / 2^S), so S = H puts every step on the rank and S = 0 none (steps.h).
  */
 #include "config.h"
 
@@ -28,7 +27,7 @@ tm_nbc_sched_t *tm_nbc_allgather_ring(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, con
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, comm, 0);
     if (!s)
         return NULL;
-    tm_nbc_sched_where(s, tm_nbc_first_where(tm_nbc_step_where(0, steps, rank_steps), rank_levels));
+    tm_nbc_sched_where(s, tm_nbc_step_where(0, steps, rank_steps));
     if (stype) /* not in place: the rank's own block first, before it is sent */
         tm_nbc_sched_copy(s, sendbuf, scount, stype, tm_nbc_blocks_at(recv, me),
                           tm_nbc_blocks_count(recv, me), tm_nbc_blocks_type(recv, me));
@@ -36,8 +35,11 @@ tm_nbc_sched_t *tm_nbc_allgather_ring(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, con
         int out = (me - k + size) % size, in = (me - k - 1 + size) % size;
         if (k > 0)
             tm_nbc_sched_barrier(s, tm_nbc_step_where(k, steps, rank_steps));
-        tm_nbc_sched_send(s, tm_nbc_blocks_at(recv, out), tm_nbc_blocks_count(recv, out),
-                          tm_nbc_blocks_type(recv, out), right);
+        if (k == 0 && stype) /* the rank's own block, from where the program left it */
+            tm_nbc_sched_send(s, sendbuf, scount, stype, right);
+        else
+            tm_nbc_sched_send(s, tm_nbc_blocks_at(recv, out), tm_nbc_blocks_count(recv, out),
+                              tm_nbc_blocks_type(recv, out), right);
         tm_nbc_sched_recv(s, tm_nbc_blocks_at(recv, in), tm_nbc_blocks_count(recv, in),
                           tm_nbc_blocks_type(recv, in), left);
     }

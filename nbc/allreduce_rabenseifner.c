@@ -9,9 +9,9 @@
  * reduction of piece number (its new number). The doubling steps d = 1, 2 .. p'/2 then exchange
  * the reduced ranges, which double, straight into the receive buffer.
  * Cost: 2 lg p' · α + 2 (p'-1)/p' · n·β + (p'-1)/p' · n·γ (plus 2 (α + n·β) when p is not a power
- * of two), against lg p' · (α + n·β + n·γ) for recursive doubling: chosen for large counts with a
- * commutative operation and at least p' elements; the caller falls back to recursive doubling
- * otherwise.
+ * of two), against lg p' · (α + n·β + n·γ) for recursive doubling: chosen for large counts (from
+ * 16 KiB) with a commutative operation, p' >= 4 and at least p' elements; the caller falls back
+ * to recursive doubling otherwise.
  *
  * Split-tree: the steps (the pairing, 2 lg p' halvings and doublings, the return) stand for the
  * levels of a tree; the last S run on the rank (steps.h).
@@ -53,8 +53,7 @@ tm_nbc_sched_t *tm_nbc_allreduce_rabenseifner(tm_mpi_rank_t *r, tm_mpi_comm_t *c
     if (!s || empty)
         return s;
     if (me < 2 * extra && me % 2 == 0) { /* stood for by me + 1 */
-        tm_nbc_sched_where(
-            s, tm_nbc_first_where(tm_nbc_step_where(0, steps, rank_levels), rank_levels));
+        tm_nbc_sched_where(s, tm_nbc_step_where(0, steps, rank_levels));
         tm_nbc_sched_send(s, sendbuf, count, type, me + 1);
         tm_nbc_sched_barrier(s, tm_nbc_step_where(steps - 1, steps, rank_levels));
         tm_nbc_sched_recv(s, recvbuf, count, type, me + 1);
@@ -63,8 +62,7 @@ tm_nbc_sched_t *tm_nbc_allreduce_rabenseifner(tm_mpi_rank_t *r, tm_mpi_comm_t *c
     char *acc = recvbuf, *tmp = tm_nbc_typed_base(tm_nbc_sched_scratch(s), count, type);
     MPI_Aint extent = type->extent;
     int step = me < 2 * extra || extra == 0 ? 0 : 1;
-    tm_nbc_sched_where(
-        s, tm_nbc_first_where(tm_nbc_step_where(step, steps, rank_levels), rank_levels));
+    tm_nbc_sched_where(s, tm_nbc_step_where(step, steps, rank_levels));
     if (!in_place)
         tm_nbc_sched_copy(s, sendbuf, count, type, recvbuf, count, type);
     /* The combination of the data received last (elements [at, at + n) of tmp into acc), done
@@ -93,7 +91,9 @@ tm_nbc_sched_t *tm_nbc_allreduce_rabenseifner(tm_mpi_rank_t *r, tm_mpi_comm_t *c
         if (pending) /* before the send: it may be part of what goes */
             tm_nbc_sched_op(s, tmp + (MPI_Aint)at * extent, acc + (MPI_Aint)at * extent, n, type,
                             op);
-        tm_nbc_sched_send(s, acc + (MPI_Aint)give * extent, ngive, type, partner);
+        /* Nothing combined yet: the data is sent from where the program left it. */
+        const char *from = pending || in_place ? acc : sendbuf;
+        tm_nbc_sched_send(s, from + (MPI_Aint)give * extent, ngive, type, partner);
         tm_nbc_sched_recv(s, tmp + (MPI_Aint)keep * extent, nkeep, type, partner);
         pending = true;
         at = keep;

@@ -6,9 +6,9 @@
  * combine; at the end the odd ranks of the first pairs send the result back to their even
  * partner. A rank's partial result always covers a contiguous range of ranks, so a
  * non-commutative operation keeps the rank order: the data of the lower range is `in`.
- * Cost: (lg p' + 2·[q > 0]) · (α + n·β) + lg p' · n·γ for n bytes. Chosen for small counts,
- * and for every count with a non-commutative operation or fewer elements than ranks (where
- * Rabenseifner's algorithm has nothing to scatter).
+ * Cost: (lg p' + 2·[q > 0]) · (α + n·β) + lg p' · n·γ for n bytes. Chosen for small counts
+ * (below 16 KiB), and for every count on fewer than 4 ranks, with a non-commutative operation or
+ * with fewer elements than ranks (where Rabenseifner's algorithm has nothing to scatter).
  *
  * Split-tree: the steps (the pairing, the lg p' exchanges, the return) stand for the levels of
  * a tree; the last S run on the rank (steps.h).
@@ -44,16 +44,14 @@ tm_nbc_sched_t *tm_nbc_allreduce_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *co
     if (!s || empty)
         return s;                        /* empty: nothing to combine */
     if (me < 2 * extra && me % 2 == 0) { /* stood for by me + 1 */
-        tm_nbc_sched_where(
-            s, tm_nbc_first_where(tm_nbc_step_where(0, steps, rank_levels), rank_levels));
+        tm_nbc_sched_where(s, tm_nbc_step_where(0, steps, rank_levels));
         tm_nbc_sched_send(s, sendbuf, count, type, me + 1);
         tm_nbc_sched_barrier(s, tm_nbc_step_where(steps - 1, steps, rank_levels));
         tm_nbc_sched_recv(s, recvbuf, count, type, me + 1);
         return s;
     }
     int step = me < 2 * extra || extra == 0 ? 0 : 1; /* the others skip the pairing */
-    tm_nbc_sched_where(
-        s, tm_nbc_first_where(tm_nbc_step_where(step, steps, rank_levels), rank_levels));
+    tm_nbc_sched_where(s, tm_nbc_step_where(step, steps, rank_levels));
     char *acc = recvbuf, *other = tm_nbc_typed_base(tm_nbc_sched_scratch(s), count, type);
     if (!in_place)
         tm_nbc_sched_copy(s, sendbuf, count, type, recvbuf, count, type);
@@ -76,7 +74,8 @@ tm_nbc_sched_t *tm_nbc_allreduce_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *co
             tm_nbc_sched_barrier(s, tm_nbc_step_where(++step, steps, rank_levels));
         if (pending)
             tm_nbc_sched_op(s, in, inout, count, type, op);
-        tm_nbc_sched_send(s, acc, count, type, partner);
+        /* Nothing combined yet: the data is sent from where the program left it. */
+        tm_nbc_sched_send(s, pending || in_place ? acc : sendbuf, count, type, partner);
         tm_nbc_sched_recv(s, other, count, type, partner);
         pending = true;
         if (commutative || partner < me) {

@@ -6,15 +6,14 @@
  * (r - 2^k) mod p and unpacks them over its own: a block moves forward by the bits of its
  * position, i ranks in all, to its destination, where position i then holds the block of rank
  * (r - i) mod p. A last round copies it there in the receive buffer.
- * Cost: H · α + (p/2) · H · b · β, plus about H + 2 local copies of the data. Chosen for small
- * blocks on many ranks, where H latencies instead of the pairwise exchange's p - 1 outweigh
- * moving every block lg p / 2 times.
+ * Cost: H · α + (p/2) · H · b · β, plus about H + 2 local copies of the data. Chosen for blocks
+ * of at most 256 bytes on 8 ranks or more, where H latencies instead of the pairwise exchange's
+ * p - 1 outweigh moving every block lg p / 2 times.
  *
  * In place (MPI_IN_PLACE), the send blocks are the receive buffer's: the first rotation packs
  * them before anything is received, so the same schedule works.
  *
- * Split-tree: the H steps stand for the levels of a tree; the last S run on the rank (but
- * never the first step of a non-blocking call: steps.h).
+ * Split-tree: the H steps stand for the levels of a tree; the last S run on the rank (steps.h).
  */
 #include "config.h"
 
@@ -68,8 +67,7 @@ tm_nbc_sched_t *tm_nbc_alltoall_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
         return NULL;
     char *rot = tm_nbc_sched_scratch(s);
     char *out = rot + (size_t)size * b, *in = out + (size_t)most * b;
-    tm_nbc_sched_where(s,
-                       tm_nbc_first_where(tm_nbc_step_where(0, height, rank_levels), rank_levels));
+    tm_nbc_sched_where(s, tm_nbc_step_where(0, height, rank_levels));
     if (size == 1) {
         if (send != recv)
             tm_nbc_sched_copy(s, send->buf, send->count, send->type, recv->buf, recv->count,

@@ -15,7 +15,7 @@
  *
  * Split-tree: the steps carry equal shares of the data; the rank runs the same share of them
  * as the last S levels of a binomial tree hold of its transfers: all but the first
- * floor((p - 1) / 2^S) (but never the first step of a non-blocking call: steps.h).
+ * floor((p - 1) / 2^S) (steps.h).
  */
 #include "config.h"
 
@@ -51,7 +51,7 @@ tm_nbc_sched_t *tm_nbc_alltoall_pairwise(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
         return NULL;
     }
     char *stage = tm_nbc_sched_scratch(s);
-    tm_nbc_sched_where(s, tm_nbc_first_where(tm_nbc_step_where(0, steps, rank_steps), rank_levels));
+    tm_nbc_sched_where(s, tm_nbc_step_where(0, steps, rank_steps));
     if (send)
         tm_nbc_sched_copy(s, tm_nbc_blocks_at(send, me), tm_nbc_blocks_count(send, me),
                           tm_nbc_blocks_type(send, me), tm_nbc_blocks_at(recv, me),

@@ -7,8 +7,7 @@
  * second phase, which a tree barrier (gather then release) would take: chosen for every size.
  *
  * Split-tree: the H rounds stand for the H levels of a tree; the last S run on the rank, the
- * first H - S on the progress thread too, and a non-blocking barrier's first one always
- * (steps.h: MPI_Ibarrier must not wait for the other ranks).
+ * first H - S on the progress thread too (steps.h).
  */
 #include "config.h"
 
@@ -24,8 +23,7 @@ tm_nbc_sched_t *tm_nbc_barrier_dissemination(tm_mpi_rank_t *r, tm_mpi_comm_t *co
     if (!s)
         return NULL;
     for (int k = 0; k < height; k++) {
-        tm_nbc_where_t where = tm_nbc_step_where(k, height, rank_levels);
-        tm_nbc_sched_barrier(s, k == 0 ? tm_nbc_first_where(where, rank_levels) : where);
+        tm_nbc_sched_barrier(s, tm_nbc_step_where(k, height, rank_levels));
         tm_nbc_sched_send(s, NULL, 0, byte, (me + (1 << k)) % size);
         tm_nbc_sched_recv(s, NULL, 0, byte, (me - (1 << k) + size) % size);
     }

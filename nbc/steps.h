@@ -30,14 +30,4 @@ static inline int tm_nbc_linear_steps(int steps, int rank_levels)
     return steps - (rank_levels >= 31 ? 0 : steps >> rank_levels);
 }
 
-/* Where the first round of a schedule runs. The engine runs leading RANK rounds inside the call
- * that starts the schedule, and an MPI_I... call must return without waiting for other ranks
- * (a program may only let them go on after it returns, as MPI_Ibarrier in a sparse exchange
- * does): a non-blocking collective (rank_levels < TM_NBC_ALL_LEVELS) starts with an ANY round
- * whatever S, and its rank then runs the rest in MPI_Test/MPI_Wait. */
-static inline tm_nbc_where_t tm_nbc_first_where(tm_nbc_where_t where, int rank_levels)
-{
-    return rank_levels < TM_NBC_ALL_LEVELS ? TM_NBC_ANY : where;
-}
-
 #endif /* TM_NBC_STEPS_H */
