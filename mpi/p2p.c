@@ -181,6 +181,12 @@ void tm_mpi_mailbox_poke_rank(tm_mpi_mailbox_t *mailbox)
 /* ---- sending ----------------------------------------------------------------------------------
  */
 
+/* Eager up to [p2p] eager_limit; synchronous sends complete once matched: rendezvous. */
+static inline tm_mpi_protocol_t send_protocol(size_t bytes, bool synchronous)
+{
+    return bytes <= eager_limit && !synchronous ? TM_MPI_PROTO_EAGER : TM_MPI_PROTO_RNDV;
+}
+
 int tm_mpi_matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *buf, size_t count,
                         const tm_mpi_type_t *type, size_t bytes, tm_mpi_mailbox_t *to,
                         int context_id, int source, int tag, bool synchronous)
@@ -194,7 +200,7 @@ int tm_mpi_matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *
     env->tag = tag;
     env->bytes = bytes;
     env->sender_mailbox = m->mailbox;
-    if (bytes <= eager_limit && !synchronous) {
+    if (send_protocol(bytes, synchronous) == TM_MPI_PROTO_EAGER) {
         env->protocol = TM_MPI_PROTO_EAGER;
         tm_mpi_type_pack(buf, count, type, 0, bytes, cell_payload(cell));
         /* The data is in the cell: the buffer is free again. Nobody else sees this request
@@ -222,10 +228,12 @@ int tm_mpi_p2p_isend(tm_mpi_rank_t *r, const void *buf, size_t count, tm_mpi_typ
     req->comm = comm;
     req->source = dest;
     req->tag = tag;
-    /* A rendezvous receiver reads the layout until it completes the send: keep it alive. The
-     * eager path is done with it at once, but one rule for both is simpler. */
-    tm_mpi_type_retain(type);
-    req->type = type;
+    /* A rendezvous receiver reads the layout until it completes the send: keep it alive. An
+     * eager send is done with it before this returns. */
+    if (send_protocol(bytes, synchronous) == TM_MPI_PROTO_RNDV) {
+        tm_mpi_type_retain(type);
+        req->type = type;
+    }
     int rc = tm_mpi_matcher_send(&r->p2p->match, req, buf, count, type, bytes,
                                  tm_mpi_mailbox_get(comm_world_rank(comm, dest), false),
                                  comm->context_id, comm->rank, tag, synchronous);
