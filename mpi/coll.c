@@ -21,6 +21,34 @@ int tm_mpi_coll_check_buffer(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *
     return MPI_SUCCESS;
 }
 
+int tm_mpi_coll_check_root_side(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
+                                const char *name, const void *buf, int count, MPI_Datatype type,
+                                bool at_root, tm_mpi_type_t **type_p)
+{
+    *type_p = NULL;
+    if (buf != MPI_IN_PLACE)
+        return tm_mpi_coll_check_buffer(r, comm, call, buf, count, type, type_p);
+    if (at_root)
+        return MPI_SUCCESS;
+    return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_BUFFER,
+                              "%s is MPI_IN_PLACE at rank %d, which is not the root", name,
+                              comm->rank);
+}
+
+int tm_mpi_coll_check_own_block(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
+                                const void *sendbuf, size_t sendbytes, const void *recvbuf,
+                                size_t recvbytes, bool any_data)
+{
+    if (sendbytes > recvbytes)
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_TRUNCATE,
+                                  "rank %d sends itself %zu bytes into a block of %zu", comm->rank,
+                                  sendbytes, recvbytes);
+    if (sendbuf == recvbuf && sendbuf != MPI_BOTTOM && any_data)
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_BUFFER,
+                                  "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
+    return MPI_SUCCESS;
+}
+
 int tm_mpi_coll_check_root(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int root)
 {
     if (root >= 0 && root < comm->size)

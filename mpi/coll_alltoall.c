@@ -21,22 +21,6 @@
 #define ALLTOALL_BRUCK_BYTES 256
 #define ALLTOALL_BRUCK_RANKS 8
 
-/* The rank's own block goes from send to recv: it must fit, and the buffers must differ (the
- * same address is allowed as MPI_BOTTOM, from which derived types reach different places). */
-static int check_own_block(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                           const void *sendbuf, size_t sendbytes, const void *recvbuf,
-                           size_t recvbytes, bool any_data)
-{
-    if (sendbytes > recvbytes)
-        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_TRUNCATE,
-                                  "rank %d sends itself %zu bytes but receives %zu from itself",
-                                  c->rank, sendbytes, recvbytes);
-    if (sendbuf == recvbuf && sendbuf != MPI_BOTTOM && any_data)
-        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
-                                  "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
-    return MPI_SUCCESS;
-}
-
 /* Counts and displacements of one side of alltoallv/w: present, counts >= 0. *some_p: a count
  * > 0 if any (to check the buffer against), else 0. */
 static int check_counts(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const char *side,
@@ -104,8 +88,9 @@ static int alltoall(const char *call, const void *sendbuf, int sendcount, MPI_Da
     if (err == MPI_SUCCESS && !in_place)
         err = tm_mpi_coll_check_buffer(r, c, call, sendbuf, sendcount, sendtype, &stype);
     if (err == MPI_SUCCESS && !in_place)
-        err = check_own_block(r, c, call, sendbuf, (size_t)sendcount * stype->size, recvbuf,
-                              (size_t)recvcount * rtype->size, sendcount > 0 && stype->size > 0);
+        err = tm_mpi_coll_check_own_block(r, c, call, sendbuf, (size_t)sendcount * stype->size,
+                                          recvbuf, (size_t)recvcount * rtype->size,
+                                          sendcount > 0 && stype->size > 0);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
     if (err != MPI_SUCCESS)
@@ -140,9 +125,9 @@ static int alltoallv(const char *call, const void *sendbuf, const int sendcounts
     if (err == MPI_SUCCESS && !in_place)
         err = tm_mpi_coll_check_buffer(r, c, call, sendbuf, some, sendtype, &stype);
     if (err == MPI_SUCCESS && !in_place)
-        err =
-            check_own_block(r, c, call, sendbuf, (size_t)sendcounts[c->rank] * stype->size, recvbuf,
-                            (size_t)recvcounts[c->rank] * rtype->size, some > 0 && stype->size > 0);
+        err = tm_mpi_coll_check_own_block(
+            r, c, call, sendbuf, (size_t)sendcounts[c->rank] * stype->size, recvbuf,
+            (size_t)recvcounts[c->rank] * rtype->size, some > 0 && stype->size > 0);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
     if (err != MPI_SUCCESS)
@@ -185,9 +170,9 @@ static int alltoallw(const char *call, const void *sendbuf, const int sendcounts
     if (err == MPI_SUCCESS && !in_place)
         err = check_w(r, c, call, "send", sendbuf, sendcounts, sdispls, sendtypes, stypes, &sdata);
     if (err == MPI_SUCCESS && !in_place)
-        err = check_own_block(r, c, call, sendbuf,
-                              (size_t)sendcounts[c->rank] * stypes[c->rank]->size, recvbuf,
-                              (size_t)recvcounts[c->rank] * rtypes[c->rank]->size, sdata);
+        err = tm_mpi_coll_check_own_block(
+            r, c, call, sendbuf, (size_t)sendcounts[c->rank] * stypes[c->rank]->size, recvbuf,
+            (size_t)recvcounts[c->rank] * rtypes[c->rank]->size, sdata);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
     if (err != MPI_SUCCESS) {

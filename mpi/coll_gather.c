@@ -9,34 +9,6 @@
 
 #include "coll.h"
 
-/* The send side: MPI_IN_PLACE at the root only, else a buffer of (count, type). */
-static int check_send(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
-                      int sendcount, MPI_Datatype sendtype, bool at_root, tm_mpi_type_t **type_p)
-{
-    *type_p = NULL;
-    if (sendbuf != MPI_IN_PLACE)
-        return tm_mpi_coll_check_buffer(r, c, call, sendbuf, sendcount, sendtype, type_p);
-    if (at_root)
-        return MPI_SUCCESS;
-    return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
-                              "sendbuf is MPI_IN_PLACE at rank %d, which is not the root", c->rank);
-}
-
-/* At the root, not in place: its own block must fit where it goes, and not be recvbuf itself. */
-static int check_own_block(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                           const void *sendbuf, size_t sendbytes, const void *recvbuf,
-                           size_t recvbytes)
-{
-    if (sendbytes > recvbytes)
-        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_TRUNCATE,
-                                  "the root sends itself %zu bytes but receives %zu from each",
-                                  sendbytes, recvbytes);
-    if (sendbuf == recvbuf && sendbytes > 0)
-        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
-                                  "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
-    return MPI_SUCCESS;
-}
-
 static int gather(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm handle,
                   MPI_Request *request, bool nonblocking)
@@ -50,8 +22,8 @@ static int gather(const char *call, const void *sendbuf, int sendcount, MPI_Data
     if (err != MPI_SUCCESS)
         return err;
     bool at_root = c->rank == root, in_place = sendbuf == MPI_IN_PLACE;
-    if ((err = check_send(r, c, call, sendbuf, sendcount, sendtype, at_root, &stype)) !=
-        MPI_SUCCESS)
+    if ((err = tm_mpi_coll_check_root_side(r, c, call, "sendbuf", sendbuf, sendcount, sendtype,
+                                           at_root, &stype)) != MPI_SUCCESS)
         return err;
     if (at_root) {
         if ((err = tm_mpi_coll_check_buffer(r, c, call, recvbuf, recvcount, recvtype, &rtype)) !=
@@ -61,8 +33,9 @@ static int gather(const char *call, const void *sendbuf, int sendcount, MPI_Data
             return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
                                       "recvbuf is MPI_IN_PLACE (only sendbuf may be)");
         if (!in_place &&
-            (err = check_own_block(r, c, call, sendbuf, (size_t)sendcount * stype->size, recvbuf,
-                                   (size_t)recvcount * rtype->size)) != MPI_SUCCESS)
+            (err = tm_mpi_coll_check_own_block(r, c, call, sendbuf, (size_t)sendcount * stype->size,
+                                               recvbuf, (size_t)recvcount * rtype->size,
+                                               (size_t)sendcount * stype->size > 0)) != MPI_SUCCESS)
             return err;
     }
     if ((err = tm_mpi_coll_check_request(r, c, call, request, nonblocking)) != MPI_SUCCESS)
@@ -93,8 +66,8 @@ static int gatherv(const char *call, const void *sendbuf, int sendcount, MPI_Dat
     if (err != MPI_SUCCESS)
         return err;
     bool at_root = c->rank == root, in_place = sendbuf == MPI_IN_PLACE;
-    if ((err = check_send(r, c, call, sendbuf, sendcount, sendtype, at_root, &stype)) !=
-        MPI_SUCCESS)
+    if ((err = tm_mpi_coll_check_root_side(r, c, call, "sendbuf", sendbuf, sendcount, sendtype,
+                                           at_root, &stype)) != MPI_SUCCESS)
         return err;
     if (at_root) {
         if (!recvcounts || !displs)
@@ -115,8 +88,9 @@ static int gatherv(const char *call, const void *sendbuf, int sendcount, MPI_Dat
             return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
                                       "recvbuf is MPI_IN_PLACE (only sendbuf may be)");
         if (!in_place &&
-            (err = check_own_block(r, c, call, sendbuf, (size_t)sendcount * stype->size, recvbuf,
-                                   (size_t)recvcounts[root] * rtype->size)) != MPI_SUCCESS)
+            (err = tm_mpi_coll_check_own_block(r, c, call, sendbuf, (size_t)sendcount * stype->size,
+                                               recvbuf, (size_t)recvcounts[root] * rtype->size,
+                                               (size_t)sendcount * stype->size > 0)) != MPI_SUCCESS)
             return err;
     }
     if ((err = tm_mpi_coll_check_request(r, c, call, request, nonblocking)) != MPI_SUCCESS)

@@ -9,34 +9,6 @@
 
 #include "coll.h"
 
-/* The receive side: MPI_IN_PLACE at the root only, else a buffer of (count, type). */
-static int check_recv(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *recvbuf,
-                      int recvcount, MPI_Datatype recvtype, bool at_root, tm_mpi_type_t **type_p)
-{
-    *type_p = NULL;
-    if (recvbuf != MPI_IN_PLACE)
-        return tm_mpi_coll_check_buffer(r, c, call, recvbuf, recvcount, recvtype, type_p);
-    if (at_root)
-        return MPI_SUCCESS;
-    return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
-                              "recvbuf is MPI_IN_PLACE at rank %d, which is not the root", c->rank);
-}
-
-/* At the root, not in place: its own block must fit where it goes, and not be sendbuf itself. */
-static int check_own_block(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                           const void *sendbuf, size_t sendbytes, const void *recvbuf,
-                           size_t recvbytes)
-{
-    if (sendbytes > recvbytes)
-        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_TRUNCATE,
-                                  "the root sends %zu bytes to each but receives %zu itself",
-                                  sendbytes, recvbytes);
-    if (sendbuf == recvbuf && recvbytes > 0)
-        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
-                                  "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
-    return MPI_SUCCESS;
-}
-
 static int scatter(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm handle,
                    MPI_Request *request, bool nonblocking)
@@ -58,12 +30,13 @@ static int scatter(const char *call, const void *sendbuf, int sendcount, MPI_Dat
             return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
                                       "sendbuf is MPI_IN_PLACE (only recvbuf may be)");
     }
-    if ((err = check_recv(r, c, call, recvbuf, recvcount, recvtype, at_root, &rtype)) !=
-        MPI_SUCCESS)
+    if ((err = tm_mpi_coll_check_root_side(r, c, call, "recvbuf", recvbuf, recvcount, recvtype,
+                                           at_root, &rtype)) != MPI_SUCCESS)
         return err;
     if (at_root && !in_place &&
-        (err = check_own_block(r, c, call, sendbuf, (size_t)sendcount * stype->size, recvbuf,
-                               (size_t)recvcount * rtype->size)) != MPI_SUCCESS)
+        (err = tm_mpi_coll_check_own_block(r, c, call, sendbuf, (size_t)sendcount * stype->size,
+                                           recvbuf, (size_t)recvcount * rtype->size,
+                                           (size_t)sendcount * stype->size > 0)) != MPI_SUCCESS)
         return err;
     if ((err = tm_mpi_coll_check_request(r, c, call, request, nonblocking)) != MPI_SUCCESS)
         return err;
@@ -114,12 +87,14 @@ static int scatterv(const char *call, const void *sendbuf, const int sendcounts[
             return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
                                       "sendbuf is MPI_IN_PLACE (only recvbuf may be)");
     }
-    if ((err = check_recv(r, c, call, recvbuf, recvcount, recvtype, at_root, &rtype)) !=
-        MPI_SUCCESS)
+    if ((err = tm_mpi_coll_check_root_side(r, c, call, "recvbuf", recvbuf, recvcount, recvtype,
+                                           at_root, &rtype)) != MPI_SUCCESS)
         return err;
     if (at_root && !in_place &&
-        (err = check_own_block(r, c, call, sendbuf, (size_t)sendcounts[root] * stype->size, recvbuf,
-                               (size_t)recvcount * rtype->size)) != MPI_SUCCESS)
+        (err = tm_mpi_coll_check_own_block(
+             r, c, call, sendbuf, (size_t)sendcounts[root] * stype->size, recvbuf,
+             (size_t)recvcount * rtype->size, (size_t)sendcounts[root] * stype->size > 0)) !=
+            MPI_SUCCESS)
         return err;
     if ((err = tm_mpi_coll_check_request(r, c, call, request, nonblocking)) != MPI_SUCCESS)
         return err;
