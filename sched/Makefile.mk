@@ -2,7 +2,7 @@
 
 noinst_LTLIBRARIES += sched/libtmsched.la
 sched_libtmsched_la_CFLAGS = $(TM_LIB_CFLAGS)
-sched_libtmsched_la_LIBADD = $(HWLOC_LIBS)
+sched_libtmsched_la_LIBADD = $(HWLOC_LIBS) $(NUMA_LIBS)
 sched_libtmsched_la_SOURCES = \
 	sched/sched.h \
 	sched/context.h \

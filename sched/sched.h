@@ -43,7 +43,14 @@ typedef struct tm_sched_config {
     unsigned idle_spin_us;            /* how long an idle VP polls before it sleeps on its futex */
     hwloc_topology_t topology;        /* used for pinning; NULL: VPs are not pinned */
     hwloc_const_cpuset_t *vp_cpusets; /* nvps cpusets, one per VP; NULL: not pinned */
+    const int *vp_mem_nodes;          /* nvps entries (TM_SCHED_MEM_*); NULL: all DEFAULT */
 } tm_sched_config_t;
+
+/* Where the stacks of a VP's ULTs get their pages (vp_mem_nodes): a NUMA node (the OS index
+ * libnuma uses, >= 0), the kernel's default (the node of the core that first touches a page), or
+ * every node in turn. */
+#define TM_SCHED_MEM_DEFAULT    (-1)
+#define TM_SCHED_MEM_INTERLEAVE (-2)
 
 /* Sets the scheduler up for a run (no thread is started yet). Called once per run: -EBUSY
  * until tm_sched_finalize(). The cpusets are copied (a NULL entry leaves that VP unpinned);

@@ -6,6 +6,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <numa.h>
+#include <numaif.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -14,7 +16,11 @@
 #include <sanitizer/asan_interface.h>
 #endif
 
+#include "sched/sched.h"
 #include "sched/stack.h"
+
+/* Nodes a placement mask can name: 1024, as many as Linux builds with at most. */
+#define TM_SCHED_STACK_NODE_WORDS 16
 
 static size_t tm_sched_stack_page_size(void)
 {
@@ -59,6 +65,33 @@ void tm_sched_stack_free(const tm_sched_stack_t *stack)
     __asan_unpoison_memory_region(stack->lo, stack->size);
 #endif
     munmap(stack->base, (size_t)((char *)stack->lo - (char *)stack->base) + stack->size);
+}
+
+int tm_sched_stack_place(const tm_sched_stack_t *stack, int node)
+{
+    unsigned long mask[TM_SCHED_STACK_NODE_WORDS] = {0};
+    int mode;
+
+    if (node == TM_SCHED_MEM_INTERLEAVE) {
+        /* The nodes memory can come from, as libnuma lists them (mbind refuses others). */
+        struct bitmask *all = numa_available() >= 0 ? numa_all_nodes_ptr : NULL;
+
+        if (all == NULL)
+            return -ENOSYS;
+        for (unsigned i = 0; i < all->size && i < 64 * TM_SCHED_STACK_NODE_WORDS; i++)
+            if (numa_bitmask_isbitset(all, i))
+                mask[i / 64] |= 1ul << (i % 64);
+        mode = MPOL_INTERLEAVE;
+    } else if (node >= 0 && node < 64 * TM_SCHED_STACK_NODE_WORDS) {
+        mask[node / 64] = 1ul << (node % 64);
+        mode = MPOL_PREFERRED;
+    } else {
+        return -EINVAL;
+    }
+    if (mbind(stack->lo, stack->size, mode, mask, 64 * TM_SCHED_STACK_NODE_WORDS, MPOL_MF_MOVE) !=
+        0)
+        return -errno;
+    return 0;
 }
 
 bool tm_sched_stack_overflowed(const tm_sched_stack_t *stack, const void *addr)

@@ -37,6 +37,12 @@ size_t tm_sched_stack_round(size_t size);
 int tm_sched_stack_alloc(size_t size, tm_sched_stack_t *stack_p);
 void tm_sched_stack_free(const tm_sched_stack_t *stack);
 
+/* Gives the stack's pages, present and future, to NUMA node `node` (>= 0) or to every node in
+ * turn (TM_SCHED_MEM_INTERLEAVE); pages already committed move. Best effort: where the kernel
+ * refuses (no NUMA, or a container that forbids it) the pages stay where first touched, and the
+ * error is returned for callers that care. */
+int tm_sched_stack_place(const tm_sched_stack_t *stack, int node);
+
 /* true when addr is in the guard page of stack or in the page just below it: where a
  * stack overflow faults first. Async-signal-safe. */
 bool tm_sched_stack_overflowed(const tm_sched_stack_t *stack, const void *addr);

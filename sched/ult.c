@@ -126,6 +126,9 @@ int tm_sched_ult_create(int vp, tm_sched_ult_fn_t fn, void *arg, size_t stack_si
                                    tm_sched_stack_round(stack_size), &ult->stack);
     if (err != 0)
         goto undo_alloc;
+    /* Best effort: a stack whose pages stay where they are first touched still works. */
+    if (tm_sched_state.vps[vp].mem_node != TM_SCHED_MEM_DEFAULT)
+        (void)tm_sched_stack_place(&ult->stack, tm_sched_state.vps[vp].mem_node);
 
     ult->vp = &tm_sched_state.vps[vp];
     ult->fn = fn;

@@ -325,6 +325,7 @@ int tm_sched_init(const tm_sched_config_t *config)
         vp->index = i;
         tm_sched_runq_init(&vp->runq);
         atomic_init(&vp->sleeping, 0);
+        vp->mem_node = config->vp_mem_nodes ? config->vp_mem_nodes[i] : TM_SCHED_MEM_DEFAULT;
         if (config->vp_cpusets != NULL && config->vp_cpusets[i] != NULL) {
             vp->cpuset = hwloc_bitmap_dup(config->vp_cpusets[i]);
             if (vp->cpuset == NULL) {

@@ -32,6 +32,7 @@ typedef struct tm_sched_vp {
     tm_sched_context_t sched_ctx;
     tm_sched_stack_cache_t stacks;
     hwloc_cpuset_t cpuset; /* NULL: not pinned */
+    int mem_node;          /* TM_SCHED_MEM_* or a NUMA node: where its ULTs' stacks go */
     pthread_t thread;
     tm_sched_stack_t altstack;
     stack_t altstack_prev; /* restored when the VP stops */

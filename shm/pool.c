@@ -45,6 +45,8 @@ static int tm_shm_pool_grow(tm_shm_pool_t *pool)
 
     if (!pool->numa)
         mem = aligned_alloc(TM_SHM_CACHE_LINE, pool->chunk_bytes);
+    else if (pool->numa_node == TM_SHM_NUMA_INTERLEAVE)
+        mem = numa_alloc_interleaved(pool->chunk_bytes);
     else if (pool->numa_node < 0)
         mem = numa_alloc_local(pool->chunk_bytes);
     else
@@ -78,7 +80,7 @@ int tm_shm_pool_create(size_t cell_size, int numa_node, tm_shm_pool_t **pool_p)
     tm_shm_pool_t *pool;
     int err;
 
-    if (cell_size == 0 || numa_node < -1)
+    if (cell_size == 0 || (numa_node < -1 && numa_node != TM_SHM_NUMA_INTERLEAVE))
         return -EINVAL;
     /* Without NUMA support there is nothing to place: any node means "no preference" (hwloc may
      * still list nodes where the kernel refuses libnuma its system calls, e.g. in containers). */

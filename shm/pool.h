@@ -47,7 +47,8 @@ struct tm_shm_pool {
     size_t chunk_bytes; /* whole pages */
     size_t chunk_cells;
     size_t nchunks;
-    int numa_node; /* -1: local to the thread that first touches the memory (the owner) */
+    int numa_node; /* -1: local to the thread that first touches the memory (the owner);
+                    * TM_SHM_NUMA_INTERLEAVE: every node, page by page */
     bool numa;     /* allocate with libnuma, else with aligned_alloc */
     /* Any thread: cells freed and not yet taken back by the owner. Its own line: every remote
      * free writes it, and the owner's allocations should not miss the cache for it. */

@@ -73,9 +73,13 @@ tm_shm_cell_t *tm_shm_queue_pop(tm_shm_queue_t *q);
  * different moments. */
 bool tm_shm_queue_is_empty(const tm_shm_queue_t *q);
 
+/* numa_node of tm_shm_pool_create: pages spread round-robin over every NUMA node. */
+#define TM_SHM_NUMA_INTERLEAVE (-2)
+
 /* Creates a pool of cells of `cell_size` data bytes, allocated on NUMA node `numa_node` (-1: the
- * caller's node, or no preference where libnuma reports NUMA unavailable). The calling thread's
- * rank owns it: only the owner allocates from it. */
+ * caller's node; TM_SHM_NUMA_INTERLEAVE: every node, page by page; no preference where libnuma
+ * reports NUMA unavailable). The calling thread's rank owns it: only the owner allocates from
+ * it. */
 int tm_shm_pool_create(size_t cell_size, int numa_node, tm_shm_pool_t **pool_p);
 
 /* Data bytes of the pool's cells. */

@@ -12,6 +12,8 @@
 #include <check.h>
 #include <errno.h>
 #include <limits.h>
+#include <numa.h>
+#include <numaif.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -94,6 +96,33 @@ START_TEST(test_stack_guard_page_faults)
     install_segv_handler(guard_handler);
     ((volatile char *)st.lo)[-1] = 1;
     _exit(0);
+}
+END_TEST
+
+/* Placing a stack sets the NUMA policy of its pages: preferred node 0 (which every machine
+ * has), or interleaved; pages touched before move with it. Bad nodes are refused. Only where
+ * the kernel lets libnuma work (numa_available). */
+START_TEST(test_stack_place)
+{
+    tm_sched_stack_t stack;
+    int mode = -1, node = -1;
+
+    ck_assert_int_eq(tm_sched_stack_alloc(tm_sched_stack_round(1 << 20), &stack), 0);
+    ck_assert_int_eq(tm_sched_stack_place(&stack, -3), -EINVAL);
+    if (numa_available() >= 0) {
+        memset(stack.lo, 1, stack.size);
+        ck_assert_int_eq(tm_sched_stack_place(&stack, 0), 0);
+        ck_assert_int_eq(get_mempolicy(&mode, NULL, 0, stack.lo, MPOL_F_ADDR), 0);
+        ck_assert_int_eq(mode, MPOL_PREFERRED);
+        ck_assert_int_eq(get_mempolicy(&node, NULL, 0, stack.lo, MPOL_F_NODE | MPOL_F_ADDR), 0);
+        ck_assert_int_eq(node, 0);
+        ck_assert_int_eq(tm_sched_stack_place(&stack, TM_SCHED_MEM_INTERLEAVE), 0);
+        ck_assert_int_eq(
+            get_mempolicy(&mode, NULL, 0, (char *)stack.lo + stack.size / 2, MPOL_F_ADDR), 0);
+        ck_assert_int_eq(mode, MPOL_INTERLEAVE);
+        ck_assert_int_eq(tm_sched_stack_place(&stack, numa_max_node() + 1), -EINVAL);
+    }
+    tm_sched_stack_free(&stack);
 }
 END_TEST
 
@@ -199,6 +228,7 @@ static Suite *stack_suite(void)
     tcase_add_test(tc, test_stack_overflowed_bounds);
     tcase_add_exit_test(tc, test_stack_guard_page_faults, EXIT_DETECTED);
     tcase_add_test(tc, test_stack_cache_reuse);
+    tcase_add_test(tc, test_stack_place);
     tcase_add_exit_test(tc, test_stack_overflow_detected, EXIT_DETECTED);
     suite_add_tcase(s, tc);
     return s;

@@ -49,7 +49,7 @@ START_TEST(test_pool_create_args)
     tm_shm_pool_t *pool = (tm_shm_pool_t *)&pool; /* must stay untouched on failure */
 
     ck_assert_int_eq(tm_shm_pool_create(0, -1, &pool), -EINVAL);
-    ck_assert_int_eq(tm_shm_pool_create(64, -2, &pool), -EINVAL);
+    ck_assert_int_eq(tm_shm_pool_create(64, -3, &pool), -EINVAL);
     ck_assert_int_eq(tm_shm_pool_create(SIZE_MAX / 2, -1, &pool), -ENOMEM);
     if (numa_available() >= 0)
         ck_assert_int_eq(tm_shm_pool_create(64, numa_max_node() + 1, &pool), -EINVAL);
@@ -223,6 +223,26 @@ START_TEST(test_pool_numa_node)
 }
 END_TEST
 
+/* An interleaved pool's chunks have the interleave policy (over every node). */
+START_TEST(test_pool_numa_interleave)
+{
+    tm_shm_pool_t *pool = pool_new(1000, TM_SHM_NUMA_INTERLEAVE);
+    tm_shm_cell_t *cell = tm_shm_cell_alloc(pool);
+
+    ck_assert_ptr_nonnull(cell);
+    memset(cell->data, 1, 1000);
+    if (numa_available() >= 0) {
+        int mode = -1;
+
+        ck_assert_int_eq(get_mempolicy(&mode, NULL, 0, cell->data, MPOL_F_ADDR), 0);
+        ck_assert_int_eq(mode, MPOL_INTERLEAVE);
+    }
+    tm_shm_cell_free(cell);
+    tm_shm_pool_destroy(pool);
+    ck_assert_int_eq(tm_shm_pool_create(64, -3, &pool), -EINVAL);
+}
+END_TEST
+
 static long vm_size_pages(void)
 {
     FILE *f = fopen("/proc/self/statm", "r");
@@ -274,6 +294,7 @@ static Suite *pool_suite(void)
     tcase_add_test(tc, test_pool_owner_free_reuse);
     tcase_add_test(tc, test_pool_remote_frees);
     tcase_add_test(tc, test_pool_numa_node);
+    tcase_add_test(tc, test_pool_numa_interleave);
     tcase_add_test(tc, test_pool_destroy_releases);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
