@@ -62,11 +62,16 @@ static inline unsigned char *cell_payload(tm_shm_cell_t *cell)
 
 /* Gives mailbox `mb` its cell pool (a rank that initializes again after a failed start keeps
  * its pools). */
-static int mailbox_pool(tm_mpi_mailbox_t *mb)
+static int mailbox_pool(tm_mpi_mailbox_t *mb, int world_rank)
 {
     if (mb->pool)
         return 0;
-    return tm_shm_pool_create(sizeof(tm_mpi_envelope_t) + eager_limit, -1, &mb->pool);
+    int node = tm_rt_memory_node(world_rank);
+    if (node == TM_RT_MEMORY_NODE_INTERLEAVE)
+        node = TM_SHM_NUMA_INTERLEAVE;
+    else if (node < 0)
+        node = -1;
+    return tm_shm_pool_create(sizeof(tm_mpi_envelope_t) + eager_limit, node, &mb->pool);
 }
 
 int tm_mpi_p2p_init(tm_mpi_rank_t *r)
@@ -78,9 +83,9 @@ int tm_mpi_p2p_init(tm_mpi_rank_t *r)
     if (!p)
         return -ENOMEM;
     tm_mpi_mailbox_t *mb = tm_mpi_mailbox_get(r->rt->world_rank, false);
-    int rc = mailbox_pool(mb);
+    int rc = mailbox_pool(mb, r->rt->world_rank);
     if (rc == 0)
-        rc = mailbox_pool(tm_mpi_mailbox_get(r->rt->world_rank, true));
+        rc = mailbox_pool(tm_mpi_mailbox_get(r->rt->world_rank, true), r->rt->world_rank);
     if (rc < 0) {
         free(p);
         return rc;

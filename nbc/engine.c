@@ -276,6 +276,8 @@ void tm_nbc_engine_add(tm_mpi_rank_t *r, tm_nbc_sched_t *s, bool background)
         return;
     if (!e->progress) {
         int vp = tm_rt_progress_vp(r->rt->world_rank);
+        if (vp < 0)
+            return; /* [placement] progress = none: the rank runs every round in its calls */
         int rc = tm_sched_ult_create(vp, progress_main, e, 0, &e->progress);
         if (rc < 0) {
             char why[160];

@@ -13,7 +13,9 @@ runtime_libtmrt_la_SOURCES = \
 	runtime/signals.h \
 	runtime/signals.c \
 	runtime/settings.h \
-	runtime/settings.c
+	runtime/settings.c \
+	runtime/placement.h \
+	runtime/placement.c
 
 # Linked into every executable mpicc makes: main() hands over to the runtime.
 pkglib_LIBRARIES += runtime/libthreadmpi_launcher.a
@@ -27,10 +29,21 @@ runtime_libthreadmpi_rank_a_SOURCES = runtime/rank_hooks.c
 runtime_libthreadmpi_rank_a_CFLAGS = $(AM_CFLAGS) -fPIC
 
 bin_PROGRAMS += runtime/mpcrun
-# mpcrun is a plain program, not linked with libthreadmpi: it compiles the model it prints
-# (--split-model) itself.
+# mpcrun is a plain program, not linked with libthreadmpi: it compiles what it shares with the
+# job (settings, placement) and the model it prints (--split-model) itself.
 runtime_mpcrun_SOURCES = runtime/mpcrun.c runtime/elf_section.c runtime/elf_section.h \
+	runtime/settings.c runtime/settings.h runtime/placement.c runtime/placement.h \
 	nbc/model.c nbc/model.h
+runtime_mpcrun_CPPFLAGS = $(AM_CPPFLAGS) -DTM_SYSCONFDIR='"$(sysconfdir)"'
+runtime_mpcrun_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS) $(INIH_CFLAGS)
+runtime_mpcrun_LDADD = $(HWLOC_LIBS) $(INIH_LIBS)
+
+# The installed threadmpi.conf documents every setting and sets none: it is what
+# mpcrun --help-config prints.
+sysconf_DATA += runtime/threadmpi.conf
+CLEANFILES += runtime/threadmpi.conf
+runtime/threadmpi.conf: runtime/mpcrun$(EXEEXT)
+	$(AM_V_GEN)$(MKDIR_P) runtime && runtime/mpcrun$(EXEEXT) --help-config > $@.tmp && mv $@.tmp $@
 
 # mpicc: the installed one knows the installation directories; the build-tree one
 # (tests/mpicc-build) points at the build tree, for the tests.

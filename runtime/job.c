@@ -2,8 +2,10 @@
  * A job: start-up, the ranks, and how the job ends.
  *
  * Start-up runs on the main thread, before any rank: settings, number of ranks, topology and
- * VPs, one private program copy per rank, signal handlers. Then the main thread becomes VP 0 of
- * the scheduler until every rank has ended, and the process exits with the job's status.
+ * placement (placement.h: one VP per core in use, pinned, with the ranks and progress threads
+ * the policies put there), one private program copy per rank, signal handlers. Then the main thread
+ * becomes VP 0 of the scheduler until every rank has ended, and the process exits with the job's
+ * status.
  */
 #include "config.h"
 
@@ -19,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runtime/placement.h"
 #include "runtime/program.h"
 #include "runtime/rank.h"
 #include "runtime/settings.h"
@@ -39,13 +42,13 @@ static struct {
     int nranks;
     job_rank_t *ranks;
     tm_rt_program_t program;
-    FILE *null_stdin;    /* what ranks other than 0 read as standard input */
-    struct timespec t0;  /* origin of tm_rt_wtime() */
-    _Atomic int status;  /* the first non-zero rank status */
-    size_t eager_limit;  /* [p2p] eager_limit */
-    int split_levels;    /* [nbc] split_levels, -1: auto */
-    int rank_vps;        /* VPs 0..rank_vps-1 run the ranks */
-    int nvps;            /* the others (one per idle core) run progress threads only */
+    FILE *null_stdin;   /* what ranks other than 0 read as standard input */
+    struct timespec t0; /* origin of tm_rt_wtime() */
+    _Atomic int status; /* the first non-zero rank status */
+    size_t eager_limit; /* [p2p] eager_limit */
+    int split_levels;   /* [nbc] split_levels, -1: auto */
+    tm_rt_placement_t placement;
+    int *memory_node;    /* per rank: tm_rt_memory_node() */
     unsigned timeout;    /* [job] timeout, seconds (0: none) */
     atomic_flag ending;  /* set by the first abort (or the timeout) */
     atomic_flag settled; /* set by the normal end or the timeout, whichever comes first */
@@ -78,19 +81,17 @@ int tm_rt_split_levels(void)
 
 int tm_rt_idle_cores(void)
 {
-    return job.nvps - job.rank_vps;
-}
-
-/* Compact: consecutive ranks share a VP, each VP gets nranks/rank_vps of them. */
-static int rank_vp(int world_rank)
-{
-    return (int)((long)world_rank * job.rank_vps / job.nranks);
+    return job.placement.idle_cores;
 }
 
 int tm_rt_progress_vp(int world_rank)
 {
-    int idle = job.nvps - job.rank_vps;
-    return idle > 0 ? job.rank_vps + world_rank % idle : rank_vp(world_rank);
+    return job.placement.progress_vp[world_rank];
+}
+
+int tm_rt_memory_node(int world_rank)
+{
+    return job.memory_node[world_rank];
 }
 
 double tm_rt_wtime(void)
@@ -276,31 +277,65 @@ static int ranks_load(int argc, char **argv, char *err, size_t errlen)
     return 0;
 }
 
-/* Runs the ranks on nvps VPs, pinned to the first nvps cores (PUs if hwloc sees no core). */
-static int ranks_run(hwloc_topology_t topo, int nvps, const tm_rt_settings_t *settings)
+/* The OS index (libnuma's numbering) of the NUMA node of logical index `numa`, or -1. */
+static int numa_os_index(hwloc_topology_t topo, int numa)
 {
-    int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
-    hwloc_obj_type_t core_type = ncores > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
-    hwloc_const_cpuset_t *vp_cpusets = calloc((size_t)nvps, sizeof *vp_cpusets);
-    if (!vp_cpusets)
+    hwloc_obj_t node = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, (unsigned)numa);
+    return node ? (int)node->os_index : -1;
+}
+
+/* Where each VP's stacks and each rank's cells come from ([memory] policy). On a topology that
+ * is not this machine's (HWLOC_SYNTHETIC, HWLOC_XMLFILE) nothing is pinned or placed. */
+static int memory_plan(hwloc_topology_t topo, const tm_rt_settings_t *settings, int *vp_nodes)
+{
+    const tm_rt_placement_t *p = &job.placement;
+    bool real = hwloc_topology_is_thissystem(topo);
+    job.memory_node = malloc((size_t)job.nranks * sizeof *job.memory_node);
+    if (!job.memory_node)
         return -ENOMEM;
-    for (int v = 0; v < nvps; v++) {
-        hwloc_obj_t core = hwloc_get_obj_by_type(topo, core_type, (unsigned)v);
-        vp_cpusets[v] = core ? core->cpuset : hwloc_topology_get_allowed_cpuset(topo);
+    for (int v = 0; v < p->nvps; v++) {
+        if (!real)
+            vp_nodes[v] = TM_SCHED_MEM_DEFAULT;
+        else if (settings->memory_policy == TM_RT_MEMORY_INTERLEAVE)
+            vp_nodes[v] = TM_SCHED_MEM_INTERLEAVE;
+        else
+            vp_nodes[v] = numa_os_index(topo, p->vps[v].numa);
     }
+    for (int r = 0; r < job.nranks; r++) {
+        int node = vp_nodes[p->rank_vp[r]];
+        job.memory_node[r] = node == TM_SCHED_MEM_INTERLEAVE ? TM_RT_MEMORY_NODE_INTERLEAVE
+                             : node >= 0                     ? node
+                                                             : TM_RT_MEMORY_NODE_ANY;
+    }
+    return 0;
+}
+
+/* Runs the ranks on the VPs of the placement, each pinned to its core. */
+static int ranks_run(hwloc_topology_t topo, const tm_rt_settings_t *settings)
+{
+    const tm_rt_placement_t *p = &job.placement;
+    bool real = hwloc_topology_is_thissystem(topo);
+    hwloc_const_cpuset_t *vp_cpusets = calloc((size_t)p->nvps, sizeof *vp_cpusets);
+    int *vp_nodes = calloc((size_t)p->nvps, sizeof *vp_nodes);
+    int rc = -ENOMEM;
+    if (!vp_cpusets || !vp_nodes || memory_plan(topo, settings, vp_nodes) < 0)
+        goto out_free;
+    for (int v = 0; v < p->nvps; v++)
+        vp_cpusets[v] = real ? p->vps[v].cpuset : NULL;
     tm_sched_config_t sc = {
-        .nvps = nvps,
+        .nvps = p->nvps,
         .stack_size = settings->sched_stack_size,
         .idle_spin_us = settings->sched_idle_spin_us,
         .topology = topo,
         .vp_cpusets = vp_cpusets,
+        .vp_mem_nodes = vp_nodes,
     };
-    int rc = tm_sched_init(&sc);
+    rc = tm_sched_init(&sc);
     if (rc < 0)
         goto out_free;
     for (int r = 0; r < job.nranks; r++) {
         tm_sched_ult_t *ult;
-        if ((rc = tm_sched_ult_create(rank_vp(r), rank_main, &job.ranks[r], 0, &ult)) < 0)
+        if ((rc = tm_sched_ult_create(p->rank_vp[r], rank_main, &job.ranks[r], 0, &ult)) < 0)
             goto out_finalize;
         tm_sched_ult_set_data(ult, &job.ranks[r].pub);
     }
@@ -308,6 +343,7 @@ static int ranks_run(hwloc_topology_t topo, int nvps, const tm_rt_settings_t *se
 out_finalize:
     tm_sched_finalize();
 out_free:
+    free(vp_nodes);
     free(vp_cpusets);
     return rc;
 }
@@ -340,12 +376,18 @@ int tm_rt_launcher_main(int argc, char **argv)
         report("%s", "cannot read the machine's topology (hwloc)");
         goto out_topology;
     }
-    int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
-    if (ncores <= 0)
-        ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
-    if (ncores <= 0)
-        ncores = 1;
-    job.nranks = nranks ? nranks : ncores;
+    if (tm_rt_placement_compute(&job.placement, topo, &settings, nranks, err, sizeof err) < 0) {
+        report("%s", err);
+        status = 2;
+        goto out_topology;
+    }
+    /* Said once, and only to whoever asked for idle cores (the default stays quiet: on a
+     * machine with fewer cores than ranks, sharing is the expected case). */
+    if (job.placement.idle_fallback &&
+        strcmp(tm_rt_settings_origin(&settings, "placement.progress"), "default") != 0)
+        report("%s", "no idle core for the progress threads (placement.progress = idle): each "
+                     "runs on its rank's core");
+    job.nranks = job.placement.nranks;
     job.ranks = calloc((size_t)job.nranks, sizeof *job.ranks);
     if (!job.ranks) {
         report("%s", "out of memory");
@@ -369,10 +411,7 @@ int tm_rt_launcher_main(int argc, char **argv)
         report("cannot start the timeout: %s", strerror(-rc));
         goto out_files;
     }
-    /* One VP per core: the ranks on the first ones, progress threads on the cores left. */
-    job.nvps = ncores;
-    job.rank_vps = job.nranks < ncores ? job.nranks : ncores;
-    rc = ranks_run(topo, job.nvps, &settings);
+    rc = ranks_run(topo, &settings);
     if (rc < 0) {
         report("the scheduler failed: %s", strerror(-rc));
         goto out_files;
@@ -394,6 +433,7 @@ out_ranks:
      * programs' atexit handlers and destructors may still use them. */
     tm_rt_program_close(&job.program);
 out_topology:
+    tm_rt_placement_free(&job.placement);
     hwloc_topology_destroy(topo);
     return status;
 }

@@ -2,13 +2,17 @@
  * mpcrun (and mpiexec): checks its arguments and the program, then executes the program with
  * what was asked in the environment (see settings.h). The job runs in that process: its exit
  * status, signals and standard streams are the program's, with nothing in between.
- * `mpcrun --split-model CORES` runs nothing: it prints the split-tree model's table (nbc/model.h).
+ * Before that it resolves the settings and the placement, exactly as the job will (settings.h,
+ * placement.h), so that every configuration error ends mpcrun with status 2 before any rank
+ * starts, and so that --report-bindings prints where each rank and progress thread will run.
+ * `--split-model CORES`, `--help-config`, `--show-config` and `--dry-run` run nothing.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +21,7 @@
 
 #include "nbc/model.h"
 #include "runtime/elf_section.h"
+#include "runtime/placement.h"
 #include "runtime/settings.h"
 
 #define EXIT_USAGE 2
@@ -26,15 +31,24 @@ static const char *progname = "mpcrun";
 static void usage(FILE *out)
 {
     fprintf(out,
-            "Usage: %s [-n N] [--config FILE] [--timeout SECONDS] PROGRAM [ARGS...]\n"
-            "       %s --split-model CORES\n"
+            "Usage: %s [OPTIONS] PROGRAM [ARGS...]\n"
+            "       %s --dry-run [OPTIONS] [PROGRAM [ARGS...]]\n"
+            "       %s --show-config [OPTIONS] | --help-config | --split-model CORES\n"
             "Runs PROGRAM, built with ThreadMPI's mpicc, as N MPI ranks: user-level threads of\n"
             "one process, each with its own copy of the program's global variables.\n"
             "\n"
             "  -n, -np N          number of ranks (default: one per core available to the job)\n"
             "  --config FILE      read settings from FILE ([section] key = value lines)\n"
+            "  --set SECTION.KEY=VALUE\n"
+            "                     set one setting, over every other layer (repeatable)\n"
             "  --timeout SECONDS  end the job after SECONDS, saying which MPI call each rank is\n"
-            "                     blocked in (the setting [job] timeout)\n"
+            "                     blocked in (the setting job.timeout)\n"
+            "  --report-bindings  print the core of each rank and progress thread, then run\n"
+            "  --dry-run          resolve the settings and the placement, print what would run\n"
+            "                     and where, and exit without running anything\n"
+            "  --show-config      print every setting in effect and which layer set it, and exit\n"
+            "  --help-config      print every setting with its meaning, values and default (as a\n"
+            "                     configuration file whose lines are comments), and exit\n"
             "  --split-model CORES\n"
             "                     print the split-tree model for a machine of CORES cores (3 to\n"
             "                     65536) and exit: for each number of ranks N from 2 to CORES-1,\n"
@@ -43,9 +57,11 @@ static void usage(FILE *out)
             "  -h, --help         print this help and exit\n"
             "  -V, --version      print the version and exit\n"
             "\n"
-            "Settings also come from environment variables THREADMPI_<SECTION>_<KEY>.\n"
-            "The exit status is 0 if every rank returned 0, else the first non-zero status.\n",
-            progname, progname);
+            "Settings also come from environment variables THREADMPI_<SECTION>_<KEY>, and the\n"
+            "topology from hwloc, which honours HWLOC_SYNTHETIC and HWLOC_XMLFILE.\n"
+            "The exit status is 0 if every rank returned 0, else the first non-zero status;\n"
+            "2 for a bad command line or configuration.\n",
+            progname, progname, progname);
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -115,13 +131,67 @@ static int parse_ranks(const char *s, long *n_p)
     return 0;
 }
 
+/* Appends "section.key=value\n" to the settings given as flags (*flags, malloc'ed). */
+static int add_setting(char **flags, const char *fmt, const char *value)
+{
+    char line[TM_RT_SETTINGS_LIST_LEN + 64];
+    snprintf(line, sizeof line, fmt, value);
+    size_t have = *flags ? strlen(*flags) : 0;
+    char *more = realloc(*flags, have + strlen(line) + 2);
+    if (!more)
+        return -ENOMEM;
+    sprintf(more + have, "%s\n", line);
+    *flags = more;
+    return 0;
+}
+
+/* What mpcrun resolved before running anything. */
+typedef struct resolved {
+    tm_rt_settings_t settings;
+    hwloc_topology_t topo;
+    tm_rt_placement_t placement;
+} resolved_t;
+
+/* Settings, topology and placement, as the job will resolve them (the environment mpcrun
+ * passes on is already set). Prints the error and returns the exit status on failure. */
+static int resolve(resolved_t *r, long nranks, bool with_placement)
+{
+    char err[1024];
+    if (tm_rt_settings_load(&r->settings, err, sizeof err) < 0) {
+        fprintf(stderr, "%s: %s\n", progname, err);
+        return EXIT_USAGE;
+    }
+    if (!with_placement)
+        return 0;
+    if (hwloc_topology_init(&r->topo) < 0 || hwloc_topology_load(r->topo) < 0) {
+        fprintf(stderr, "%s: cannot read the machine's topology (hwloc)\n", progname);
+        return 1;
+    }
+    if (tm_rt_placement_compute(&r->placement, r->topo, &r->settings, (int)nranks, err,
+                                sizeof err) < 0) {
+        fprintf(stderr, "%s: %s\n", progname, err);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+static int flush_stdout(const char *what)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "%s: %s: cannot write: %s\n", progname, what, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *slash = strrchr(argv[0], '/');
     progname = slash ? slash + 1 : argv[0];
     long nranks = 0; /* 0: one per core */
     const char *config = NULL;
-    char settings[256] = ""; /* the settings given as flags, "section.key=value" lines */
+    char *settings = NULL; /* the settings given as flags, "section.key=value" lines */
+    bool report_bindings = false, dry_run = false, show_config = false;
     int i;
 
     for (i = 1; i < argc && argv[i][0] == '-'; i++) {
@@ -148,8 +218,25 @@ int main(int argc, char **argv)
             if (end == argv[i] || *end || t < 1 || t > 1000000000)
                 return usage_error("\"%s\" is not a number of seconds from 1 to 1000000000",
                                    argv[i]);
-            snprintf(settings + strlen(settings), sizeof settings - strlen(settings),
-                     "job.timeout=%ld\n", t);
+            if (add_setting(&settings, "job.timeout=%s", argv[i]) < 0)
+                return 1;
+        } else if (strcmp(a, "--set") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("%s needs SECTION.KEY=VALUE", a);
+            const char *kv = argv[++i], *dot = strchr(kv, '.'), *eq = strchr(kv, '=');
+            if (!dot || !eq || dot > eq || strchr(kv, '\n'))
+                return usage_error("--set \"%s\" is not SECTION.KEY=VALUE", kv);
+            if (add_setting(&settings, "%s", kv) < 0)
+                return 1;
+        } else if (strcmp(a, "--report-bindings") == 0) {
+            report_bindings = true;
+        } else if (strcmp(a, "--dry-run") == 0) {
+            dry_run = true;
+        } else if (strcmp(a, "--show-config") == 0) {
+            show_config = true;
+        } else if (strcmp(a, "--help-config") == 0) {
+            tm_rt_settings_help(stdout);
+            return flush_stdout("--help-config");
         } else if (strcmp(a, "--split-model") == 0) {
             if (i + 1 >= argc)
                 return usage_error("%s needs a number of cores", a);
@@ -159,12 +246,7 @@ int main(int argc, char **argv)
             if (end == argv[i] || *end || errno || cores < 3 || cores > 65536)
                 return usage_error("\"%s\" is not a number of cores from 3 to 65536", argv[i]);
             tm_nbc_model_print(stdout, (int)cores);
-            if (fflush(stdout) != 0 || ferror(stdout)) {
-                fprintf(stderr, "%s: --split-model: cannot write the table: %s\n", progname,
-                        strerror(errno));
-                return 1;
-            }
-            return 0;
+            return flush_stdout("--split-model");
         } else if (strcmp(a, "--config") == 0) {
             if (i + 1 >= argc)
                 return usage_error("%s needs a file name", a);
@@ -173,23 +255,28 @@ int main(int argc, char **argv)
             return usage_error("unknown option %s", a);
         }
     }
-    if (i >= argc)
+    bool runs = !dry_run && !show_config;
+    if (i >= argc && runs)
         return usage_error("%s", "no program to run");
 
     char path[PATH_MAX];
-    if (find_program(argv[i], path, sizeof path) < 0) {
-        fprintf(stderr, "%s: %s: program not found\n", progname, argv[i]);
-        return EXIT_USAGE;
+    if (i < argc) {
+        if (find_program(argv[i], path, sizeof path) < 0) {
+            fprintf(stderr, "%s: %s: program not found\n", progname, argv[i]);
+            return EXIT_USAGE;
+        }
+        if (check_program(path) < 0)
+            return EXIT_USAGE;
     }
-    if (check_program(path) < 0)
-        return EXIT_USAGE;
 
+    /* What the job reads (settings.h), set before resolving so both read the same. */
     char np[32], config_abs[PATH_MAX];
     snprintf(np, sizeof np, "%ld", nranks);
     if (setenv(TM_RT_ENV_MPCRUN_NP, np, 1) < 0)
         return 1;
-    if (settings[0] && setenv(TM_RT_ENV_MPCRUN_SETTINGS, settings, 1) < 0)
+    if (settings && setenv(TM_RT_ENV_MPCRUN_SETTINGS, settings, 1) < 0)
         return 1;
+    free(settings);
     if (config) {
         if (!realpath(config, config_abs)) {
             fprintf(stderr, "%s: --config %s: %s\n", progname, config, strerror(errno));
@@ -198,6 +285,36 @@ int main(int argc, char **argv)
         if (setenv(TM_RT_ENV_MPCRUN_CONFIG, config_abs, 1) < 0)
             return 1;
     }
+
+    resolved_t r = {0};
+    int rc = resolve(&r, nranks, !show_config);
+    if (rc != 0)
+        return rc;
+    if (show_config) {
+        tm_rt_settings_show(&r.settings, stdout);
+        return flush_stdout("--show-config");
+    }
+    if (dry_run) {
+        int ncores = hwloc_get_nbobjs_by_type(r.topo, HWLOC_OBJ_CORE);
+        printf("dry run: %d rank%s of %s on %d VP%s (the topology has %d core%s); nothing runs\n",
+               r.placement.nranks, r.placement.nranks == 1 ? "" : "s",
+               i < argc ? path : "a program", r.placement.nvps, r.placement.nvps == 1 ? "" : "s",
+               ncores, ncores == 1 ? "" : "s");
+    }
+    if (dry_run || report_bindings) {
+        tm_rt_placement_report(&r.placement, stdout);
+        if (r.placement.idle_fallback)
+            fprintf(stderr,
+                    "%s: no idle core for the progress threads (placement.progress = idle): "
+                    "each runs on its rank's core\n",
+                    progname);
+        if ((rc = flush_stdout(dry_run ? "--dry-run" : "--report-bindings")) != 0)
+            return rc;
+    }
+    tm_rt_placement_free(&r.placement);
+    hwloc_topology_destroy(r.topo);
+    if (dry_run)
+        return 0;
     execv(path, argv + i);
     fprintf(stderr, "%s: cannot execute %s: %s\n", progname, path, strerror(errno));
     return 126;

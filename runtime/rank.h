@@ -41,13 +41,19 @@ size_t tm_rt_eager_limit(void);
  * their progress threads, or -1 for the model's choice. */
 int tm_rt_split_levels(void);
 
-/* Cores of the job that host no rank (they host the progress threads); 0 when the ranks use
- * every core. */
+/* Cores of the job that host progress threads and no rank (the split-tree model's P); 0 when
+ * the progress threads share the ranks' cores, or there are none. */
 int tm_rt_idle_cores(void);
 
-/* The VP where the progress thread of world rank `world_rank` runs: an idle core when there is
- * one, else the rank's own. */
+/* The VP where the progress thread of world rank `world_rank` runs ([placement] progress), or -1
+ * when ranks have no progress thread (progress = none: collectives progress in MPI calls). */
 int tm_rt_progress_vp(int world_rank);
+
+/* Where the memory of world rank `world_rank` (its mailbox cells) should come from ([memory]
+ * policy): a NUMA node as libnuma numbers them, or one of these. */
+#define TM_RT_MEMORY_NODE_ANY        (-1) /* no preference: where first touched */
+#define TM_RT_MEMORY_NODE_INTERLEAVE (-2) /* every node, page by page */
+int tm_rt_memory_node(int world_rank);
 
 /* Seconds on a clock shared by every rank, from an arbitrary origin fixed at job start. */
 double tm_rt_wtime(void);

@@ -16,3 +16,30 @@ include tests/unit/runtime/Makefile.mk
 include tests/unit/mpi/Makefile.mk
 include tests/unit/nbc/Makefile.mk
 include tests/mpi/Makefile.mk
+
+# A libFuzzer target for the configuration parser: `make fuzz` builds it with clang and runs it
+# for FUZZ_SECONDS from the seeds in tests/fuzz/corpus (new finds go to tests/fuzz/found in the
+# build tree). Not part of `make check`: a bounded run by hand, or in a nightly job.
+FUZZ_CC = clang
+FUZZ_SECONDS = 60
+FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+EXTRA_DIST += tests/fuzz/settings_fuzz.c tests/fuzz/corpus/file_all_keys \
+	tests/fuzz/corpus/file_bad_value tests/fuzz/corpus/file_bad_line tests/fuzz/corpus/flags \
+	tests/fuzz/corpus/environ
+CLEANFILES += tests/fuzz/settings_fuzz
+
+tests/fuzz/settings_fuzz: $(srcdir)/tests/fuzz/settings_fuzz.c $(srcdir)/runtime/settings.c \
+		$(srcdir)/runtime/settings.h
+	@command -v $(FUZZ_CC) > /dev/null || { echo "make fuzz needs clang with libFuzzer" \
+	    "(Debian: apt-get install clang); or set FUZZ_CC" >&2; exit 1; }
+	$(AM_V_GEN)$(MKDIR_P) tests/fuzz && $(FUZZ_CC) $(FUZZ_FLAGS) -I$(top_builddir) \
+	    -I$(top_srcdir) -DTM_SYSCONFDIR='"$(sysconfdir)"' $(HWLOC_CFLAGS) $(INIH_CFLAGS) \
+	    -o $@ $(srcdir)/tests/fuzz/settings_fuzz.c $(srcdir)/runtime/settings.c $(INIH_LIBS)
+
+fuzz: tests/fuzz/settings_fuzz
+	$(MKDIR_P) tests/fuzz/found
+	tests/fuzz/settings_fuzz -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=tests/fuzz/found/ \
+	    tests/fuzz/found $(srcdir)/tests/fuzz/corpus
+.PHONY: fuzz
+clean-local:
+	rm -rf tests/fuzz/found

@@ -69,3 +69,7 @@ MPI_TEST_PROGS += tests/mpi/mpi_op.x
 MPI_TEST_PROGS += tests/mpi/coll_rooted.x tests/mpi/coll_reduce.x tests/mpi/coll_all.x \
 	tests/mpi/coll_neighbor.x tests/mpi/coll_nbc_many.x tests/mpi/coll_errors.x
 MPI_SCRIPT_TESTS += tests/mpi/coll_split.sh
+
+# runtime/: placement of ranks and progress threads, and the configuration's layers and errors
+# (mpcrun --dry-run, --report-bindings, --show-config, --help-config on synthetic topologies).
+MPI_SCRIPT_TESTS += tests/mpi/placement.sh

@@ -51,6 +51,12 @@ int tm_rt_progress_vp(int world_rank)
     return 0;
 }
 
+int tm_rt_memory_node(int world_rank)
+{
+    (void)world_rank;
+    return TM_RT_MEMORY_NODE_ANY;
+}
+
 double tm_rt_wtime(void)
 {
     return fake_rt_now;

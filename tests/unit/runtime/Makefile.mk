@@ -1,6 +1,8 @@
 # Check unit tests of runtime/.
-check_PROGRAMS += tests/unit/runtime/test_settings tests/unit/runtime/test_elf_section
-TESTS += tests/unit/runtime/test_settings tests/unit/runtime/test_elf_section
+check_PROGRAMS += tests/unit/runtime/test_settings tests/unit/runtime/test_elf_section \
+	tests/unit/runtime/test_placement
+TESTS += tests/unit/runtime/test_settings tests/unit/runtime/test_elf_section \
+	tests/unit/runtime/test_placement
 
 tests_unit_runtime_test_settings_SOURCES = tests/unit/runtime/test_settings.c \
 	runtime/settings.c runtime/settings.h
@@ -13,3 +15,9 @@ tests_unit_runtime_test_elf_section_SOURCES = tests/unit/runtime/test_elf_sectio
 tests_unit_runtime_test_elf_section_CPPFLAGS = $(AM_CPPFLAGS) -DOBJCOPY='"$(OBJCOPY)"'
 tests_unit_runtime_test_elf_section_CFLAGS = $(TM_UNIT_CFLAGS)
 tests_unit_runtime_test_elf_section_LDADD = $(CHECK_LIBS)
+
+tests_unit_runtime_test_placement_SOURCES = tests/unit/runtime/test_placement.c \
+	runtime/placement.c runtime/placement.h runtime/settings.c runtime/settings.h
+tests_unit_runtime_test_placement_CPPFLAGS = $(AM_CPPFLAGS) -DTM_SYSCONFDIR='"$(sysconfdir)"'
+tests_unit_runtime_test_placement_CFLAGS = $(TM_UNIT_CFLAGS)
+tests_unit_runtime_test_placement_LDADD = $(HWLOC_LIBS) $(INIH_LIBS) $(CHECK_LIBS)
