@@ -131,7 +131,10 @@ static int parse_ranks(const char *s, long *n_p)
     return 0;
 }
 
-/* Appends "section.key=value\n" to the settings given as flags (*flags, malloc'ed). */
+/* The settings given as options, "section.key=value" lines (malloc'ed; lives until exec). */
+static char *option_settings;
+
+/* Appends "section.key=value\n" to *flags (malloc'ed). */
 static int add_setting(char **flags, const char *fmt, const char *value)
 {
     char line[TM_RT_SETTINGS_LIST_LEN + 64];
@@ -163,16 +166,22 @@ static int resolve(resolved_t *r, long nranks, bool with_placement)
     }
     if (!with_placement)
         return 0;
-    if (hwloc_topology_init(&r->topo) < 0 || hwloc_topology_load(r->topo) < 0) {
-        fprintf(stderr, "%s: cannot read the machine's topology (hwloc)\n", progname);
-        return 1;
+    if (hwloc_topology_init(&r->topo) < 0)
+        goto no_topology;
+    if (hwloc_topology_load(r->topo) < 0) {
+        hwloc_topology_destroy(r->topo);
+        goto no_topology;
     }
     if (tm_rt_placement_compute(&r->placement, r->topo, &r->settings, (int)nranks, err,
                                 sizeof err) < 0) {
         fprintf(stderr, "%s: %s\n", progname, err);
+        hwloc_topology_destroy(r->topo);
         return EXIT_USAGE;
     }
     return 0;
+no_topology:
+    fprintf(stderr, "%s: cannot read the machine's topology (hwloc)\n", progname);
+    return 1;
 }
 
 static int flush_stdout(const char *what)
@@ -190,7 +199,6 @@ int main(int argc, char **argv)
     progname = slash ? slash + 1 : argv[0];
     long nranks = 0; /* 0: one per core */
     const char *config = NULL;
-    char *settings = NULL; /* the settings given as flags, "section.key=value" lines */
     bool report_bindings = false, dry_run = false, show_config = false;
     int i;
 
@@ -218,7 +226,7 @@ int main(int argc, char **argv)
             if (end == argv[i] || *end || t < 1 || t > 1000000000)
                 return usage_error("\"%s\" is not a number of seconds from 1 to 1000000000",
                                    argv[i]);
-            if (add_setting(&settings, "job.timeout=%s", argv[i]) < 0)
+            if (add_setting(&option_settings, "job.timeout=%s", argv[i]) < 0)
                 return 1;
         } else if (strcmp(a, "--set") == 0) {
             if (i + 1 >= argc)
@@ -226,7 +234,7 @@ int main(int argc, char **argv)
             const char *kv = argv[++i], *dot = strchr(kv, '.'), *eq = strchr(kv, '=');
             if (!dot || !eq || dot > eq || strchr(kv, '\n'))
                 return usage_error("--set \"%s\" is not SECTION.KEY=VALUE", kv);
-            if (add_setting(&settings, "%s", kv) < 0)
+            if (add_setting(&option_settings, "%s", kv) < 0)
                 return 1;
         } else if (strcmp(a, "--report-bindings") == 0) {
             report_bindings = true;
@@ -274,9 +282,8 @@ int main(int argc, char **argv)
     snprintf(np, sizeof np, "%ld", nranks);
     if (setenv(TM_RT_ENV_MPCRUN_NP, np, 1) < 0)
         return 1;
-    if (settings && setenv(TM_RT_ENV_MPCRUN_SETTINGS, settings, 1) < 0)
+    if (option_settings && setenv(TM_RT_ENV_MPCRUN_SETTINGS, option_settings, 1) < 0)
         return 1;
-    free(settings);
     if (config) {
         if (!realpath(config, config_abs)) {
             fprintf(stderr, "%s: --config %s: %s\n", progname, config, strerror(errno));
@@ -308,13 +315,12 @@ int main(int argc, char **argv)
                     "%s: no idle core for the progress threads (placement.progress = idle): "
                     "each runs on its rank's core\n",
                     progname);
-        if ((rc = flush_stdout(dry_run ? "--dry-run" : "--report-bindings")) != 0)
-            return rc;
+        rc = flush_stdout(dry_run ? "--dry-run" : "--report-bindings");
     }
     tm_rt_placement_free(&r.placement);
     hwloc_topology_destroy(r.topo);
-    if (dry_run)
-        return 0;
+    if (dry_run || rc != 0)
+        return rc;
     execv(path, argv + i);
     fprintf(stderr, "%s: cannot execute %s: %s\n", progname, path, strerror(errno));
     return 126;
