@@ -98,8 +98,9 @@ void tm_nbc_sched_where(tm_nbc_sched_t *s, tm_nbc_where_t where);
 void tm_nbc_sched_free(tm_nbc_sched_t *s);
 
 /* Starts schedule s for request req (of kind TM_MPI_REQ_COLL, which then owns it): hands it to
- * the engine (and its ANY rounds to the progress thread) and runs what can run without waiting. req completes when the schedule ends. 0, or -ENOMEM (the schedule's sticky error:
- * s is freed, nothing was sent). */
+ * the engine (and its ANY rounds to the progress thread) and runs what can run without waiting. req
+ * completes when the schedule ends. 0, or -ENOMEM (the schedule's sticky error: s is freed, nothing
+ * was sent). */
 int tm_nbc_sched_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, tm_mpi_request_t *req);
 
 /* ---- algorithms: each builds the calling rank's schedule of one collective (one file each,
@@ -134,11 +135,11 @@ tm_nbc_sched_t *tm_nbc_reduce_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, co
                                        void *recvbuf, size_t count, tm_mpi_type_t *type,
                                        tm_mpi_op_t *op, int root, int rank_levels);
 void tm_nbc_reduce_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
-                                void *recvbuf, size_t count, tm_mpi_type_t *type,
-                                tm_mpi_op_t *op, int root, int rank_levels, void *scratch);
+                                void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
+                                int root, int rank_levels, void *scratch);
 size_t tm_nbc_reduce_binomial_scratch(const tm_mpi_comm_t *comm, const void *sendbuf,
-                                      const void *recvbuf, size_t count,
-                                      const tm_mpi_type_t *type, const tm_mpi_op_t *op, int root);
+                                      const void *recvbuf, size_t count, const tm_mpi_type_t *type,
+                                      const tm_mpi_op_t *op, int root);
 
 /* Gather (gather_binomial.c): every rank's (sendbuf, sendcount, sendtype) to the root's recvbuf,
  * as block `rank` of recvcount recvtype elements. Every block has the same size in bytes. At the
@@ -148,10 +149,10 @@ tm_nbc_sched_t *tm_nbc_gather_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, co
                                        size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
                                        size_t recvcount, tm_mpi_type_t *recvtype, int root,
                                        int rank_levels);
-void tm_nbc_gather_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm,
-                                const void *sendbuf, size_t sendcount, tm_mpi_type_t *sendtype,
-                                void *recvbuf, size_t recvcount, tm_mpi_type_t *recvtype,
-                                int root, int rank_levels, void *scratch);
+void tm_nbc_gather_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
+                                size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
+                                size_t recvcount, tm_mpi_type_t *recvtype, int root,
+                                int rank_levels, void *scratch);
 size_t tm_nbc_gather_binomial_scratch(const tm_mpi_comm_t *comm, size_t sendcount,
                                       const tm_mpi_type_t *sendtype, size_t recvcount,
                                       const tm_mpi_type_t *recvtype, int root);
@@ -160,14 +161,14 @@ size_t tm_nbc_gather_binomial_scratch(const tm_mpi_comm_t *comm, size_t sendcoun
  * per block) to every rank's (recvbuf, recvcount, recvtype). Every block has the same size in
  * bytes. At the root, recvbuf == its own block in sendbuf with the same count and type is in
  * place; sendbuf, sendcount, sendtype: root only. */
-tm_nbc_sched_t *tm_nbc_scatter_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                        const void *sendbuf, size_t sendcount,
-                                        tm_mpi_type_t *sendtype, void *recvbuf, size_t recvcount,
-                                        tm_mpi_type_t *recvtype, int root, int rank_levels);
-void tm_nbc_scatter_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm,
-                                 const void *sendbuf, size_t sendcount, tm_mpi_type_t *sendtype,
-                                 void *recvbuf, size_t recvcount, tm_mpi_type_t *recvtype,
-                                 int root, int rank_levels, void *scratch);
+tm_nbc_sched_t *tm_nbc_scatter_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
+                                        size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
+                                        size_t recvcount, tm_mpi_type_t *recvtype, int root,
+                                        int rank_levels);
+void tm_nbc_scatter_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
+                                 size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
+                                 size_t recvcount, tm_mpi_type_t *recvtype, int root,
+                                 int rank_levels, void *scratch);
 size_t tm_nbc_scatter_binomial_scratch(const tm_mpi_comm_t *comm, size_t sendcount,
                                        const tm_mpi_type_t *sendtype, size_t recvcount,
                                        const tm_mpi_type_t *recvtype, int root);
@@ -195,8 +196,8 @@ tm_nbc_sched_t *tm_nbc_scatterv_linear(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, co
                                        tm_mpi_type_t *recvtype, int root, int rank_levels);
 void tm_nbc_scatterv_linear_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
                                 const int *sendcounts, const int *displs, tm_mpi_type_t *sendtype,
-                                void *recvbuf, size_t recvcount, tm_mpi_type_t *recvtype,
-                                int root, int rank_levels);
+                                void *recvbuf, size_t recvcount, tm_mpi_type_t *recvtype, int root,
+                                int rank_levels);
 
 /* Prefix reduction: recvbuf of rank r gets the data of ranks 0 .. r (`exclusive`: 0 .. r - 1)
  * reduced in rank order; exclusive, rank 0's recvbuf is not touched. sendbuf == recvbuf: in
@@ -244,10 +245,9 @@ tm_nbc_sched_t *tm_nbc_allgather_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *co
                                              const void *sendbuf, size_t sendcount,
                                              tm_mpi_type_t *sendtype, const tm_nbc_blocks_t *recv,
                                              int rank_levels);
-tm_nbc_sched_t *tm_nbc_allgather_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                       const void *sendbuf, size_t sendcount,
-                                       tm_mpi_type_t *sendtype, const tm_nbc_blocks_t *recv,
-                                       int rank_levels);
+tm_nbc_sched_t *tm_nbc_allgather_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
+                                       size_t sendcount, tm_mpi_type_t *sendtype,
+                                       const tm_nbc_blocks_t *recv, int rank_levels);
 tm_nbc_sched_t *tm_nbc_allgather_ring(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
                                       size_t sendcount, tm_mpi_type_t *sendtype,
                                       const tm_nbc_blocks_t *recv, int rank_levels);
@@ -268,8 +268,7 @@ tm_nbc_sched_t *tm_nbc_alltoall_pairwise(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
  * (reduce to 0, then broadcast) is the non-blocking one. */
 tm_nbc_sched_t *tm_nbc_allreduce_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
                                              const void *sendbuf, void *recvbuf, size_t count,
-                                             tm_mpi_type_t *type, tm_mpi_op_t *op,
-                                             int rank_levels);
+                                             tm_mpi_type_t *type, tm_mpi_op_t *op, int rank_levels);
 tm_nbc_sched_t *tm_nbc_allreduce_rabenseifner(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
                                               const void *sendbuf, void *recvbuf, size_t count,
                                               tm_mpi_type_t *type, tm_mpi_op_t *op,
