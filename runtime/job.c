@@ -48,7 +48,7 @@ static struct {
     size_t eager_limit; /* [p2p] eager_limit */
     int split_levels;   /* [nbc] split_levels, -1: auto */
     tm_rt_placement_t placement;
-    int *memory_node;    /* per rank: tm_rt_memory_node() */
+    int *vp_mem_node;    /* per VP: TM_SCHED_MEM_* or a NUMA node ([memory] policy) */
     unsigned timeout;    /* [job] timeout, seconds (0: none) */
     atomic_flag ending;  /* set by the first abort (or the timeout) */
     atomic_flag settled; /* set by the normal end or the timeout, whichever comes first */
@@ -91,7 +91,10 @@ int tm_rt_progress_vp(int world_rank)
 
 int tm_rt_memory_node(int world_rank)
 {
-    return job.memory_node[world_rank];
+    int node = job.vp_mem_node[job.placement.rank_vp[world_rank]];
+    return node == TM_SCHED_MEM_INTERLEAVE ? TM_RT_MEMORY_NODE_INTERLEAVE
+           : node >= 0                     ? node
+                                           : TM_RT_MEMORY_NODE_ANY;
 }
 
 double tm_rt_wtime(void)
@@ -284,28 +287,21 @@ static int numa_os_index(hwloc_topology_t topo, int numa)
     return node ? (int)node->os_index : -1;
 }
 
-/* Where each VP's stacks and each rank's cells come from ([memory] policy). On a topology that
+/* Where each VP's stacks and its ranks' cells come from ([memory] policy). On a topology that
  * is not this machine's (HWLOC_SYNTHETIC, HWLOC_XMLFILE) nothing is pinned or placed. */
-static int memory_plan(hwloc_topology_t topo, const tm_rt_settings_t *settings, int *vp_nodes)
+static int memory_plan(hwloc_topology_t topo, const tm_rt_settings_t *settings, bool real)
 {
     const tm_rt_placement_t *p = &job.placement;
-    bool real = hwloc_topology_is_thissystem(topo);
-    job.memory_node = malloc((size_t)job.nranks * sizeof *job.memory_node);
-    if (!job.memory_node)
+    job.vp_mem_node = malloc((size_t)p->nvps * sizeof *job.vp_mem_node);
+    if (!job.vp_mem_node)
         return -ENOMEM;
     for (int v = 0; v < p->nvps; v++) {
         if (!real)
-            vp_nodes[v] = TM_SCHED_MEM_DEFAULT;
+            job.vp_mem_node[v] = TM_SCHED_MEM_DEFAULT;
         else if (settings->memory_policy == TM_RT_MEMORY_INTERLEAVE)
-            vp_nodes[v] = TM_SCHED_MEM_INTERLEAVE;
+            job.vp_mem_node[v] = TM_SCHED_MEM_INTERLEAVE;
         else
-            vp_nodes[v] = numa_os_index(topo, p->vps[v].numa);
-    }
-    for (int r = 0; r < job.nranks; r++) {
-        int node = vp_nodes[p->rank_vp[r]];
-        job.memory_node[r] = node == TM_SCHED_MEM_INTERLEAVE ? TM_RT_MEMORY_NODE_INTERLEAVE
-                             : node >= 0                     ? node
-                                                             : TM_RT_MEMORY_NODE_ANY;
+            job.vp_mem_node[v] = numa_os_index(topo, p->vps[v].numa);
     }
     return 0;
 }
@@ -316,9 +312,8 @@ static int ranks_run(hwloc_topology_t topo, const tm_rt_settings_t *settings)
     const tm_rt_placement_t *p = &job.placement;
     bool real = hwloc_topology_is_thissystem(topo);
     hwloc_const_cpuset_t *vp_cpusets = calloc((size_t)p->nvps, sizeof *vp_cpusets);
-    int *vp_nodes = calloc((size_t)p->nvps, sizeof *vp_nodes);
     int rc = -ENOMEM;
-    if (!vp_cpusets || !vp_nodes || memory_plan(topo, settings, vp_nodes) < 0)
+    if (!vp_cpusets || memory_plan(topo, settings, real) < 0)
         goto out_free;
     for (int v = 0; v < p->nvps; v++)
         vp_cpusets[v] = real ? p->vps[v].cpuset : NULL;
@@ -328,7 +323,7 @@ static int ranks_run(hwloc_topology_t topo, const tm_rt_settings_t *settings)
         .idle_spin_us = settings->sched_idle_spin_us,
         .topology = topo,
         .vp_cpusets = vp_cpusets,
-        .vp_mem_nodes = vp_nodes,
+        .vp_mem_nodes = job.vp_mem_node,
     };
     rc = tm_sched_init(&sc);
     if (rc < 0)
@@ -343,7 +338,6 @@ static int ranks_run(hwloc_topology_t topo, const tm_rt_settings_t *settings)
 out_finalize:
     tm_sched_finalize();
 out_free:
-    free(vp_nodes);
     free(vp_cpusets);
     return rc;
 }
