@@ -310,7 +310,11 @@ int main(int argc, char **argv)
     }
     if (dry_run || report_bindings) {
         tm_rt_placement_report(&r.placement, stdout);
-        if (r.placement.idle_fallback)
+        /* Said once: a job that runs says it itself when idle was asked for (job.c). */
+        bool job_says_it =
+            !dry_run &&
+            strcmp(tm_rt_settings_origin(&r.settings, "placement.progress"), "default") != 0;
+        if (r.placement.idle_fallback && !job_says_it)
             fprintf(stderr,
                     "%s: no idle core for the progress threads (placement.progress = idle): "
                     "each runs on its rank's core\n",

@@ -121,6 +121,13 @@ expect_status 0 "--report-bindings"
 [ "$(head -4 "$out" | tr '\n' '|')" = "rank 0: core 0 (numa 0)|rank 1: core 1 (numa 0)|\
 progress 0: core 2 (numa 0)|progress 1: core 3 (numa 0)|" ] || fail "--report-bindings: $(cat "$out")"
 expect_out "Hello from rank 1 of 2" "--report-bindings runs the program"
+# Asked for explicitly, idle with no idle core is said once in a run with --report-bindings too.
+HWLOC_SYNTHETIC="$T1x2" "$MPCRUN" -n 2 --report-bindings --set placement.progress=idle "$hello" \
+    > "$out" 2> "$err" < /dev/null
+status=$?
+expect_status 0 "--report-bindings, explicit idle"
+[ "$(grep -c "no idle core for the progress threads" "$err")" -eq 1 ] ||
+    fail "the idle fallback of a run is said once: $(cat "$err")"
 # --dry-run with a program names it and runs nothing.
 "$MPCRUN" -n 2 --dry-run "$hello" > "$out" 2> "$err" < /dev/null
 status=$?
