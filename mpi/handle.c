@@ -32,6 +32,7 @@ TM_MPI_CHECK_HANDLE(MPI_MESSAGE_NULL, TM_MPI_KIND_MESSAGE, 0);
 TM_MPI_CHECK_HANDLE(MPI_MESSAGE_NO_PROC, TM_MPI_KIND_MESSAGE, 1);
 TM_MPI_CHECK_HANDLE(MPI_KEYVAL_INVALID, TM_MPI_KIND_KEYVAL, 0);
 TM_MPI_CHECK_HANDLE(MPI_WIN_MODEL, TM_MPI_KIND_KEYVAL, 12);
+TM_MPI_CHECK_HANDLE(MPIX_DEFERRED_SEND_NULL, TM_MPI_KIND_DEFERRED, 0);
 
 /* The sizes mpi.h encodes in predefined datatypes hold for the LP64 ABIs ThreadMPI runs on
  * (x86-64 and aarch64 Linux); a port to another ABI must fail here, not corrupt messages. */
@@ -116,6 +117,8 @@ const char *tm_mpi_handle_kind_name(tm_mpi_kind_t kind)
         return "a message";
     case TM_MPI_KIND_KEYVAL:
         return "an attribute key";
+    case TM_MPI_KIND_DEFERRED:
+        return "a deferred send";
     }
     return "not an MPI handle";
 }

@@ -1583,6 +1583,68 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 
 /* ------------------------------------------------------------------ end of collectives */
 
+/* ------------------------------------------------------------------ ThreadMPI extensions:
+ * dynamic broadcasts and send aggregation (MPIX_, not in the MPI standard) */
+
+/* Defined when this mpi.h has MPIX_Ibcast_dynamic and the MPIX_Deferred_send calls. */
+#define THREADMPI_BCAST_DYNAMIC 1
+
+/* MPIX_Ibcast_dynamic: sends (buf, count, datatype) to every rank of comm listed in dests, as if
+ * the calling rank (the root) had sent it to each with MPI_Isend(..., dest, tag, comm). Only the
+ * root calls it: each destination receives the data with an ordinary receive (MPI_Recv,
+ * MPI_Irecv, MPI_Probe, MPI_Mprobe...) from the root or MPI_ANY_SOURCE with `tag` (or
+ * MPI_ANY_TAG), and its status names the root as source. The destinations need not know each
+ * other, nor that a broadcast is under way; ranks not listed receive nothing.
+ *
+ * The data travels down a binomial tree built over dests: each active message carries the
+ * destination list of the receiver's subtree, and the runtime of each destination (its progress
+ * thread, or its own MPI calls) forwards it to its children before handing it to the program,
+ * without waiting for the program's receive. MPI's order holds for the messages of the root to a
+ * destination: they match in the order the root sent them, plain sends and dynamic broadcasts
+ * alike.
+ *
+ * dests: ndests ranks of comm (MPI_PROC_NULL entries are skipped); a rank listed twice, or the
+ * root itself, is an error (MPI_ERR_ARG); a rank outside comm is MPI_ERR_RANK. tag: 0 to
+ * MPI_TAG_UB. dests may be reused as soon as the call returns; *request completes when buf may
+ * be reused. */
+int MPIX_Ibcast_dynamic(const void *buf, int count, MPI_Datatype datatype, const int dests[],
+                        int ndests, int tag, MPI_Comm comm, MPI_Request *request);
+int PMPIX_Ibcast_dynamic(const void *buf, int count, MPI_Datatype datatype, const int dests[],
+                         int ndests, int tag, MPI_Comm comm, MPI_Request *request);
+
+/* Send aggregation: a handle that gathers the destinations of data that is not ready yet, for
+ * task-based runtimes that learn them one by one. */
+typedef int MPIX_Deferred_send;
+#define MPIX_DEFERRED_SEND_NULL ((MPIX_Deferred_send)0x70000000)
+
+/* MPIX_Deferred_send_init: a new handle for sending (buf, count, datatype) with `tag` on comm,
+ * with no destination yet. buf need not hold the data until MPIX_Deferred_send_ready. */
+int MPIX_Deferred_send_init(const void *buf, int count, MPI_Datatype datatype, int tag,
+                            MPI_Comm comm, MPIX_Deferred_send *handle);
+int PMPIX_Deferred_send_init(const void *buf, int count, MPI_Datatype datatype, int tag,
+                             MPI_Comm comm, MPIX_Deferred_send *handle);
+
+/* MPIX_Deferred_send_add: adds rank `dest` of the handle's communicator. Before
+ * MPIX_Deferred_send_ready it joins the destination list (a destination already there is
+ * ignored); after it, the data is sent to it at once with a plain send (unless it already got
+ * it), whose completion MPIX_Deferred_send_free waits for. MPI_PROC_NULL is ignored; the
+ * calling rank itself is an error (MPI_ERR_ARG). */
+int MPIX_Deferred_send_add(MPIX_Deferred_send handle, int dest);
+int PMPIX_Deferred_send_add(MPIX_Deferred_send handle, int dest);
+
+/* MPIX_Deferred_send_ready: the data is in buf: sends it to the destinations gathered so far (no
+ * destination: nothing; one: a plain send; several: MPIX_Ibcast_dynamic). *request completes
+ * when buf may be reused by the sends started here. Once per handle (else MPI_ERR_OTHER). */
+int MPIX_Deferred_send_ready(MPIX_Deferred_send handle, MPI_Request *request);
+int PMPIX_Deferred_send_ready(MPIX_Deferred_send handle, MPI_Request *request);
+
+/* MPIX_Deferred_send_free: waits until the sends started by MPIX_Deferred_send_add after
+ * MPIX_Deferred_send_ready have completed, frees the handle and sets *handle to
+ * MPIX_DEFERRED_SEND_NULL. Freed before ready, it sends nothing. The request of
+ * MPIX_Deferred_send_ready stays the program's to complete. */
+int MPIX_Deferred_send_free(MPIX_Deferred_send *handle);
+int PMPIX_Deferred_send_free(MPIX_Deferred_send *handle);
+
 #ifdef __cplusplus
 }
 #endif

@@ -46,7 +46,8 @@ typedef enum tm_mpi_kind {
     TM_MPI_KIND_FILE,
     TM_MPI_KIND_MESSAGE,
     TM_MPI_KIND_KEYVAL,
-    TM_MPI_KIND_LAST = TM_MPI_KIND_KEYVAL
+    TM_MPI_KIND_DEFERRED, /* MPIX_Deferred_send */
+    TM_MPI_KIND_LAST = TM_MPI_KIND_DEFERRED
 } tm_mpi_kind_t;
 
 #define TM_MPI_HANDLE(kind, payload)                                                               \
@@ -133,6 +134,7 @@ struct tm_mpi_rank {
     tm_mpi_table_t keyvals;     /* attr.c */
     tm_mpi_table_t infos;       /* info.c */
     tm_mpi_table_t comms;       /* comm_create.c: communicators the program created */
+    tm_mpi_table_t deferred;    /* deferred_send.c: MPIX_Deferred_send handles */
 };
 
 /* Creates the MPI state of rank `rt` and attaches it to rt->mpi. 0 or -ENOMEM. */

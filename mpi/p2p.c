@@ -71,7 +71,15 @@ static int mailbox_pool(tm_mpi_mailbox_t *mb, int world_rank)
         node = TM_SHM_NUMA_INTERLEAVE;
     else if (node < 0)
         node = -1;
-    return tm_shm_pool_create(sizeof(tm_mpi_envelope_t) + eager_limit, node, &mb->pool);
+    size_t payload = eager_limit > TM_MPI_AM_MIN_PAYLOAD ? eager_limit : TM_MPI_AM_MIN_PAYLOAD;
+    return tm_shm_pool_create(sizeof(tm_mpi_envelope_t) + payload, node, &mb->pool);
+}
+
+/* The world rank whose mailbox `mb` is (either side). */
+static inline int mailbox_world_rank(const tm_mpi_mailbox_t *mb)
+{
+    int index = (int)(mb - mailboxes);
+    return index < nmailboxes ? index : index - nmailboxes;
 }
 
 int tm_mpi_p2p_init(tm_mpi_rank_t *r)
@@ -98,19 +106,33 @@ int tm_mpi_p2p_init(tm_mpi_rank_t *r)
 static void zombies_sweep(tm_mpi_rank_t *r);
 static bool zombies_done(void *arg);
 
-void tm_mpi_matcher_fini(tm_mpi_matcher_t *m)
+/* Gives back the cells of list `head` (linked through cell->next), letting their senders go. */
+static void cells_drop(tm_shm_cell_t *head)
 {
-    /* Unexpected messages nobody received: give their cells back, completing rendezvous
-     * senders so that none of them waits for ever. */
-    while (m->unexpected_head) {
-        tm_shm_cell_t *cell = m->unexpected_head;
-        m->unexpected_head = atomic_load_explicit(&cell->next, memory_order_relaxed);
+    while (head) {
+        tm_shm_cell_t *cell = head;
+        head = atomic_load_explicit(&cell->next, memory_order_relaxed);
         tm_mpi_envelope_t *env = cell_envelope(cell);
         if (env->protocol == TM_MPI_PROTO_RNDV)
             tm_mpi_request_complete(env->send_request, env->sender_mailbox);
+        else if (env->protocol == TM_MPI_PROTO_SHARED)
+            env->done(env->done_arg);
         tm_shm_cell_free(cell);
     }
-    m->unexpected_tail = NULL;
+}
+
+void tm_mpi_matcher_fini(tm_mpi_matcher_t *m)
+{
+    /* Unexpected messages nobody received, and those held back for a dynamic broadcast that
+     * never came: give their cells back, completing rendezvous senders so that none of them
+     * waits for ever. */
+    cells_drop(m->unexpected_head);
+    m->unexpected_head = m->unexpected_tail = NULL;
+    cells_drop(m->held_head);
+    m->held_head = m->held_tail = NULL;
+    free(m->dyn_sent);
+    free(m->dyn_delivered);
+    m->dyn_sent = m->dyn_delivered = NULL;
 }
 
 void tm_mpi_p2p_finalize(tm_mpi_rank_t *r)
@@ -205,6 +227,10 @@ int tm_mpi_matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *
     env->tag = tag;
     env->bytes = bytes;
     env->sender_mailbox = m->mailbox;
+    env->origin = mailbox_world_rank(m->mailbox);
+    /* Order after this rank's dynamic broadcasts to the destination (see p2p.h) */
+    env->dyn_seq = m->dyn_sent ? m->dyn_sent[mailbox_world_rank(to)] : 0;
+    env->dyn = false;
     if (send_protocol(bytes, synchronous) == TM_MPI_PROTO_EAGER) {
         env->protocol = TM_MPI_PROTO_EAGER;
         tm_mpi_type_pack(buf, count, type, 0, bytes, cell_payload(cell));
@@ -221,6 +247,100 @@ int tm_mpi_matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *
     tm_shm_queue_push(&to->inbound, cell);
     tm_mpi_mailbox_poke(to);
     return 0;
+}
+
+int tm_mpi_matcher_send_dyn(tm_mpi_matcher_t *m, tm_mpi_mailbox_t *to, int context_id, int source,
+                            int tag, int origin, uint32_t dyn_seq, const void *buf, size_t count,
+                            const tm_mpi_type_t *type, size_t bytes, void (*done)(void *arg),
+                            void *done_arg)
+{
+    tm_shm_cell_t *cell = tm_shm_cell_alloc(m->mailbox->pool);
+    if (!cell)
+        return -ENOMEM;
+    tm_mpi_envelope_t *env = cell_envelope(cell);
+    env->context_id = context_id;
+    env->source = source;
+    env->tag = tag;
+    env->bytes = bytes;
+    env->sender_mailbox = m->mailbox;
+    env->origin = origin;
+    env->dyn_seq = dyn_seq;
+    env->dyn = true;
+    if (!done) {
+        env->protocol = TM_MPI_PROTO_EAGER;
+        tm_mpi_type_pack(buf, count, type, 0, bytes, cell_payload(cell));
+    } else {
+        env->protocol = TM_MPI_PROTO_SHARED;
+        env->buf = buf;
+        env->count = count;
+        env->type = type;
+        env->done = done;
+        env->done_arg = done_arg;
+    }
+    tm_shm_queue_push(&to->inbound, cell);
+    tm_mpi_mailbox_poke(to);
+    return 0;
+}
+
+int tm_mpi_matcher_dyn_init(tm_mpi_matcher_t *m)
+{
+    if (!m->dyn_sent && !(m->dyn_sent = calloc((size_t)nmailboxes, sizeof *m->dyn_sent)))
+        return -ENOMEM;
+    return 0;
+}
+
+uint32_t tm_mpi_matcher_dyn_next(tm_mpi_matcher_t *m, int dest)
+{
+    return m->dyn_sent[dest]++;
+}
+
+void tm_mpi_matcher_dyn_undo(tm_mpi_matcher_t *m, int dest)
+{
+    m->dyn_sent[dest]--;
+}
+
+size_t tm_mpi_eager_limit(void)
+{
+    return eager_limit;
+}
+
+/* ---- active messages ----------------------------------------------------------------------------
+ */
+
+tm_shm_cell_t *tm_mpi_am_alloc(tm_mpi_matcher_t *m, int kind)
+{
+    tm_shm_cell_t *cell = tm_shm_cell_alloc(m->mailbox->pool);
+    if (!cell)
+        return NULL;
+    tm_mpi_envelope_t *env = cell_envelope(cell);
+    memset(env, 0, sizeof *env);
+    env->protocol = TM_MPI_PROTO_AM;
+    env->tag = kind;
+    env->sender_mailbox = m->mailbox;
+    env->origin = mailbox_world_rank(m->mailbox);
+    return cell;
+}
+
+size_t tm_mpi_am_capacity(void)
+{
+    return eager_limit > TM_MPI_AM_MIN_PAYLOAD ? eager_limit : TM_MPI_AM_MIN_PAYLOAD;
+}
+
+void *tm_mpi_am_payload(tm_shm_cell_t *cell)
+{
+    return cell_payload(cell);
+}
+
+int tm_mpi_am_kind(tm_shm_cell_t *cell)
+{
+    return cell_envelope(cell)->tag;
+}
+
+void tm_mpi_am_send(tm_shm_cell_t *cell, int to)
+{
+    tm_mpi_mailbox_t *mb = tm_mpi_mailbox_get(to, true);
+    tm_shm_queue_push(&mb->inbound, cell);
+    tm_mpi_mailbox_poke(mb);
 }
 
 int tm_mpi_p2p_isend(tm_mpi_rank_t *r, const void *buf, size_t count, tm_mpi_type_t *type,
@@ -277,7 +397,10 @@ static void deliver(tm_mpi_request_t *req, tm_shm_cell_t *cell)
     } else {
         /* The one copy: from the sender's buffer straight into the receiver's, type to type. */
         tm_mpi_type_copy(req->buf, req->count, req->type, env->buf, env->count, env->type, 0, n);
-        tm_mpi_request_complete(env->send_request, env->sender_mailbox);
+        if (env->protocol == TM_MPI_PROTO_RNDV)
+            tm_mpi_request_complete(env->send_request, env->sender_mailbox);
+        else
+            env->done(env->done_arg);
     }
     req->status.MPI_SOURCE = env->source;
     req->status.MPI_TAG = env->tag;
@@ -356,25 +479,95 @@ static bool zombies_done(void *arg)
     return true;
 }
 
+/* Appends `cell` to the list (head, tail) linked through cell->next. */
+static void cells_append(tm_shm_cell_t **head, tm_shm_cell_t **tail, tm_shm_cell_t *cell)
+{
+    atomic_store_explicit(&cell->next, NULL, memory_order_relaxed);
+    if (*tail)
+        atomic_store_explicit(&(*tail)->next, cell, memory_order_relaxed);
+    else
+        *head = cell;
+    *tail = cell;
+}
+
+/* Matches a message that is in order: to the first posted receive it fits, else to the end of
+ * the unexpected list. */
+static void match(tm_mpi_matcher_t *m, tm_shm_cell_t *cell)
+{
+    tm_mpi_request_t *req = posted_take(m, cell_envelope(cell));
+    if (!req) {
+        cells_append(&m->unexpected_head, &m->unexpected_tail, cell);
+        return;
+    }
+    deliver(req, cell);
+    if (req->freed)
+        tm_mpi_request_release(req->owner, req);
+}
+
+/* true when every dynamic broadcast of the message's origin that comes before it here has been
+ * taken in (see "Order with dynamic broadcasts" in p2p.h). */
+static inline bool in_order(const tm_mpi_matcher_t *m, const tm_mpi_envelope_t *env)
+{
+    return env->dyn_seq == (m->dyn_delivered ? m->dyn_delivered[env->origin] : 0);
+}
+
+/* Takes in a message that is in order; returns true when it was a dynamic broadcast (the
+ * messages held back for it may now be in order). */
+static bool take_in(tm_mpi_matcher_t *m, tm_shm_cell_t *cell)
+{
+    tm_mpi_envelope_t *env = cell_envelope(cell);
+    bool dyn = env->dyn;
+    if (dyn) {
+        if (!m->dyn_delivered &&
+            !(m->dyn_delivered = calloc((size_t)nmailboxes, sizeof *m->dyn_delivered)))
+            tm_rt_job_abort(mailbox_world_rank(m->mailbox), MPI_ERR_NO_MEM,
+                            "out of memory receiving a dynamic broadcast");
+        m->dyn_delivered[env->origin]++;
+    }
+    match(m, cell);
+    return dyn;
+}
+
+/* Takes in the held-back messages that are in order now, oldest first, until none is. */
+static void held_release(tm_mpi_matcher_t *m)
+{
+    tm_shm_cell_t *prev = NULL, *cell = m->held_head;
+    while (cell) {
+        tm_shm_cell_t *next = atomic_load_explicit(&cell->next, memory_order_relaxed);
+        if (!in_order(m, cell_envelope(cell))) {
+            prev = cell;
+            cell = next;
+            continue;
+        }
+        if (prev)
+            atomic_store_explicit(&prev->next, next, memory_order_relaxed);
+        else
+            m->held_head = next;
+        if (m->held_tail == cell)
+            m->held_tail = prev;
+        if (take_in(m, cell)) {
+            /* From the oldest again: a message held before this broadcast may follow it. */
+            prev = NULL;
+            cell = m->held_head;
+        } else {
+            cell = next;
+        }
+    }
+}
+
 bool tm_mpi_matcher_progress(tm_mpi_matcher_t *m)
 {
     bool did = false;
     tm_shm_cell_t *cell;
     while ((cell = tm_shm_queue_pop(&m->mailbox->inbound)) != NULL) {
         did = true;
-        tm_mpi_request_t *req = posted_take(m, cell_envelope(cell));
-        if (req) {
-            deliver(req, cell);
-            if (req->freed)
-                tm_mpi_request_release(req->owner, req);
-            continue;
-        }
-        atomic_store_explicit(&cell->next, NULL, memory_order_relaxed);
-        if (m->unexpected_tail)
-            atomic_store_explicit(&m->unexpected_tail->next, cell, memory_order_relaxed);
-        else
-            m->unexpected_head = cell;
-        m->unexpected_tail = cell;
+        tm_mpi_envelope_t *env = cell_envelope(cell);
+        if (env->protocol == TM_MPI_PROTO_AM)
+            m->am_handler(m->am_arg, cell);
+        else if (!in_order(m, env))
+            cells_append(&m->held_head, &m->held_tail, cell);
+        else if (take_in(m, cell) && m->held_head)
+            held_release(m);
     }
     return did;
 }
@@ -385,7 +578,7 @@ bool tm_mpi_p2p_progress(tm_mpi_rank_t *r)
     if (p->zombies)
         zombies_sweep(r);
     bool did = tm_mpi_matcher_progress(&p->match);
-    if (r->nbc && tm_nbc_busy(r->nbc))
+    if (r->nbc && tm_nbc_has_work(r->nbc))
         did |= tm_nbc_progress(r->nbc, true);
     return did;
 }
@@ -569,6 +762,11 @@ void tm_mpi_request_describe(const tm_mpi_request_t *req, char *buf, size_t len)
                  req->comm ? req->comm->name : "?");
         return;
     }
+    if (req->ndests > 0) {
+        snprintf(buf, len, "%s(ndests=%d, tag=%d, comm=%s)", req->call ? req->call : "?",
+                 req->ndests, req->tag, req->comm ? req->comm->name : "?");
+        return;
+    }
     peer_name(req->source, peer, sizeof peer);
     if (req->tag == MPI_ANY_TAG)
         snprintf(tag, sizeof tag, "MPI_ANY_TAG");
@@ -597,8 +795,9 @@ void tm_mpi_p2p_wait_until(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg)
         /* Sleep until poked: publish the sleeper, then look for work once more (the other half
          * of tm_mpi_mailbox_poke's Dekker handshake, hence the fence). With collectives under
          * way, their mailbox and their engine may also have work for this rank: a message,
-         * a send completed, a round its progress thread finished (nbc/ pokes then). */
-        bool colls = r->nbc && tm_nbc_busy(r->nbc);
+         * a send completed, a round its progress thread finished (nbc/ pokes then); without a
+         * progress thread, the rank forwards the dynamic broadcasts that come to it. */
+        bool colls = r->nbc && (tm_nbc_has_work(r->nbc) || !tm_nbc_has_progress_thread(r->nbc));
         atomic_store_explicit(&mb->sleeper, self, memory_order_relaxed);
         if (colls)
             atomic_store_explicit(&coll->sleeper, self, memory_order_relaxed);

@@ -20,6 +20,19 @@
  * Mailboxes exist for every world rank from the first MPI_Init of any rank on, so that a message
  * to a rank that has not called MPI_Init yet waits in its mailbox. They live until the process
  * ends, with the cell pools: cells may still sit in mailboxes when their sender finalizes.
+ *
+ * Active messages. A cell of protocol AM is not matched: the receiving side hands it to its
+ * handler, which owns it from then on. Only the collective side has one (nbc/ runs it): that is
+ * how a dynamic broadcast (nbc/bcast_dynamic.c) reaches a rank's runtime without the program.
+ *
+ * Order with dynamic broadcasts. A dynamic broadcast reaches a destination through other ranks,
+ * so a plain send of its root issued later could overtake it. Each rank therefore counts, per
+ * destination, the dynamic broadcasts it sent there (dyn_sent); every message it sends carries
+ * that count (dyn_seq), and each dynamic broadcast its own number. A receiving side counts the
+ * ones it has taken in from each root (dyn_delivered) and holds back, in arrival order, any cell
+ * whose number is not that count yet: a plain send waits for the broadcasts sent before it, a
+ * broadcast for the earlier ones. Ranks that never root a dynamic broadcast send 0 and pay one
+ * comparison per message.
  */
 #ifndef TM_MPI_P2P_H
 #define TM_MPI_P2P_H
@@ -36,7 +49,9 @@
 
 /* Cells carry the envelope and, for eager messages, the data: up to [p2p] eager_limit bytes of
  * it (4 KiB by default, as Open MPI's shared-memory transport). Larger messages and synchronous
- * sends go by rendezvous. */
+ * sends go by rendezvous. Active messages get at least TM_MPI_AM_MIN_PAYLOAD bytes after the
+ * envelope, whatever the eager limit. */
+#define TM_MPI_AM_MIN_PAYLOAD 1024
 
 /* Context ids of the predefined communicators; collectives will use context_id + 1. */
 #define TM_MPI_CONTEXT_WORLD 0
@@ -64,11 +79,23 @@ typedef struct tm_mpi_matcher {
     tm_mpi_mailbox_t *mailbox;
     tm_mpi_request_t *posted_head, *posted_tail;
     tm_shm_cell_t *unexpected_head, *unexpected_tail; /* linked through cell->next */
+    /* Active messages (the collective side): the handler that takes their cells. */
+    void (*am_handler)(void *arg, tm_shm_cell_t *cell);
+    void *am_arg;
+    /* Order with dynamic broadcasts (the program's side; NULL until needed): per world rank,
+     * the dynamic broadcasts this rank sent it as root, and those of it taken in here; the
+     * cells held back meanwhile, in arrival order. */
+    uint32_t *dyn_sent;
+    uint32_t *dyn_delivered;
+    tm_shm_cell_t *held_head, *held_tail;
 } tm_mpi_matcher_t;
 
 typedef enum tm_mpi_protocol {
-    TM_MPI_PROTO_EAGER, /* data in the cell */
-    TM_MPI_PROTO_RNDV,  /* the receiver copies from the sender's buffer */
+    TM_MPI_PROTO_EAGER,  /* data in the cell */
+    TM_MPI_PROTO_RNDV,   /* the receiver copies from the sender's buffer */
+    TM_MPI_PROTO_SHARED, /* the receiver copies from data the runtime holds for several
+                          * receivers (a dynamic broadcast's), then calls done(done_arg) */
+    TM_MPI_PROTO_AM,     /* an active message: for the receiving side's handler, not matched */
 } tm_mpi_protocol_t;
 
 /* What a cell carries before its eager data. */
@@ -85,6 +112,15 @@ typedef struct tm_mpi_envelope {
     const tm_mpi_type_t *type;
     tm_mpi_request_t *send_request;
     tm_mpi_mailbox_t *sender_mailbox; /* to poke when the send completes */
+    /* SHARED: called once the data is copied (or the message dropped at MPI_Finalize) */
+    void (*done)(void *arg);
+    void *done_arg;
+    /* Order with dynamic broadcasts (see the opening comment): the world rank of the sending
+     * rank (of the root, for a broadcast), and the count of its dynamic broadcasts to this
+     * destination before this message (for a broadcast: its own number) */
+    int origin;
+    uint32_t dyn_seq;
+    bool dyn; /* a dynamic broadcast's delivery */
 } tm_mpi_envelope_t;
 
 typedef enum tm_mpi_request_kind {
@@ -125,6 +161,7 @@ struct tm_mpi_request {
     tm_mpi_request_t *active;
     tm_mpi_request_t *persistent;
     struct tm_nbc_sched *sched; /* COLL: the schedule, freed with the request */
+    int ndests;                 /* MPIX_Ibcast_dynamic's destinations (SEND), for diagnosis */
     int handle_index;           /* in the owner's request table */
     bool freed;                 /* MPI_Request_free'd while pending: drop it when it completes */
 };
@@ -192,6 +229,42 @@ bool tm_mpi_matcher_progress(tm_mpi_matcher_t *m);
 
 /* Gives back the cells of messages nobody received, completing their rendezvous senders. */
 void tm_mpi_matcher_fini(tm_mpi_matcher_t *m);
+
+/* ---- dynamic broadcasts and active messages (nbc/bcast_dynamic.c) ---- */
+
+/* Hands a dynamic broadcast's data to the program's side `to` (of a destination), as a message
+ * of (context_id, source, tag) sent by world rank `origin`, its dyn_seq-th dynamic broadcast to
+ * that destination, from the side of matcher m. With `done` NULL the bytes are copied into the
+ * cell now (bytes <= tm_mpi_eager_limit()); else the receiver copies from (buf, count, type) and
+ * then calls done(done_arg). 0 or -ENOMEM. */
+int tm_mpi_matcher_send_dyn(tm_mpi_matcher_t *m, tm_mpi_mailbox_t *to, int context_id, int source,
+                            int tag, int origin, uint32_t dyn_seq, const void *buf, size_t count,
+                            const tm_mpi_type_t *type, size_t bytes, void (*done)(void *arg),
+                            void *done_arg);
+
+/* Makes the counts of the dynamic broadcasts the rank of matcher m (its program's side) sends,
+ * the first time. 0 or -ENOMEM. */
+int tm_mpi_matcher_dyn_init(tm_mpi_matcher_t *m);
+
+/* The number of this dynamic broadcast among those of m's rank to world rank `dest`: counts it
+ * (after tm_mpi_matcher_dyn_init). tm_mpi_matcher_dyn_undo takes back the last one, when nothing
+ * was sent to `dest` since. */
+uint32_t tm_mpi_matcher_dyn_next(tm_mpi_matcher_t *m, int dest);
+void tm_mpi_matcher_dyn_undo(tm_mpi_matcher_t *m, int dest);
+
+/* [p2p] eager_limit: the bytes of data an eager cell carries. */
+size_t tm_mpi_eager_limit(void);
+
+/* An active message's cell from m's pool, of kind `kind` (for the receiving side's handler),
+ * with tm_mpi_am_capacity() bytes of payload at tm_mpi_am_payload(cell). NULL when out of
+ * memory. */
+tm_shm_cell_t *tm_mpi_am_alloc(tm_mpi_matcher_t *m, int kind);
+size_t tm_mpi_am_capacity(void);
+void *tm_mpi_am_payload(tm_shm_cell_t *cell);
+int tm_mpi_am_kind(tm_shm_cell_t *cell);
+
+/* Sends active message `cell` to the collective side of world rank `to` and wakes it. */
+void tm_mpi_am_send(tm_shm_cell_t *cell, int to);
 
 /* Sets up the calling rank's point-to-point state (and every mailbox, the first time). */
 int tm_mpi_p2p_init(tm_mpi_rank_t *r);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "attr.h"
+#include "bcast_dynamic.h"
 #include "group.h"
 #include "nbc/nbc.h"
 #include "mpi_impl.h"
@@ -73,6 +74,7 @@ void tm_mpi_rank_destroy(tm_rt_rank_t *rt)
     tm_mpi_attr_rank_fini(r);
     tm_mpi_errhandler_rank_fini(r);
     tm_mpi_info_rank_fini(r);
+    tm_mpi_deferred_rank_fini(r);
     tm_mpi_group_rank_fini(r);
     tm_mpi_group_release(r->world.group);
     tm_mpi_group_release(r->self.group);

@@ -13,6 +13,7 @@ nbc_libtmnbc_la_SOURCES = \
 	nbc/engine.c \
 	nbc/split.c \
 	nbc/bcast_binomial.c \
+	nbc/bcast_dynamic.c \
 	nbc/scan_recdoubling.c \
 	nbc/reduce_scatter_pairwise.c \
 	nbc/neighbor_linear.c \

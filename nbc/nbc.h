@@ -27,6 +27,12 @@
  * The engine of a rank (its mailbox's matching, its schedules) belongs to whoever holds its
  * lock: the rank or its progress thread. The lock is only tried, never waited for with a yield,
  * and never held across a yield.
+ *
+ * The collective mailbox also carries active messages, which the engine's holder runs as they
+ * come: a dynamic broadcast (bcast_dynamic.c) travels as active messages that the runtime of
+ * each destination forwards down its tree, then hands to the program as a point-to-point
+ * message. The engine keeps the work such a message leaves (copies waiting for the parent's
+ * data) as tasks, advanced on every pass beside the schedules.
  */
 #ifndef TM_NBC_H
 #define TM_NBC_H
@@ -50,19 +56,35 @@ typedef enum tm_nbc_where {
 
 /* ---- the engine of a rank ---- */
 
-/* Creates r->nbc (at MPI_Init). 0 or -ENOMEM. */
+/* Creates r->nbc and its progress thread (at MPI_Init). 0 or -ENOMEM. */
 int tm_nbc_engine_create(tm_mpi_rank_t *r);
 
-/* Ends r's progress thread and frees r->nbc (at MPI_Finalize). Schedules still under way (an
- * erroneous program) are abandoned. */
+/* Ends r's progress thread and frees r->nbc (at MPI_Finalize), once the rank has forwarded the
+ * dynamic broadcasts that came to it. Schedules still under way (an erroneous program) are
+ * abandoned. */
 void tm_nbc_engine_destroy(tm_mpi_rank_t *r);
 
-/* true while schedules are under way (a hint: no lock). */
-bool tm_nbc_busy(const tm_nbc_engine_t *e);
+/* true while the engine has work: schedules under way, dynamic broadcasts to forward, messages
+ * in its mailbox (a hint: no lock). */
+bool tm_nbc_has_work(const tm_nbc_engine_t *e);
+
+/* false when the rank has no progress thread ([placement] progress = none): its own MPI calls
+ * then do all of the engine's work. */
+bool tm_nbc_has_progress_thread(const tm_nbc_engine_t *e);
 
 /* Progresses the schedules of engine e: the rank's (`by_rank`) or its progress thread's. Returns
  * true when it did something, or when another holds the engine (it is progressing). */
 bool tm_nbc_progress(tm_nbc_engine_t *e, bool by_rank);
+
+/* ---- dynamic broadcasts (bcast_dynamic.c) ---- */
+
+/* Starts the dynamic broadcast of (buf, count, type) from rank r (the root) to the ndests ranks
+ * `dests` of comm, already checked (in comm, distinct, not r), with `tag`: each receives it as a
+ * point-to-point message from r, in order with r's other messages to it. req (a send request of
+ * r) completes when buf may be reused. 0, or -ENOMEM with nothing sent. */
+int tm_nbc_bcast_dynamic(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *buf, size_t count,
+                         tm_mpi_type_t *type, const int *dests, int ndests, int tag,
+                         tm_mpi_request_t *req);
 
 /* ---- building a schedule ---- */
 

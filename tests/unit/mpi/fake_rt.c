@@ -34,7 +34,8 @@ size_t tm_rt_eager_limit(void)
     return 4096;
 }
 
-/* The unit tests run one rank on one VP: no idle core, the progress thread on the rank's. */
+/* The unit tests run one rank without a scheduler: no idle core, and no progress thread (the
+ * rank runs its collectives in its own calls, as under [placement] progress = none). */
 int tm_rt_split_levels(void)
 {
     return -1;
@@ -48,7 +49,7 @@ int tm_rt_idle_cores(void)
 int tm_rt_progress_vp(int world_rank)
 {
     (void)world_rank;
-    return 0;
+    return -1;
 }
 
 int tm_rt_memory_node(int world_rank)

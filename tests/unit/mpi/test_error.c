@@ -238,6 +238,7 @@ START_TEST(test_handle_kinds)
         {MPI_TAG_UB, TM_MPI_KIND_KEYVAL},
         {MPI_WTIME_IS_GLOBAL, TM_MPI_KIND_KEYVAL},
         {MPI_WIN_MODEL, TM_MPI_KIND_KEYVAL},
+        {MPIX_DEFERRED_SEND_NULL, TM_MPI_KIND_DEFERRED},
     };
 
     for (size_t i = 0; i < sizeof(handles) / sizeof(handles[0]); i++)
@@ -261,12 +262,13 @@ START_TEST(test_handle_kind_of_non_handles)
     ck_assert_int_eq(tm_mpi_handle_kind(MPI_UNDEFINED), TM_MPI_KIND_NONE);
     ck_assert_int_eq(tm_mpi_handle_kind(0x04000001), TM_MPI_KIND_NONE);
     ck_assert_int_eq(tm_mpi_handle_kind((int)0xc4000001u), TM_MPI_KIND_NONE);
-    /* kinds 12 to 15 do not exist */
-    ck_assert_int_eq(tm_mpi_handle_kind(0x70000001), TM_MPI_KIND_NONE);
+    /* kinds 13 to 15 do not exist */
+    ck_assert_int_eq(tm_mpi_handle_kind(0x74000001), TM_MPI_KIND_NONE);
     ck_assert_int_eq(tm_mpi_handle_kind(0x7c000001), TM_MPI_KIND_NONE);
     ck_assert_int_eq(tm_mpi_handle_kind(TM_MPI_HANDLE(TM_MPI_KIND_WIN, 5)), TM_MPI_KIND_WIN);
     ck_assert_str_eq(tm_mpi_handle_kind_name(TM_MPI_KIND_DATATYPE), "a datatype");
     ck_assert_str_eq(tm_mpi_handle_kind_name(TM_MPI_KIND_NONE), "not an MPI handle");
+    ck_assert_str_eq(tm_mpi_handle_kind_name(TM_MPI_KIND_DEFERRED), "a deferred send");
 }
 END_TEST
 

@@ -1,0 +1,125 @@
+/*
+ * MPIX_Ibcast_dynamic: the root's call of a dynamic broadcast (mpi.h). It checks the arguments
+ * and the destination list, then hands over to nbc/bcast_dynamic.c, which builds the tree and
+ * sends the active messages.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "bcast_dynamic.h"
+#include "coll.h"
+#include "p2p.h"
+
+/* A destination and where the program listed it, to name both copies of a duplicate. */
+typedef struct listed {
+    int rank, index;
+} listed_t;
+
+static int listed_cmp(const void *a, const void *b)
+{
+    const listed_t *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+int tm_mpi_bcast_dynamic_check_dests(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
+                                     const int *dests, int ndests, int **list_p, int *n_p)
+{
+    if (ndests < 0)
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_ARG, "negative ndests %d", ndests);
+    if (ndests > 0 && dests == NULL)
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_ARG, "dests is NULL for %d ranks",
+                                  ndests);
+    listed_t *sorted = malloc(((size_t)ndests + 1) * sizeof *sorted);
+    int *list = malloc(((size_t)ndests + 1) * sizeof *list);
+    if (!sorted || !list) {
+        free(sorted);
+        free(list);
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");
+    }
+    int n = 0;
+    int err = MPI_SUCCESS;
+    for (int i = 0; i < ndests && err == MPI_SUCCESS; i++) {
+        if (dests[i] == MPI_PROC_NULL)
+            continue;
+        if (dests[i] < 0 || dests[i] >= comm->size)
+            err = tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_RANK,
+                                     "invalid rank %d in dests[%d] (%s has size %d)", dests[i], i,
+                                     comm->name, comm->size);
+        else if (dests[i] == comm->rank)
+            err = tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_ARG,
+                                     "dests[%d] is the root itself (rank %d)", i, comm->rank);
+        sorted[n].rank = dests[i];
+        sorted[n].index = i;
+        list[n++] = dests[i];
+    }
+    if (err == MPI_SUCCESS) {
+        qsort(sorted, (size_t)n, sizeof *sorted, listed_cmp);
+        for (int i = 1; i < n && err == MPI_SUCCESS; i++)
+            if (sorted[i].rank == sorted[i - 1].rank)
+                err = tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_ARG,
+                                         "rank %d is listed twice in dests (dests[%d] and "
+                                         "dests[%d])",
+                                         sorted[i].rank, sorted[i - 1].index, sorted[i].index);
+    }
+    free(sorted);
+    if (err != MPI_SUCCESS) {
+        free(list);
+        return err;
+    }
+    *list_p = list;
+    *n_p = n;
+    return MPI_SUCCESS;
+}
+
+int tm_mpi_bcast_dynamic_start(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
+                               const void *buf, size_t count, tm_mpi_type_t *type, const int *list,
+                               int n, int tag, tm_mpi_request_t **req_p)
+{
+    tm_mpi_request_t *req = tm_mpi_request_new(r, TM_MPI_REQ_SEND);
+    if (!req)
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");
+    req->comm = comm;
+    req->source = MPI_PROC_NULL;
+    req->tag = tag;
+    req->ndests = n;
+    req->call = call;
+    if (tm_nbc_bcast_dynamic(r, comm, buf, count, type, list, n, tag, req) < 0) {
+        tm_mpi_request_release(r, req);
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");
+    }
+    *req_p = req;
+    return MPI_SUCCESS;
+}
+
+int PMPIX_Ibcast_dynamic(const void *buf, int count, MPI_Datatype datatype, const int dests[],
+                         int ndests, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPIX_Ibcast_dynamic";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    tm_mpi_type_t *type;
+    int *list = NULL, n = 0;
+    int err = tm_mpi_comm_get(r, comm, call, &c);
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_coll_check_buffer(r, c, call, buf, count, datatype, &type);
+    if (err == MPI_SUCCESS && (tag < 0 || tag > TM_MPI_TAG_UB))
+        err = tm_mpi_error_raise(r->rt, c, call, MPI_ERR_TAG,
+                                 "invalid tag %d (tags go from 0 to MPI_TAG_UB = %d)", tag,
+                                 TM_MPI_TAG_UB);
+    if (err == MPI_SUCCESS && request == NULL)
+        err = tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "request is NULL");
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_bcast_dynamic_check_dests(r, c, call, dests, ndests, &list, &n);
+    if (err != MPI_SUCCESS)
+        return err;
+    tm_mpi_request_t *req;
+    err = tm_mpi_bcast_dynamic_start(r, c, call, buf, (size_t)count, type, list, n, tag, &req);
+    free(list);
+    if (err == MPI_SUCCESS)
+        *request = tm_mpi_request_handle(req);
+    return err;
+}
+#pragma weak MPIX_Ibcast_dynamic = PMPIX_Ibcast_dynamic

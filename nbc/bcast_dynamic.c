@@ -1,0 +1,418 @@
+/*
+ * Dynamic broadcasts (DESIGN.md, "Dynamic broadcasts"; the COMPAS 2020 paper, section 3.3): only
+ * the root knows the destinations; each destination gets the data as a point-to-point message
+ * from the root, forwarded down a binomial tree by the runtimes of the destinations above it.
+ *
+ * The tree. Over the list L = [root, dests...] of n nodes, node 0 (the root) has children at
+ * offsets 1, 2, 4, ... < n; the child at offset c heads the sublist L[c, min(2c, n)), in which it
+ * is node 0 again. An active message to a child carries that sublist: its destinations and, for
+ * each, its number among the root's dynamic broadcasts to it (mpi/p2p.h, "Order with dynamic
+ * broadcasts"). The largest subtree is sent first, as in the paper's figure 1:
+ *
+ *   L = root d1 d2 d3 d4 d5      root -> d4 [d4 d5]   then root -> d2 [d2 d3]   then root -> d1
+ *                                d4 -> d5             d2 -> d3
+ *
+ * Cost: ceil(log2 n) hops from the root to the deepest destination; each node sends at most
+ * ceil(log2 n) messages. The root's work is O(ndests) only to number the destinations.
+ *
+ * The data. Small data (eager: up to [p2p] eager_limit, and the header, in a cell) rides in the
+ * active messages: each forwarder copies it into its children's cells and into a message to its
+ * own program. Larger data is copied, never by the program's threads of other ranks:
+ *   - the root lends its buffer;
+ *   - a forwarder (a node with children) copies its parent's data into a buffer of its own
+ *     (staging), chunk by chunk, and its children start copying from that buffer as soon as the
+ *     first chunk is there (pipelined); its program's receive then copies from the staging;
+ *   - a leaf copies nothing itself: its program's receive copies straight from the parent's data
+ *     once all of it is there.
+ * So the data is copied once per destination, plus once per forwarder. Each copy is counted as a
+ * reference on the data it reads; the root's request completes when the last reference to its
+ * buffer goes (its children have staged it, or received it), a staging buffer is freed with its
+ * last reference.
+ *
+ * Who runs it: the engine's holder at each destination, its progress thread or the rank itself
+ * in any MPI call (nbc/engine.c): the arrival of the message (forwarding to the children, handing
+ * the data to the program) never waits for the program's receive. The copies left to do when the
+ * parent's data is not all there yet are engine tasks; a parent pokes its children after each
+ * chunk.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/group.h"
+#include "runtime/rank.h"
+#include "sched.h"
+
+/* A forwarder copies its parent's data by chunks of this size, then lets its children at them. */
+#define CHUNK_BYTES ((size_t)64 * 1024)
+
+/* Eager active messages keep room for this many destinations in the cell after the data; longer
+ * lists go in a block of memory of their own. */
+#define EAGER_ENTRIES_ROOM 16
+
+/* A destination in an active message: its world rank, and the number of this broadcast among
+ * the root's dynamic broadcasts to it. */
+typedef struct dyn_entry {
+    int world;
+    uint32_t seq;
+} dyn_entry_t;
+
+/* The data of a broadcast as one node holds it for the nodes below: the root's buffer, or a
+ * forwarder's staging copy. */
+typedef struct dyn_data {
+    _Atomic int refs;
+    _Atomic size_t ready; /* bytes of the data in buf so far (release by the copier) */
+    const void *buf;
+    size_t count;
+    tm_mpi_type_t *type; /* the root's (retained), or MPI_BYTE */
+    size_t bytes;
+    tm_mpi_request_t *req;       /* the root's request, completed at the last reference */
+    tm_mpi_mailbox_t *req_owner; /* the root's mailbox, to poke then */
+    void *staging;               /* a forwarder's copy, freed at the last reference */
+} dyn_data_t;
+
+/* The header of an active message, first in the cell's payload. */
+typedef struct dyn_header {
+    int context_id; /* the communicator's (the program's point-to-point context) */
+    int root;       /* the root's rank in it: the source the destinations see */
+    int root_world;
+    int tag;
+    size_t bytes;
+    dyn_data_t *data;          /* NULL: eager, the data follows this header */
+    int nentries;              /* the receiver's subtree: entries[0] is the receiver */
+    dyn_entry_t *heap_entries; /* NULL: the entries follow (the data and) this header */
+} dyn_header_t;
+
+/* The copy a node has left to do when its message comes: a forwarder stages its parent's data,
+ * a leaf waits for all of it. */
+typedef struct dyn_task {
+    tm_nbc_task_t task;
+    dyn_header_t h;      /* the message's header (data: the parent's) */
+    uint32_t seq;        /* this node's number among the root's broadcasts to it */
+    dyn_data_t *staging; /* a forwarder's own copy, NULL for a leaf */
+    size_t copied;
+    int nchildren;
+    int children[32]; /* world ranks, poked after each chunk */
+} dyn_task_t;
+
+static tm_mpi_type_t *byte_type(void)
+{
+    tm_mpi_type_t *t = NULL;
+    tm_mpi_type_lookup(MPI_BYTE, &t); /* predefined: always there */
+    return t;
+}
+
+_Noreturn static void out_of_memory(int world_rank)
+{
+    tm_rt_job_abort(world_rank, MPI_ERR_NO_MEM, "out of memory forwarding a dynamic broadcast");
+}
+
+static size_t align8(size_t n)
+{
+    return (n + 7) & ~(size_t)7;
+}
+
+static unsigned char *header_data(dyn_header_t *h)
+{
+    return (unsigned char *)h + align8(sizeof *h);
+}
+
+static dyn_entry_t *header_entries(dyn_header_t *h)
+{
+    if (h->heap_entries)
+        return h->heap_entries;
+    return (dyn_entry_t *)(header_data(h) + (h->data ? 0 : align8(h->bytes)));
+}
+
+/* true when a broadcast of `bytes` travels in its active messages. */
+static bool eager(size_t bytes)
+{
+    return bytes <= tm_mpi_eager_limit() && align8(sizeof(dyn_header_t)) + align8(bytes) +
+                                                    EAGER_ENTRIES_ROOM * sizeof(dyn_entry_t) <=
+                                                tm_mpi_am_capacity();
+}
+
+/* Drops a reference to d: the last one frees it (completing the root's request). */
+static void data_release(void *arg)
+{
+    dyn_data_t *d = arg;
+    /* acq_rel: the last one sees every copy from the data done */
+    if (atomic_fetch_sub_explicit(&d->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    tm_mpi_request_t *req = d->req;
+    tm_mpi_mailbox_t *owner = d->req_owner;
+    if (req)
+        tm_mpi_type_release(d->type);
+    free(d->staging);
+    free(d);
+    if (req)
+        tm_mpi_request_complete(req, owner);
+}
+
+/* ---- sending active messages ---- */
+
+/* An active message's cell for the subtree sub[0, nsub), from m's pool, with the header h (its
+ * entries set here) and, when eager, the data `payload`: filled, not sent. NULL when out of
+ * memory. */
+static tm_shm_cell_t *message_make(tm_mpi_matcher_t *m, const dyn_header_t *h, const void *payload,
+                                   const dyn_entry_t *sub, int nsub)
+{
+    tm_shm_cell_t *cell = tm_mpi_am_alloc(m, TM_NBC_AM_BCAST_DYNAMIC);
+    if (!cell)
+        return NULL;
+    dyn_header_t *hdr = tm_mpi_am_payload(cell);
+    *hdr = *h;
+    hdr->nentries = nsub;
+    hdr->heap_entries = NULL;
+    if (!h->data && h->bytes > 0)
+        memcpy(header_data(hdr), payload, h->bytes);
+    size_t need = (size_t)nsub * sizeof *sub;
+    size_t at = (size_t)((unsigned char *)header_entries(hdr) - (unsigned char *)hdr);
+    if (at + need > tm_mpi_am_capacity()) {
+        hdr->heap_entries = malloc(need);
+        if (!hdr->heap_entries) {
+            tm_shm_cell_free(cell);
+            return NULL;
+        }
+    }
+    memcpy(header_entries(hdr), sub, need);
+    return cell;
+}
+
+static void message_free(tm_shm_cell_t *cell)
+{
+    dyn_header_t *hdr = tm_mpi_am_payload(cell);
+    free(hdr->heap_entries);
+    tm_shm_cell_free(cell);
+}
+
+/* The children of node 0 of a list of n nodes: offsets 2^j < n, largest first. Returns their
+ * number; offsets and sizes of their sublists in off[], len[]. */
+static int tree_children(int n, int off[32], int len[32])
+{
+    int k = 0;
+    int top = 1;
+    while (top * 2 < n)
+        top *= 2;
+    for (int c = top; c >= 1 && c < n; c /= 2) {
+        off[k] = c;
+        len[k] = (2 * c < n ? 2 * c : n) - c;
+        k++;
+    }
+    return k;
+}
+
+/* Makes the messages to the children of node 0 of list[0, n), with header h: cells[] (NULL for
+ * all when out of memory; the list's numbers are read when sending, not here). Returns the number
+ * of children. */
+static int children_make(tm_mpi_matcher_t *m, const dyn_header_t *h, const void *payload,
+                         const dyn_entry_t *list, int n, tm_shm_cell_t *cells[32])
+{
+    int off[32], len[32];
+    int k = tree_children(n, off, len);
+    for (int i = 0; i < k; i++) {
+        cells[i] = message_make(m, h, payload, list + off[i], len[i]);
+        if (!cells[i]) {
+            while (i-- > 0)
+                message_free(cells[i]);
+            cells[0] = NULL;
+            return k;
+        }
+    }
+    return k;
+}
+
+/* ---- at a destination ---- */
+
+/* Hands the data of the message to this node's program, from d (NULL: from the eager bytes). */
+static void deliver_local(tm_nbc_engine_t *e, const dyn_header_t *h, uint32_t seq,
+                          const void *eager_bytes, dyn_data_t *d)
+{
+    tm_mpi_rank_t *r = tm_nbc_engine_rank(e);
+    int me = r->rt->world_rank;
+    int rc;
+    if (d)
+        rc = tm_mpi_matcher_send_dyn(tm_nbc_engine_matcher(e), tm_mpi_mailbox_get(me, false),
+                                     h->context_id, h->root, h->tag, h->root_world, seq, d->buf,
+                                     d->count, d->type, h->bytes, data_release, d);
+    else
+        rc = tm_mpi_matcher_send_dyn(tm_nbc_engine_matcher(e), tm_mpi_mailbox_get(me, false),
+                                     h->context_id, h->root, h->tag, h->root_world, seq,
+                                     eager_bytes, h->bytes, byte_type(), h->bytes, NULL, NULL);
+    if (rc < 0)
+        out_of_memory(me);
+}
+
+/* Copies what the parent has of the data (a forwarder), or waits for all of it (a leaf); then
+ * hands it to the program. */
+static bool task_advance(tm_nbc_task_t *base, tm_nbc_engine_t *e, bool *did)
+{
+    dyn_task_t *t = (dyn_task_t *)base;
+    dyn_data_t *parent = t->h.data;
+    /* acquire: the parent's bytes up to `ready` are seen */
+    size_t avail = atomic_load_explicit(&parent->ready, memory_order_acquire);
+    if (t->staging) {
+        while (t->copied < avail) {
+            size_t n = avail - t->copied < CHUNK_BYTES ? avail - t->copied : CHUNK_BYTES;
+            tm_mpi_type_pack(parent->buf, parent->count, parent->type, t->copied, n,
+                             (unsigned char *)t->staging->staging + t->copied);
+            t->copied += n;
+            /* release: the children's acquire loads see the chunk */
+            atomic_store_explicit(&t->staging->ready, t->copied, memory_order_release);
+            for (int i = 0; i < t->nchildren; i++)
+                tm_mpi_mailbox_poke(tm_mpi_mailbox_get(t->children[i], true));
+            *did = true;
+        }
+        if (t->copied < t->h.bytes)
+            return false;
+        data_release(parent);
+        deliver_local(e, &t->h, t->seq, NULL, t->staging);
+    } else {
+        if (avail < t->h.bytes)
+            return false;
+        deliver_local(e, &t->h, t->seq, NULL, parent); /* its reference goes with it */
+    }
+    *did = true;
+    free(t);
+    return true;
+}
+
+void tm_nbc_bcast_dynamic_arrive(tm_nbc_engine_t *e, tm_shm_cell_t *cell)
+{
+    int me = tm_nbc_engine_rank(e)->rt->world_rank;
+    tm_mpi_matcher_t *m = tm_nbc_engine_matcher(e);
+    dyn_header_t *h = tm_mpi_am_payload(cell);
+    dyn_entry_t *list = header_entries(h);
+    int n = h->nentries;
+    uint32_t seq = list[0].seq;
+    tm_shm_cell_t *cells[32];
+
+    if (!h->data) {
+        /* Eager: the data goes on in the children's messages, and to the program. */
+        int k = children_make(m, h, header_data(h), list, n, cells);
+        if (k > 0 && !cells[0])
+            out_of_memory(me);
+        for (int i = 0; i < k; i++)
+            tm_mpi_am_send(cells[i], header_entries(tm_mpi_am_payload(cells[i]))[0].world);
+        deliver_local(e, h, seq, header_data(h), NULL);
+        message_free(cell);
+        return;
+    }
+
+    dyn_task_t *t = calloc(1, sizeof *t);
+    if (!t)
+        out_of_memory(me);
+    t->task.advance = task_advance;
+    t->h = *h;
+    t->h.heap_entries = NULL;
+    t->seq = seq;
+    if (n > 1) {
+        /* A forwarder: its staging copy, which its children read as it fills. */
+        dyn_data_t *s = calloc(1, sizeof *s);
+        void *staging = malloc(h->bytes);
+        if (!s || !staging)
+            out_of_memory(me);
+        s->staging = staging;
+        s->buf = staging;
+        s->count = h->bytes;
+        s->type = byte_type();
+        s->bytes = h->bytes;
+        atomic_init(&s->ready, 0);
+        dyn_header_t ch = *h;
+        ch.data = s;
+        int k = children_make(m, &ch, NULL, list, n, cells);
+        if (!cells[0])
+            out_of_memory(me);
+        atomic_init(&s->refs, k + 1); /* the children, and this node's program */
+        t->staging = s;
+        t->nchildren = k;
+        for (int i = 0; i < k; i++) {
+            dyn_entry_t *sub = header_entries(tm_mpi_am_payload(cells[i]));
+            t->children[i] = sub[0].world;
+            tm_mpi_am_send(cells[i], sub[0].world);
+        }
+    }
+    message_free(cell);
+    bool did = false;
+    if (!task_advance(&t->task, e, &did))
+        tm_nbc_engine_task_add(e, &t->task);
+}
+
+/* ---- at the root ---- */
+
+int tm_nbc_bcast_dynamic(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *buf, size_t count,
+                         tm_mpi_type_t *type, const int *dests, int ndests, int tag,
+                         tm_mpi_request_t *req)
+{
+    tm_mpi_matcher_t *m = &r->p2p->match;
+    int me = r->rt->world_rank;
+    if (ndests == 0) {
+        atomic_store_explicit(&req->complete, 1, memory_order_release);
+        return 0;
+    }
+    size_t bytes = count * type->size;
+    int n = ndests + 1;
+    dyn_entry_t *list = malloc((size_t)n * sizeof *list);
+    dyn_data_t *d = NULL;
+    unsigned char *packed = NULL;
+    if (!list || tm_mpi_matcher_dyn_init(m) < 0)
+        goto nomem;
+    list[0].world = me;
+    list[0].seq = 0;
+    for (int i = 0; i < ndests; i++)
+        list[i + 1].world = tm_mpi_group_world_rank(comm->group, dests[i]);
+
+    dyn_header_t h = {.context_id = comm->context_id,
+                      .root = comm->rank,
+                      .root_world = me,
+                      .tag = tag,
+                      .bytes = bytes};
+    if (eager(bytes)) {
+        packed = malloc(bytes ? bytes : 1);
+        if (!packed)
+            goto nomem;
+        tm_mpi_type_pack(buf, count, type, 0, bytes, packed);
+    } else {
+        d = calloc(1, sizeof *d);
+        if (!d)
+            goto nomem;
+        d->buf = buf;
+        d->count = count;
+        d->type = type;
+        d->bytes = bytes;
+        atomic_init(&d->ready, bytes); /* all there */
+        d->req = req;
+        d->req_owner = tm_mpi_mailbox_get(me, false);
+        h.data = d;
+    }
+    /* Number the destinations only once nothing can fail: a number taken and not sent would
+     * hold back every later message of this rank to that destination. */
+    for (int i = 1; i < n; i++)
+        list[i].seq = tm_mpi_matcher_dyn_next(m, list[i].world);
+    tm_shm_cell_t *cells[32];
+    int k = children_make(m, &h, packed, list, n, cells);
+    if (!cells[0]) {
+        for (int i = 1; i < n; i++)
+            tm_mpi_matcher_dyn_undo(m, list[i].world);
+        goto nomem;
+    }
+    if (d) {
+        tm_mpi_type_retain(type);
+        atomic_init(&d->refs, k);
+    }
+    for (int i = 0; i < k; i++)
+        tm_mpi_am_send(cells[i], header_entries(tm_mpi_am_payload(cells[i]))[0].world);
+    if (!d) /* the data is in the messages */
+        atomic_store_explicit(&req->complete, 1, memory_order_release);
+    free(packed);
+    free(list);
+    return 0;
+
+nomem:
+    free(d);
+    free(packed);
+    free(list);
+    return -ENOMEM;
+}
