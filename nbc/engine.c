@@ -8,9 +8,9 @@
  * never yields while holding it, so a progress thread sharing its rank's core can never hold it
  * while the rank runs.
  *
- * Wake-ups. The progress thread sleeps as `helper` of the collective mailbox: a message, a
- * rendezvous send completed, a parent's chunk of a dynamic broadcast copied or a schedule
- * handed over (tm_sched_unpark) wakes it. The rank
+ * Wake-ups. The progress thread sleeps as `helper` of the collective mailbox: a message (an
+ * active message among them), a rendezvous send completed or a schedule handed over
+ * (tm_sched_unpark) wakes it. The rank
  * sleeps in tm_mpi_p2p_wait_until as `sleeper` of both its mailboxes; the progress thread pokes
  * it when it completes a schedule or leaves one at a round only the rank may run. Each side
  * publishes itself, fences, then looks for work once more: no wake-up is lost.
@@ -36,8 +36,6 @@ struct tm_nbc_engine {
     tm_mpi_matcher_t match;
     tm_nbc_sched_t *head, *tail; /* under way, in start order */
     _Atomic int nscheds;         /* their number, read without the lock as a hint */
-    tm_nbc_task_t *tasks;        /* left by active messages */
-    _Atomic int ntasks;          /* their number, a hint as nscheds */
     tm_mpi_rank_t *rank;
     tm_mpi_mailbox_t *p2p_mailbox; /* the rank's, to poke it */
     tm_sched_ult_t *progress;      /* the progress thread, made at the first background round */
@@ -86,7 +84,6 @@ int tm_nbc_engine_create(tm_mpi_rank_t *r)
 bool tm_nbc_has_work(const tm_nbc_engine_t *e)
 {
     return atomic_load_explicit(&e->nscheds, memory_order_relaxed) != 0 ||
-           atomic_load_explicit(&e->ntasks, memory_order_relaxed) != 0 ||
            !tm_shm_queue_is_empty(&e->match.mailbox->inbound);
 }
 
@@ -103,31 +100,6 @@ tm_mpi_matcher_t *tm_nbc_engine_matcher(tm_nbc_engine_t *e)
 tm_mpi_rank_t *tm_nbc_engine_rank(tm_nbc_engine_t *e)
 {
     return e->rank;
-}
-
-void tm_nbc_engine_task_add(tm_nbc_engine_t *e, tm_nbc_task_t *t)
-{
-    t->next = e->tasks;
-    e->tasks = t;
-    atomic_fetch_add_explicit(&e->ntasks, 1, memory_order_relaxed);
-}
-
-/* Advances every task (lock held). */
-static bool tasks_advance(tm_nbc_engine_t *e)
-{
-    bool did = false;
-    tm_nbc_task_t **link = &e->tasks;
-    while (*link) {
-        tm_nbc_task_t *t = *link;
-        tm_nbc_task_t *next = t->next;
-        if (t->advance(t, e, &did)) {
-            *link = next;
-            atomic_fetch_sub_explicit(&e->ntasks, 1, memory_order_relaxed);
-        } else {
-            link = &t->next;
-        }
-    }
-    return did;
 }
 
 static bool engine_trylock(tm_nbc_engine_t *e)
@@ -256,8 +228,6 @@ static bool sched_advance(tm_nbc_engine_t *e, tm_nbc_sched_t *s, bool by_rank)
 static bool engine_pass(tm_nbc_engine_t *e, bool by_rank, bool *rank_work_p)
 {
     bool did = tm_mpi_matcher_progress(&e->match);
-    if (e->tasks)
-        did |= tasks_advance(e);
     tm_nbc_sched_t *prev = NULL, *next;
     for (tm_nbc_sched_t *s = e->head; s; s = next) {
         next = s->next;
@@ -319,15 +289,13 @@ static void progress_main(void *arg)
             continue;
         }
         yields = polls = 0;
-        /* Sleep: publish, fence, look once more (tm_mpi_mailbox_poke's other half): at the
-         * mailbox, and at the tasks, whose parents' data may have come meanwhile. A schedule
+        /* Sleep: publish, fence, look once more (tm_mpi_mailbox_poke's other half). A schedule
          * handed over meanwhile unparks us: the permit makes park return at once. */
         /* release: a poker on another core reads the ULT through this pointer */
         atomic_store_explicit(&e->match.mailbox->helper, self, memory_order_release);
         atomic_thread_fence(memory_order_seq_cst);
         if (tm_shm_queue_is_empty(&e->match.mailbox->inbound) &&
-            !atomic_load_explicit(&e->stop, memory_order_relaxed) &&
-            (!atomic_load_explicit(&e->ntasks, memory_order_relaxed) || !tm_nbc_progress(e, false)))
+            !atomic_load_explicit(&e->stop, memory_order_relaxed))
             tm_sched_park();
         atomic_store_explicit(&e->match.mailbox->helper, NULL, memory_order_relaxed);
     }
@@ -354,8 +322,7 @@ void tm_nbc_engine_add(tm_mpi_rank_t *r, tm_nbc_sched_t *s, bool background)
 static bool engine_quiet(void *arg)
 {
     tm_nbc_engine_t *e = arg;
-    return !atomic_load_explicit(&e->ntasks, memory_order_relaxed) &&
-           tm_shm_queue_is_empty(&e->match.mailbox->inbound);
+    return tm_shm_queue_is_empty(&e->match.mailbox->inbound);
 }
 
 void tm_nbc_engine_destroy(tm_mpi_rank_t *r)
@@ -364,8 +331,7 @@ void tm_nbc_engine_destroy(tm_mpi_rank_t *r)
     if (!e)
         return;
     /* Other ranks' dynamic broadcasts that came here go on down their trees first: the
-     * destinations below this rank wait for it. Their work depends on nothing but the ranks
-     * above, whose runtimes do it. */
+     * destinations below this rank wait for it. */
     tm_nbc_progress(e, true);
     if (!engine_quiet(e)) {
         tm_mpi_p2p_note_blocked(r, "MPI_Finalize(forwarding dynamic broadcasts to other ranks)");

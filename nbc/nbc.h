@@ -31,8 +31,7 @@
  * The collective mailbox also carries active messages, which the engine's holder runs as they
  * come: a dynamic broadcast (bcast_dynamic.c) travels as active messages that the runtime of
  * each destination forwards down its tree, then hands to the program as a point-to-point
- * message. The engine keeps the work such a message leaves (copies waiting for the parent's
- * data) as tasks, advanced on every pass beside the schedules.
+ * message.
  */
 #ifndef TM_NBC_H
 #define TM_NBC_H

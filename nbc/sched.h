@@ -88,24 +88,12 @@ struct tm_nbc_sched {
 /* Adds started schedule s to r's engine (which runs it from now on). */
 void tm_nbc_engine_add(tm_mpi_rank_t *r, tm_nbc_sched_t *s, bool background);
 
-/* ---- active messages and tasks (the engine's holder runs them, lock held) ---- */
+/* ---- active messages (the engine's holder runs them, lock held) ---- */
 
 /* Kinds of active messages (tm_mpi_am_alloc). */
 enum {
     TM_NBC_AM_BCAST_DYNAMIC, /* bcast_dynamic.c */
 };
-
-/* Work an active message leaves to the engine. advance() runs on every pass, lock held: it sets
- * *did when it did something and returns true when the task is finished (it is then out of the
- * engine's list, and advance has freed it). */
-typedef struct tm_nbc_task tm_nbc_task_t;
-struct tm_nbc_task {
-    bool (*advance)(tm_nbc_task_t *t, tm_nbc_engine_t *e, bool *did);
-    tm_nbc_task_t *next;
-};
-
-/* Adds task t to engine e (lock held: from an active message's handler). */
-void tm_nbc_engine_task_add(tm_nbc_engine_t *e, tm_nbc_task_t *t);
 
 /* The engine's side of the transport (lock held), and its rank. */
 tm_mpi_matcher_t *tm_nbc_engine_matcher(tm_nbc_engine_t *e);
