@@ -73,3 +73,8 @@ MPI_SCRIPT_TESTS += tests/mpi/coll_split.sh
 # runtime/: placement of ranks and progress threads, and the configuration's layers and errors
 # (mpcrun --dry-run, --report-bindings, --show-config, --help-config on synthetic topologies).
 MPI_SCRIPT_TESTS += tests/mpi/placement.sh
+
+# Dynamic broadcasts and send aggregation (MPIX_Ibcast_dynamic, MPIX_Deferred_send_*): their
+# receivers check them; argument errors under MPI_ERRORS_RETURN, and fatal ones by the script.
+MPI_TEST_PROGS += tests/mpi/bcast_dynamic.x tests/mpi/bcast_dynamic_errors.x
+MPI_SCRIPT_TESTS += tests/mpi/bcast_dynamic_fatal.sh
