@@ -3,6 +3,7 @@
 MPI_TEST_PROGS += \
 	examples/hello.x \
 	examples/globals.x \
+	examples/task_dag.x \
 	tests/mpi/privatize.x \
 	tests/mpi/symbols.x \
 	tests/mpi/argv.x
