@@ -17,19 +17,17 @@
  *
  * The data. Small data (up to [p2p] eager_limit, with the header, in a cell) rides in the active
  * messages: each node copies it into its children's messages and into a message to its own
- * program. Larger data takes as few copies as the root's buffer allows:
- *   - the root lends its buffer to its children;
- *   - a child of the root that heads a subtree (a forwarder) copies the root's data into a buffer
- *     of its own (staging) when its message comes, before forwarding: the root's buffer is then
- *     free after ceil(log2 n) copies made in parallel, whatever the programs do;
- *   - every other destination copies nothing itself: its program's receive copies straight from
- *     the staging of its subtree's head (the root's buffer, for a leaf child of the root).
- * So the data is copied once per destination plus once per subtree of the root, against once per
- * destination for MPI_Bcast. Staging deeper down would only add copies: in one address space a
- * node's copy is readable by all its descendants at once, so the data path has two copies at
- * most and nothing deeper to pipeline. Each copy holds a reference to the data it reads; the
- * root's request completes when the last reference to its buffer goes (its forwarder children
- * have staged it, its leaf child has received it), a staging buffer is freed with its last.
+ * program. Larger data is copied once per destination, by its program's receive, straight from
+ * the root's buffer, as a point-to-point message is: in one address space every destination can
+ * read it, and each copy more would only cost time and memory. The exception is distance: a node
+ * heading a subtree on another NUMA node than the data ([placement], tm_rt_numa_node) first
+ * copies it into a buffer of its own on its node (staging), before forwarding, and its subtree
+ * reads that copy instead, so that the data crosses to each NUMA node once per subtree rather
+ * than once per destination. A leaf never stages: its one copy is its receive.
+ * Each reader holds a reference to the data it reads, taken by the node that forwards it the
+ * message; the root's request completes when the last reference to its buffer goes (every
+ * destination reading it has received, every stager has copied), a staging buffer goes back to
+ * its rank with its last.
  *
  * Who runs it: the engine's holder at each destination, its progress thread or the rank itself
  * in any MPI call (nbc/engine.c). A message is forwarded, and handed to the program, as soon as
@@ -70,11 +68,12 @@ typedef struct dyn_data {
     tm_mpi_mailbox_t *req_owner; /* the root's mailbox, to poke then */
     struct staging *staging;     /* a forwarder's copy, given back at the last reference */
     int staging_owner;           /* the forwarder's world rank */
+    int home;                    /* the NUMA node the data is on (tm_rt_numa_node), < 0: any */
 } dyn_data_t;
 
 /* A staging buffer. Each rank keeps the last one it used for the next broadcast it forwards
- * (spares[rank]): a buffer taken fresh from the system costs a page fault per page, more than
- * the copy into it (1 MiB to 32 destinations: 2.1 ms with fresh buffers, 1.3 ms reused). */
+ * (spares[rank]): a buffer taken fresh from the system costs a page fault per page, as much as
+ * the copy into it. */
 typedef struct staging {
     size_t capacity;
     alignas(64) unsigned char bytes[];
@@ -123,7 +122,7 @@ typedef struct dyn_header {
     int tag;
     size_t bytes;
     dyn_data_t *data; /* NULL: eager, the data follows this header */
-    bool stage;       /* the receiver copies the data into a staging buffer of its own first */
+    bool stage;       /* the receiver heads a subtree far from the data: it stages it first */
     int nentries;     /* the receiver's subtree: entries[0] is the receiver */
     dyn_entry_t *heap_entries; /* NULL: the entries follow (the data and) this header */
 } dyn_header_t;
@@ -236,17 +235,23 @@ static int tree_children(int n, int off[32], int len[32])
     return k;
 }
 
+/* true when world rank `world`, heading a subtree, copies data that is on NUMA node `home`. */
+static bool stages(int home, int world)
+{
+    int node = tm_rt_numa_node(world);
+    return home >= 0 && node >= 0 && node != home;
+}
+
 /* Makes the messages to the children of node 0 of list[0, n), with header h: cells[] (cells[0]
- * NULL when out of memory). From the root (`root`), a child that heads a subtree stages the data.
- * Returns the number of children. */
+ * NULL when out of memory). Returns the number of children. */
 static int children_make(tm_mpi_matcher_t *m, const dyn_header_t *h, const void *payload,
-                         const dyn_entry_t *list, int n, bool root, tm_shm_cell_t *cells[32])
+                         const dyn_entry_t *list, int n, tm_shm_cell_t *cells[32])
 {
     int off[32], len[32];
     int k = tree_children(n, off, len);
     for (int i = 0; i < k; i++) {
         dyn_header_t ch = *h;
-        ch.stage = root && h->data && len[i] > 1;
+        ch.stage = h->data && len[i] > 1 && stages(h->data->home, list[off[i]].world);
         cells[i] = message_make(m, &ch, payload, list + off[i], len[i]);
         if (!cells[i]) {
             while (i-- > 0)
@@ -279,9 +284,8 @@ static void deliver_local(tm_nbc_engine_t *e, const dyn_header_t *h, uint32_t se
         out_of_memory(me);
 }
 
-/* The staging copy of a forwarder heading a subtree of n nodes: the data of `from`, for its n - 1
- * descendants and its own program. */
-static dyn_data_t *data_stage(int me, const dyn_data_t *from, int n)
+/* The staging copy of `from` made by rank `me`, with one reference: its own program's. */
+static dyn_data_t *data_stage(int me, const dyn_data_t *from)
 {
     dyn_data_t *s = calloc(1, sizeof *s);
     staging_t *staging = staging_get(me, from->bytes);
@@ -294,7 +298,8 @@ static dyn_data_t *data_stage(int me, const dyn_data_t *from, int n)
     s->count = from->bytes;
     s->type = byte_type();
     s->bytes = from->bytes;
-    atomic_init(&s->refs, n);
+    s->home = tm_rt_numa_node(me);
+    atomic_init(&s->refs, 1);
     return s;
 }
 
@@ -308,16 +313,20 @@ void tm_nbc_bcast_dynamic_arrive(tm_nbc_engine_t *e, tm_shm_cell_t *cell)
     dyn_data_t *d = h->data;
     if (d && h->stage) {
         dyn_data_t *from = d;
-        d = data_stage(me, from, n);
+        d = data_stage(me, from);
         data_release(from);
     }
     /* Forward first: the children's runtimes go on while this one hands the data over. */
     dyn_header_t ch = *h;
     ch.data = d;
     tm_shm_cell_t *cells[32];
-    int k = children_make(m, &ch, header_data(h), list, n, false, cells);
+    int k = children_make(m, &ch, header_data(h), list, n, cells);
     if (k > 0 && !cells[0])
         out_of_memory(me);
+    /* A reference for each child, taken while this node's own keeps the data alive (relaxed:
+     * the pushes below publish it before any child can drop one). */
+    if (d)
+        atomic_fetch_add_explicit(&d->refs, k, memory_order_relaxed);
     for (int i = 0; i < k; i++)
         tm_mpi_am_send(cells[i], header_entries(tm_mpi_am_payload(cells[i]))[0].world);
     deliver_local(e, h, list[0].seq, header_data(h), d); /* with d: its reference goes along */
@@ -368,6 +377,7 @@ int tm_nbc_bcast_dynamic(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *buf,
         d->bytes = bytes;
         d->req = req;
         d->req_owner = tm_mpi_mailbox_get(me, false);
+        d->home = tm_rt_numa_node(me);
         h.data = d;
     }
     /* Number the destinations only once nothing can fail: a number taken and not sent would
@@ -375,7 +385,7 @@ int tm_nbc_bcast_dynamic(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *buf,
     for (int i = 1; i < n; i++)
         list[i].seq = tm_mpi_matcher_dyn_next(m, list[i].world);
     tm_shm_cell_t *cells[32];
-    int k = children_make(m, &h, packed, list, n, true, cells);
+    int k = children_make(m, &h, packed, list, n, cells);
     if (!cells[0]) {
         for (int i = 1; i < n; i++)
             tm_mpi_matcher_dyn_undo(m, list[i].world);

@@ -49,6 +49,7 @@ static struct {
     int split_levels;   /* [nbc] split_levels, -1: auto */
     tm_rt_placement_t placement;
     int *vp_mem_node;    /* per VP: TM_SCHED_MEM_* or a NUMA node ([memory] policy) */
+    bool numa_local;     /* tm_rt_numa_node answers: several NUMA nodes, memory not interleaved */
     unsigned timeout;    /* [job] timeout, seconds (0: none) */
     atomic_flag ending;  /* set by the first abort (or the timeout) */
     atomic_flag settled; /* set by the normal end or the timeout, whichever comes first */
@@ -95,6 +96,11 @@ int tm_rt_memory_node(int world_rank)
     return node == TM_SCHED_MEM_INTERLEAVE ? TM_RT_MEMORY_NODE_INTERLEAVE
            : node >= 0                     ? node
                                            : TM_RT_MEMORY_NODE_ANY;
+}
+
+int tm_rt_numa_node(int world_rank)
+{
+    return job.numa_local ? job.placement.vps[job.placement.rank_vp[world_rank]].numa : -1;
 }
 
 double tm_rt_wtime(void)
@@ -295,6 +301,8 @@ static int memory_plan(hwloc_topology_t topo, const tm_rt_settings_t *settings, 
     job.vp_mem_node = malloc((size_t)p->nvps * sizeof *job.vp_mem_node);
     if (!job.vp_mem_node)
         return -ENOMEM;
+    job.numa_local = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE) > 1 &&
+                     settings->memory_policy != TM_RT_MEMORY_INTERLEAVE;
     for (int v = 0; v < p->nvps; v++) {
         if (!real)
             job.vp_mem_node[v] = TM_SCHED_MEM_DEFAULT;

@@ -55,6 +55,13 @@ int tm_rt_progress_vp(int world_rank);
 #define TM_RT_MEMORY_NODE_INTERLEAVE (-2) /* every node, page by page */
 int tm_rt_memory_node(int world_rank);
 
+/* The NUMA node (hwloc's logical index) of the core of world rank `world_rank`, for decisions of
+ * locality (which copy of some data a rank should read), or -1 when they make no sense: memory is
+ * interleaved ([memory] policy), or the topology has a single NUMA node. Also for a topology that
+ * is not this machine's (HWLOC_SYNTHETIC, HWLOC_XMLFILE), whose jobs are not pinned: there it
+ * lets such decisions be tested. */
+int tm_rt_numa_node(int world_rank);
+
 /* Seconds on a clock shared by every rank, from an arbitrary origin fixed at job start. */
 double tm_rt_wtime(void);
 

@@ -76,6 +76,7 @@ MPI_SCRIPT_TESTS += tests/mpi/coll_split.sh
 MPI_SCRIPT_TESTS += tests/mpi/placement.sh
 
 # Dynamic broadcasts and send aggregation (MPIX_Ibcast_dynamic, MPIX_Deferred_send_*): their
-# receivers check them; argument errors under MPI_ERRORS_RETURN, and fatal ones by the script.
+# receivers check them; argument errors under MPI_ERRORS_RETURN, fatal ones by a script, and the
+# staging across NUMA nodes on synthetic topologies by another.
 MPI_TEST_PROGS += tests/mpi/bcast_dynamic.x tests/mpi/bcast_dynamic_errors.x
-MPI_SCRIPT_TESTS += tests/mpi/bcast_dynamic_fatal.sh
+MPI_SCRIPT_TESTS += tests/mpi/bcast_dynamic_fatal.sh tests/mpi/bcast_dynamic_numa.sh

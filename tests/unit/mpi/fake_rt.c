@@ -58,6 +58,12 @@ int tm_rt_memory_node(int world_rank)
     return TM_RT_MEMORY_NODE_ANY;
 }
 
+int tm_rt_numa_node(int world_rank)
+{
+    (void)world_rank;
+    return -1;
+}
+
 double tm_rt_wtime(void)
 {
     return fake_rt_now;
