@@ -70,7 +70,9 @@ int tm_mpi_bsend_start(tm_mpi_rank_t *r, const char *call, const void *buf, size
                                   "the attached buffer of %zu bytes",
                                   bytes, p->bsend_size);
     char *copy = p->bsend_buf + g->off;
+    tm_rt_profile_mark_t copying = tm_rt_profile_begin(TM_RT_PROFILE_COPY);
     tm_mpi_type_pack(buf, count, type, 0, bytes, copy);
+    tm_rt_profile_end(copying);
     tm_mpi_type_t *byte;
     tm_mpi_type_lookup(MPI_BYTE, &byte);
     if (tm_mpi_p2p_isend(r, copy, bytes, byte, bytes, dest, tag, comm, false, &g->send) < 0) {
@@ -158,6 +160,7 @@ static int bsend(const char *call, const void *buf, int count, MPI_Datatype data
 
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    TM_RT_PROFILE_CALL(BSEND);
     return bsend("MPI_Bsend", buf, count, datatype, dest, tag, comm, NULL);
 }
 #pragma weak MPI_Bsend = PMPI_Bsend
@@ -165,6 +168,7 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
+    TM_RT_PROFILE_CALL(IBSEND);
     static const char call[] = "MPI_Ibsend";
     if (request == NULL)
         return tm_mpi_error_raise(tm_mpi_rank_get(call)->rt, NULL, call, MPI_ERR_ARG,

@@ -27,6 +27,7 @@ static int bcast(const char *call, void *buf, int count, MPI_Datatype datatype, 
 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    TM_RT_PROFILE_CALL(BCAST);
     return bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL, false);
 }
 #pragma weak MPI_Bcast = PMPI_Bcast
@@ -34,6 +35,7 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                 MPI_Request *request)
 {
+    TM_RT_PROFILE_CALL(IBCAST);
     return bcast("MPI_Ibcast", buffer, count, datatype, root, comm, request, true);
 }
 #pragma weak MPI_Ibcast = PMPI_Ibcast

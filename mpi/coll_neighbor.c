@@ -149,6 +149,7 @@ static int neighbor(const char *call, const side_t *send, const side_t *recv, MP
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    TM_RT_PROFILE_CALL(NEIGHBOR_ALLGATHER);
     side_t send = {.layout = ONE, .buf = sendbuf, .count = sendcount, .type = sendtype};
     side_t recv = {.layout = BLOCKS, .buf = recvbuf, .count = recvcount, .type = recvtype};
     return neighbor("MPI_Neighbor_allgather", &send, &recv, comm, NULL, false);
@@ -159,6 +160,7 @@ int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype se
                              void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request *request)
 {
+    TM_RT_PROFILE_CALL(INEIGHBOR_ALLGATHER);
     side_t send = {.layout = ONE, .buf = sendbuf, .count = sendcount, .type = sendtype};
     side_t recv = {.layout = BLOCKS, .buf = recvbuf, .count = recvcount, .type = recvtype};
     return neighbor("MPI_Ineighbor_allgather", &send, &recv, comm, request, true);
@@ -169,6 +171,7 @@ int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
                              void *recvbuf, const int recvcounts[], const int displs[],
                              MPI_Datatype recvtype, MPI_Comm comm)
 {
+    TM_RT_PROFILE_CALL(NEIGHBOR_ALLGATHERV);
     side_t send = {.layout = ONE, .buf = sendbuf, .count = sendcount, .type = sendtype};
     side_t recv = {
         .layout = V, .buf = recvbuf, .counts = recvcounts, .displs = displs, .type = recvtype};
@@ -180,6 +183,7 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
                               void *recvbuf, const int recvcounts[], const int displs[],
                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    TM_RT_PROFILE_CALL(INEIGHBOR_ALLGATHERV);
     side_t send = {.layout = ONE, .buf = sendbuf, .count = sendcount, .type = sendtype};
     side_t recv = {
         .layout = V, .buf = recvbuf, .counts = recvcounts, .displs = displs, .type = recvtype};
@@ -190,6 +194,7 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    TM_RT_PROFILE_CALL(NEIGHBOR_ALLTOALL);
     side_t send = {.layout = BLOCKS, .buf = sendbuf, .count = sendcount, .type = sendtype};
     side_t recv = {.layout = BLOCKS, .buf = recvbuf, .count = recvcount, .type = recvtype};
     return neighbor("MPI_Neighbor_alltoall", &send, &recv, comm, NULL, false);
@@ -200,6 +205,7 @@ int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                             MPI_Request *request)
 {
+    TM_RT_PROFILE_CALL(INEIGHBOR_ALLTOALL);
     side_t send = {.layout = BLOCKS, .buf = sendbuf, .count = sendcount, .type = sendtype};
     side_t recv = {.layout = BLOCKS, .buf = recvbuf, .count = recvcount, .type = recvtype};
     return neighbor("MPI_Ineighbor_alltoall", &send, &recv, comm, request, true);
@@ -210,6 +216,7 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    TM_RT_PROFILE_CALL(NEIGHBOR_ALLTOALLV);
     side_t send = {
         .layout = V, .buf = sendbuf, .counts = sendcounts, .displs = sdispls, .type = sendtype};
     side_t recv = {
@@ -223,6 +230,7 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request *request)
 {
+    TM_RT_PROFILE_CALL(INEIGHBOR_ALLTOALLV);
     side_t send = {
         .layout = V, .buf = sendbuf, .counts = sendcounts, .displs = sdispls, .type = sendtype};
     side_t recv = {
@@ -235,6 +243,7 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    TM_RT_PROFILE_CALL(NEIGHBOR_ALLTOALLW);
     side_t send = {
         .layout = W, .buf = sendbuf, .counts = sendcounts, .bdispls = sdispls, .types = sendtypes};
     side_t recv = {
@@ -248,6 +257,7 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const 
                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                              MPI_Comm comm, MPI_Request *request)
 {
+    TM_RT_PROFILE_CALL(INEIGHBOR_ALLTOALLW);
     side_t send = {
         .layout = W, .buf = sendbuf, .counts = sendcounts, .bdispls = sdispls, .types = sendtypes};
     side_t recv = {

@@ -116,6 +116,7 @@ static int scatterv(const char *call, const void *sendbuf, const int sendcounts[
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    TM_RT_PROFILE_CALL(SCATTER);
     return scatter("MPI_Scatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                    comm, NULL, false);
 }
@@ -125,6 +126,7 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request *request)
 {
+    TM_RT_PROFILE_CALL(ISCATTER);
     return scatter("MPI_Iscatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                    comm, request, true);
 }
@@ -134,6 +136,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm)
 {
+    TM_RT_PROFILE_CALL(SCATTERV);
     return scatterv("MPI_Scatterv", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
                     recvtype, root, comm, NULL, false);
 }
@@ -143,6 +146,7 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                    int root, MPI_Comm comm, MPI_Request *request)
 {
+    TM_RT_PROFILE_CALL(ISCATTERV);
     return scatterv("MPI_Iscatterv", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
                     recvtype, root, comm, request, true);
 }

@@ -14,6 +14,7 @@
 #include "mpi.h"
 #pragma GCC visibility pop
 
+#include "runtime/profile.h"
 #include "runtime/rank.h"
 
 /* ------------------------------------------------------------------ handles

@@ -190,11 +190,11 @@ void tm_mpi_mailbox_poke(tm_mpi_mailbox_t *mailbox)
     atomic_thread_fence(memory_order_seq_cst);
     tm_sched_ult_t *ult = atomic_load_explicit(&mailbox->sleeper, memory_order_relaxed);
     if (ult)
-        tm_sched_unpark(ult);
+        tm_rt_profile_unpark(ult);
     /* acquire: pairs with the progress thread's release; it was made on another core */
     ult = atomic_load_explicit(&mailbox->helper, memory_order_acquire);
     if (ult)
-        tm_sched_unpark(ult);
+        tm_rt_profile_unpark(ult);
 }
 
 void tm_mpi_mailbox_poke_rank(tm_mpi_mailbox_t *mailbox)
@@ -202,7 +202,7 @@ void tm_mpi_mailbox_poke_rank(tm_mpi_mailbox_t *mailbox)
     atomic_thread_fence(memory_order_seq_cst); /* as in tm_mpi_mailbox_poke */
     tm_sched_ult_t *ult = atomic_load_explicit(&mailbox->sleeper, memory_order_relaxed);
     if (ult)
-        tm_sched_unpark(ult);
+        tm_rt_profile_unpark(ult);
 }
 
 /* ---- sending ----------------------------------------------------------------------------------
@@ -233,7 +233,9 @@ int tm_mpi_matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *
     env->dyn = false;
     if (send_protocol(bytes, synchronous) == TM_MPI_PROTO_EAGER) {
         env->protocol = TM_MPI_PROTO_EAGER;
+        tm_rt_profile_mark_t copy = tm_rt_profile_begin(TM_RT_PROFILE_COPY);
         tm_mpi_type_pack(buf, count, type, 0, bytes, cell_payload(cell));
+        tm_rt_profile_end(copy);
         /* The data is in the cell: the buffer is free again. Nobody else sees this request
          * yet, so a plain store would do; the atomic keeps the one way of completing. */
         atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
@@ -268,7 +270,9 @@ int tm_mpi_matcher_send_dyn(tm_mpi_matcher_t *m, tm_mpi_mailbox_t *to, int conte
     env->dyn = true;
     if (!done) {
         env->protocol = TM_MPI_PROTO_EAGER;
+        tm_rt_profile_mark_t copy = tm_rt_profile_begin(TM_RT_PROFILE_COPY);
         tm_mpi_type_pack(buf, count, type, 0, bytes, cell_payload(cell));
+        tm_rt_profile_end(copy);
     } else {
         env->protocol = TM_MPI_PROTO_SHARED;
         env->buf = buf;
@@ -392,11 +396,14 @@ static void deliver(tm_mpi_request_t *req, tm_shm_cell_t *cell)
         n = capacity;
         req->status.MPI_ERROR = MPI_ERR_TRUNCATE;
     }
+    tm_rt_profile_mark_t copy = tm_rt_profile_begin(TM_RT_PROFILE_COPY);
     if (env->protocol == TM_MPI_PROTO_EAGER) {
         tm_mpi_type_unpack(cell_payload(cell), n, req->buf, req->count, req->type, 0);
+        tm_rt_profile_end(copy);
     } else {
         /* The one copy: from the sender's buffer straight into the receiver's, type to type. */
         tm_mpi_type_copy(req->buf, req->count, req->type, env->buf, env->count, env->type, 0, n);
+        tm_rt_profile_end(copy);
         if (env->protocol == TM_MPI_PROTO_RNDV)
             tm_mpi_request_complete(env->send_request, env->sender_mailbox);
         else
@@ -574,6 +581,7 @@ bool tm_mpi_matcher_progress(tm_mpi_matcher_t *m)
 
 bool tm_mpi_p2p_progress(tm_mpi_rank_t *r)
 {
+    TM_RT_PROFILE_SCOPE(PROGRESS);
     tm_mpi_p2p_t *p = r->p2p;
     if (p->zombies)
         zombies_sweep(r);
@@ -651,7 +659,7 @@ bool tm_mpi_p2p_probe(tm_mpi_rank_t *r, int source, int tag, tm_mpi_comm_t *comm
     tm_mpi_p2p_progress(r);
     tm_shm_cell_t *found = unexpected_find(&r->p2p->match, comm->context_id, source, tag, false);
     if (!found && !block) {
-        tm_sched_yield();
+        tm_rt_profile_yield();
         tm_mpi_p2p_progress(r);
         found = unexpected_find(&r->p2p->match, comm->context_id, source, tag, false);
     }
@@ -737,10 +745,11 @@ static bool mailbox_has_work(tm_mpi_mailbox_t *mb)
 
 void tm_mpi_p2p_poll(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg)
 {
+    TM_RT_PROFILE_SCOPE(PROGRESS);
     tm_mpi_p2p_progress(r);
     if (done(arg))
         return;
-    tm_sched_yield();
+    tm_rt_profile_yield();
     tm_mpi_p2p_progress(r);
 }
 
@@ -779,6 +788,7 @@ void tm_mpi_request_describe(const tm_mpi_request_t *req, char *buf, size_t len)
 
 void tm_mpi_p2p_wait_until(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg)
 {
+    TM_RT_PROFILE_SCOPE(PROGRESS);
     tm_mpi_mailbox_t *mb = r->p2p->match.mailbox;
     tm_mpi_mailbox_t *coll = tm_mpi_mailbox_get(r->rt->world_rank, true);
     tm_sched_ult_t *self = tm_sched_self();
@@ -790,7 +800,7 @@ void tm_mpi_p2p_wait_until(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg)
                 atomic_store_explicit(&r->rt->blocked, 0, memory_order_relaxed);
                 return;
             }
-            yields += tm_sched_yield();
+            yields += tm_rt_profile_yield();
         }
         /* Sleep until poked: publish the sleeper, then look for work once more (the other half
          * of tm_mpi_mailbox_poke's Dekker handshake, hence the fence). With collectives under
@@ -805,7 +815,7 @@ void tm_mpi_p2p_wait_until(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg)
         bool work = mailbox_has_work(mb) || (done && done(arg)) ||
                     (colls && (mailbox_has_work(coll) || tm_nbc_progress(r->nbc, true)));
         if (!work)
-            tm_sched_park();
+            tm_rt_profile_park();
         atomic_store_explicit(&mb->sleeper, NULL, memory_order_relaxed);
         if (colls)
             atomic_store_explicit(&coll->sleeper, NULL, memory_order_relaxed);

@@ -108,6 +108,7 @@ static bool request_done(void *arg)
  * reported through the communicator's handler. */
 static int finish(tm_mpi_rank_t *r, const char *call, tm_mpi_request_t *req, MPI_Status *status)
 {
+    TM_RT_PROFILE_SCOPE(PROGRESS);
     if (!tm_mpi_request_is_complete(req)) {
         char what[160];
         tm_mpi_request_describe(req, what, sizeof what);
@@ -186,18 +187,21 @@ static int send_nonblocking(const char *call, const void *buf, int count, MPI_Da
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    TM_RT_PROFILE_CALL(SEND);
     return send_blocking("MPI_Send", buf, count, datatype, dest, tag, comm, false);
 }
 #pragma weak MPI_Send = PMPI_Send
 
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    TM_RT_PROFILE_CALL(SSEND);
     return send_blocking("MPI_Ssend", buf, count, datatype, dest, tag, comm, true);
 }
 #pragma weak MPI_Ssend = PMPI_Ssend
 
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    TM_RT_PROFILE_CALL(RSEND);
     return send_blocking("MPI_Rsend", buf, count, datatype, dest, tag, comm, false);
 }
 #pragma weak MPI_Rsend = PMPI_Rsend
@@ -205,6 +209,7 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
+    TM_RT_PROFILE_CALL(ISEND);
     return send_nonblocking("MPI_Isend", buf, count, datatype, dest, tag, comm, false, request);
 }
 #pragma weak MPI_Isend = PMPI_Isend
@@ -212,6 +217,7 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
+    TM_RT_PROFILE_CALL(ISSEND);
     return send_nonblocking("MPI_Issend", buf, count, datatype, dest, tag, comm, true, request);
 }
 #pragma weak MPI_Issend = PMPI_Issend
@@ -219,6 +225,7 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
+    TM_RT_PROFILE_CALL(IRSEND);
     return send_nonblocking("MPI_Irsend", buf, count, datatype, dest, tag, comm, false, request);
 }
 #pragma weak MPI_Irsend = PMPI_Irsend
@@ -250,6 +257,7 @@ static int recv_start(const char *call, void *buf, int count, MPI_Datatype type,
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Status *status)
 {
+    TM_RT_PROFILE_CALL(RECV);
     static const char call[] = "MPI_Recv";
     tm_mpi_rank_t *r;
     tm_mpi_comm_t *c;
@@ -268,6 +276,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
+    TM_RT_PROFILE_CALL(IRECV);
     static const char call[] = "MPI_Irecv";
     tm_mpi_rank_t *r;
     tm_mpi_comm_t *c;
@@ -287,6 +296,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                   MPI_Comm comm, MPI_Status *status)
 {
+    TM_RT_PROFILE_CALL(SENDRECV);
     static const char call[] = "MPI_Sendrecv";
     tm_mpi_rank_t *r;
     tm_mpi_comm_t *c;
@@ -320,6 +330,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                           int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    TM_RT_PROFILE_CALL(SENDRECV_REPLACE);
     static const char call[] = "MPI_Sendrecv_replace";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -334,7 +345,9 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     void *copy = malloc(bytes ? bytes : 1);
     if (!copy)
         return out_of_memory(r, c, call);
+    tm_rt_profile_mark_t copying = tm_rt_profile_begin(TM_RT_PROFILE_COPY);
     tm_mpi_type_pack(buf, (size_t)count, t, 0, bytes, copy);
+    tm_rt_profile_end(copying);
     err = PMPI_Sendrecv(copy, (int)bytes, MPI_BYTE, dest, sendtag, buf, count, datatype, source,
                         recvtag, comm, status);
     free(copy);
@@ -371,12 +384,14 @@ static int probe(const char *call, int source, int tag, MPI_Comm comm, bool bloc
 
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    TM_RT_PROFILE_CALL(PROBE);
     return probe("MPI_Probe", source, tag, comm, true, NULL, status);
 }
 #pragma weak MPI_Probe = PMPI_Probe
 
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
+    TM_RT_PROFILE_CALL(IPROBE);
     return probe("MPI_Iprobe", source, tag, comm, false, flag, status);
 }
 #pragma weak MPI_Iprobe = PMPI_Iprobe

@@ -124,6 +124,7 @@ static void note_blocked(tm_mpi_rank_t *r, const char *call, tm_mpi_request_t **
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
+    TM_RT_PROFILE_CALL(WAIT);
     static const char call[] = "MPI_Wait";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     if (request == NULL)
@@ -148,6 +149,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
+    TM_RT_PROFILE_CALL(TEST);
     static const char call[] = "MPI_Test";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     if (request == NULL || flag == NULL)
@@ -223,12 +225,14 @@ static int all(const char *call, int count, MPI_Request requests[], int *flag, M
 
 int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status *statuses)
 {
+    TM_RT_PROFILE_CALL(WAITALL);
     return all("MPI_Waitall", count, requests, NULL, statuses, true);
 }
 #pragma weak MPI_Waitall = PMPI_Waitall
 
 int PMPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status *statuses)
 {
+    TM_RT_PROFILE_CALL(TESTALL);
     return all("MPI_Testall", count, requests, flag, statuses, false);
 }
 #pragma weak MPI_Testall = PMPI_Testall
@@ -285,12 +289,14 @@ static int any(const char *call, int count, MPI_Request requests[], int *index, 
 
 int PMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
 {
+    TM_RT_PROFILE_CALL(WAITANY);
     return any("MPI_Waitany", count, requests, index, NULL, status, true);
 }
 #pragma weak MPI_Waitany = PMPI_Waitany
 
 int PMPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
 {
+    TM_RT_PROFILE_CALL(TESTANY);
     return any("MPI_Testany", count, requests, index, flag, status, false);
 }
 #pragma weak MPI_Testany = PMPI_Testany
@@ -348,6 +354,7 @@ static int some(const char *call, int incount, MPI_Request requests[], int *outc
 int PMPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
                   MPI_Status *statuses)
 {
+    TM_RT_PROFILE_CALL(WAITSOME);
     return some("MPI_Waitsome", incount, requests, outcount, indices, statuses, true);
 }
 #pragma weak MPI_Waitsome = PMPI_Waitsome
@@ -355,6 +362,7 @@ int PMPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indice
 int PMPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
                   MPI_Status *statuses)
 {
+    TM_RT_PROFILE_CALL(TESTSOME);
     return some("MPI_Testsome", incount, requests, outcount, indices, statuses, false);
 }
 #pragma weak MPI_Testsome = PMPI_Testsome
@@ -401,6 +409,7 @@ int PMPI_Request_free(MPI_Request *request)
 
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
+    TM_RT_PROFILE_CALL(REQUEST_GET_STATUS);
     static const char call[] = "MPI_Request_get_status";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     if (flag == NULL)

@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "mpi/group.h"
+#include "runtime/profile.h"
 #include "runtime/rank.h"
 #include "sched.h"
 
@@ -197,8 +198,11 @@ static tm_shm_cell_t *message_make(tm_mpi_matcher_t *m, const dyn_header_t *h, c
     *hdr = *h;
     hdr->nentries = nsub;
     hdr->heap_entries = NULL;
-    if (!h->data && h->bytes > 0)
+    if (!h->data && h->bytes > 0) {
+        tm_rt_profile_mark_t copy = tm_rt_profile_begin(TM_RT_PROFILE_COPY);
         memcpy(header_data(hdr), payload, h->bytes);
+        tm_rt_profile_end(copy);
+    }
     size_t need = (size_t)nsub * sizeof *sub;
     size_t at = (size_t)((unsigned char *)header_entries(hdr) - (unsigned char *)hdr);
     if (at + need > tm_mpi_am_capacity()) {
@@ -291,7 +295,9 @@ static dyn_data_t *data_stage(int me, const dyn_data_t *from)
     staging_t *staging = staging_get(me, from->bytes);
     if (!s || !staging)
         out_of_memory(me);
+    tm_rt_profile_mark_t copy = tm_rt_profile_begin(TM_RT_PROFILE_COPY);
     tm_mpi_type_pack(from->buf, from->count, from->type, 0, from->bytes, staging->bytes);
+    tm_rt_profile_end(copy);
     s->staging = staging;
     s->staging_owner = me;
     s->buf = staging->bytes;
@@ -366,7 +372,9 @@ int tm_nbc_bcast_dynamic(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *buf,
         packed = malloc(bytes ? bytes : 1);
         if (!packed)
             goto nomem;
+        tm_rt_profile_mark_t copy = tm_rt_profile_begin(TM_RT_PROFILE_COPY);
         tm_mpi_type_pack(buf, count, type, 0, bytes, packed);
+        tm_rt_profile_end(copy);
     } else {
         d = calloc(1, sizeof *d);
         if (!d)

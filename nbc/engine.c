@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "mpi/group.h"
+#include "runtime/profile.h"
 #include "runtime/rank.h"
 #include "sched.h"
 
@@ -172,8 +173,10 @@ static void round_start(tm_nbc_engine_t *e, tm_nbc_sched_t *s)
         case TM_NBC_COPY: {
             size_t sbytes = a->copy.scount * a->copy.stype->size;
             size_t dbytes = a->copy.dcount * a->copy.dtype->size;
+            tm_rt_profile_mark_t copy = tm_rt_profile_begin(TM_RT_PROFILE_COPY);
             tm_mpi_type_copy(a->copy.dst, a->copy.dcount, a->copy.dtype, a->copy.src,
                              a->copy.scount, a->copy.stype, 0, sbytes < dbytes ? sbytes : dbytes);
+            tm_rt_profile_end(copy);
             break;
         }
         }
@@ -259,6 +262,7 @@ static bool engine_pass(tm_nbc_engine_t *e, bool by_rank, bool *rank_work_p)
 
 bool tm_nbc_progress(tm_nbc_engine_t *e, bool by_rank)
 {
+    TM_RT_PROFILE_SCOPE(ENGINE);
     if (!engine_trylock(e))
         return true; /* the other side is at it */
     bool rank_work = false;
@@ -278,8 +282,13 @@ static void progress_main(void *arg)
     tm_nbc_engine_t *e = arg;
     tm_sched_ult_t *self = tm_sched_self();
     int yields = 0, polls = 0;
+    tm_rt_profile_attach_self(e->rank->rt->world_rank, true);
     while (!atomic_load_explicit(&e->stop, memory_order_acquire)) {
-        if (tm_nbc_progress(e, false)) {
+        /* Profiled as passes, each counted: the time between them is not the rank's. */
+        tm_rt_profile_stream_t *pass = tm_rt_profile_call_begin(TM_RT_PROFILE_OP_PROGRESS_THREAD);
+        bool did = tm_nbc_progress(e, false);
+        tm_rt_profile_call_end(pass);
+        if (did) {
             yields = polls = 0;
             tm_sched_yield(); /* ranks of this core, if any, run between passes */
             continue;
@@ -316,7 +325,7 @@ void tm_nbc_engine_add(tm_mpi_rank_t *r, tm_nbc_sched_t *s, bool background)
     atomic_fetch_add_explicit(&e->nscheds, 1, memory_order_relaxed);
     engine_unlock(e);
     if (background && e->progress)
-        tm_sched_unpark(e->progress);
+        tm_rt_profile_unpark(e->progress);
 }
 
 static bool engine_quiet(void *arg)

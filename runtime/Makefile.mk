@@ -15,7 +15,9 @@ runtime_libtmrt_la_SOURCES = \
 	runtime/settings.h \
 	runtime/settings.c \
 	runtime/placement.h \
-	runtime/placement.c
+	runtime/placement.c \
+	runtime/profile.h \
+	runtime/profile.c
 
 # Linked into every executable mpicc makes: main() hands over to the runtime.
 pkglib_LIBRARIES += runtime/libthreadmpi_launcher.a

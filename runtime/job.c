@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "runtime/placement.h"
+#include "runtime/profile.h"
 #include "runtime/program.h"
 #include "runtime/rank.h"
 #include "runtime/settings.h"
@@ -53,6 +54,8 @@ static struct {
     unsigned timeout;    /* [job] timeout, seconds (0: none) */
     atomic_flag ending;  /* set by the first abort (or the timeout) */
     atomic_flag settled; /* set by the normal end or the timeout, whichever comes first */
+    tm_rt_profile_mode_t profile_mode; /* [profile] mode */
+    FILE *profile_csv;                 /* mode = csv:FILE, opened before any rank runs */
 } job;
 
 extern char **environ;
@@ -218,6 +221,43 @@ static void report(const char *fmt, const char *detail)
     fputc('\n', stderr);
 }
 
+/* [profile] mode: the counters, and the CSV file opened now, so that a file that cannot be
+ * written stops the job before it runs rather than losing its profile at the end. */
+static int profile_start(const tm_rt_settings_t *settings, char *err, size_t errlen)
+{
+    job.profile_mode = settings->profile_mode;
+    if (job.profile_mode == TM_RT_PROFILE_MODE_OFF)
+        return 0;
+    if (job.profile_mode == TM_RT_PROFILE_MODE_CSV &&
+        !(job.profile_csv = fopen(settings->profile_file, "w"))) {
+        snprintf(err, errlen, "profile.mode csv:%.512s: cannot write the file: %s",
+                 settings->profile_file, strerror(errno));
+        return -EINVAL;
+    }
+    if (tm_rt_profile_start(job.nranks) < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+/* Every rank has ended: the profile goes to stderr (after what the ranks printed on stdout), or
+ * to its CSV file. */
+static void profile_finish(void)
+{
+    if (job.profile_mode == TM_RT_PROFILE_MODE_OFF)
+        return;
+    if (job.profile_mode == TM_RT_PROFILE_MODE_TABLE) {
+        fflush(stdout);
+        tm_rt_profile_finish(stderr, 0);
+        return;
+    }
+    tm_rt_profile_finish(job.profile_csv, 1);
+    if (fclose(job.profile_csv) != 0)
+        report("profile.mode csv: cannot write the profile: %s", strerror(errno));
+    job.profile_csv = NULL;
+}
+
 /* Number of ranks asked by mpcrun (-n), 0 for "one per core", 1 when run alone. */
 static int requested_ranks(int *n_p)
 {
@@ -341,6 +381,7 @@ static int ranks_run(hwloc_topology_t topo, const tm_rt_settings_t *settings)
         if ((rc = tm_sched_ult_create(p->rank_vp[r], rank_main, &job.ranks[r], 0, &ult)) < 0)
             goto out_finalize;
         tm_sched_ult_set_data(ult, &job.ranks[r].pub);
+        tm_sched_ult_set_profile(ult, tm_rt_profile_rank_stream(r)); /* NULL: not profiling */
     }
     rc = tm_sched_run();
 out_finalize:
@@ -401,6 +442,11 @@ int tm_rt_launcher_main(int argc, char **argv)
         status = 2;
         goto out_ranks;
     }
+    if (profile_start(&settings, err, sizeof err) < 0) {
+        report("%s", err);
+        status = 2;
+        goto out_files;
+    }
     if ((rc = tm_rt_signals_install(job_remove_files)) < 0) {
         report("cannot install signal handlers: %s", strerror(-rc));
         goto out_files;
@@ -425,6 +471,7 @@ int tm_rt_launcher_main(int argc, char **argv)
     if (atomic_flag_test_and_set(&job.settled))
         for (;;)
             pause();
+    profile_finish();
 
     /* The copies stay loaded: their atexit handlers and destructors run in exit(), as they
      * would in a process, and the ranks' stdio buffers, shared with ours, are flushed there. */

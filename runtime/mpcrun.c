@@ -43,6 +43,10 @@ static void usage(FILE *out)
             "                     set one setting, over every other layer (repeatable)\n"
             "  --timeout SECONDS  end the job after SECONDS, saying which MPI call each rank is\n"
             "                     blocked in (the setting job.timeout)\n"
+            "  --profile[=MODE]   profile the MPI calls (the setting profile.mode): per kind of\n"
+            "                     call, the time in posting, progress, copies, the collective\n"
+            "                     engine and the scheduler; MODE table (the default: a table on\n"
+            "                     stderr at the end) or csv:FILE (CSV rows in FILE)\n"
             "  --report-bindings  print the core of each rank and progress thread, then run\n"
             "  --dry-run          resolve the settings and the placement, print what would run\n"
             "                     and where, and exit without running anything\n"
@@ -235,6 +239,12 @@ int main(int argc, char **argv)
             if (!dot || !eq || dot > eq || strchr(kv, '\n'))
                 return usage_error("--set \"%s\" is not SECTION.KEY=VALUE", kv);
             if (add_setting(&option_settings, "%s", kv) < 0)
+                return 1;
+        } else if (strcmp(a, "--profile") == 0 || strncmp(a, "--profile=", 10) == 0) {
+            /* the value is checked with the other settings */
+            if (strchr(a, '\n'))
+                return usage_error("\"%s\": a file name with a newline", a);
+            if (add_setting(&option_settings, "profile.mode=%s", a[9] ? a + 10 : "table") < 0)
                 return 1;
         } else if (strcmp(a, "--report-bindings") == 0) {
             report_bindings = true;

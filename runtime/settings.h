@@ -40,7 +40,14 @@ typedef enum tm_rt_memory_policy {
     TM_RT_MEMORY_INTERLEAVE /* page by page across every NUMA node */
 } tm_rt_memory_policy_t;
 
-#define TM_RT_SETTINGS_COUNT      10 /* keys in the table of settings.c */
+/* [profile] mode: whether the job profiles its MPI calls, and how it reports (profile.h). */
+typedef enum tm_rt_profile_mode {
+    TM_RT_PROFILE_MODE_OFF,   /* no profile: the points cost one branch each */
+    TM_RT_PROFILE_MODE_TABLE, /* a table on stderr at the end of the job */
+    TM_RT_PROFILE_MODE_CSV    /* CSV rows to profile_file at the end of the job */
+} tm_rt_profile_mode_t;
+
+#define TM_RT_SETTINGS_COUNT      11 /* keys in the table of settings.c */
 #define TM_RT_SETTINGS_ORIGIN_LEN 256
 #define TM_RT_SETTINGS_LIST_LEN   1024 /* longest core list of placement.ranks = list:... */
 
@@ -56,6 +63,8 @@ typedef struct tm_rt_settings {
     tm_rt_progress_policy_t placement_progress; /* [placement] progress */
     int placement_comm_cores;                   /* [placement] comm_cores */
     tm_rt_memory_policy_t memory_policy;        /* [memory] policy */
+    tm_rt_profile_mode_t profile_mode;          /* [profile] mode */
+    char profile_file[TM_RT_SETTINGS_LIST_LEN]; /* the FILE of mode = csv:FILE, as written */
     /* Which layer set each key, in the order of the table: "default", "FILE:LINE",
      * "environment THREADMPI_<SECTION>_<KEY>" or "mpcrun option". */
     char origin[TM_RT_SETTINGS_COUNT][TM_RT_SETTINGS_ORIGIN_LEN];

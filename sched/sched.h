@@ -121,6 +121,11 @@ _Noreturn void tm_sched_ult_exit(void);
 void tm_sched_ult_set_data(tm_sched_ult_t *ult, void *data);
 void *tm_sched_ult_get_data(const tm_sched_ult_t *ult);
 
+/* A second pointer, for the profiler (runtime/profile.h): the counters the ULT's time goes to.
+ * Set like the data above. */
+void tm_sched_ult_set_profile(tm_sched_ult_t *ult, void *profile);
+void *tm_sched_ult_get_profile(const tm_sched_ult_t *ult);
+
 /* The VP a ULT is bound to. */
 int tm_sched_ult_vp(const tm_sched_ult_t *ult);
 

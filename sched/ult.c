@@ -134,6 +134,7 @@ int tm_sched_ult_create(int vp, tm_sched_ult_fn_t fn, void *arg, size_t stack_si
     ult->fn = fn;
     ult->arg = arg;
     ult->data = NULL;
+    ult->profile = NULL;
     atomic_init(&ult->sync, 0);
     tm_sched_context_make(&ult->ctx, ult->stack.lo, ult->stack.size, tm_sched_ult_start, ult);
 #ifdef TM_WITH_TSAN
@@ -273,6 +274,16 @@ void tm_sched_ult_set_data(tm_sched_ult_t *ult, void *data)
 void *tm_sched_ult_get_data(const tm_sched_ult_t *ult)
 {
     return ult->data;
+}
+
+void tm_sched_ult_set_profile(tm_sched_ult_t *ult, void *profile)
+{
+    ult->profile = profile;
+}
+
+void *tm_sched_ult_get_profile(const tm_sched_ult_t *ult)
+{
+    return ult->profile;
 }
 
 int tm_sched_ult_vp(const tm_sched_ult_t *ult)

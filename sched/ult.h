@@ -41,6 +41,7 @@ struct tm_sched_ult {
     tm_sched_ult_fn_t fn;
     void *arg;
     void *data;
+    void *profile;
     struct tm_sched_ult *all_next; /* registry of every ULT of the run, freed at finalize */
 #ifdef TM_WITH_TSAN
     void *tsan_fiber;

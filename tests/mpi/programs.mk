@@ -80,3 +80,8 @@ MPI_SCRIPT_TESTS += tests/mpi/placement.sh
 # staging across NUMA nodes on synthetic topologies by another.
 MPI_TEST_PROGS += tests/mpi/bcast_dynamic.x tests/mpi/bcast_dynamic_errors.x
 MPI_SCRIPT_TESTS += tests/mpi/bcast_dynamic_fatal.sh tests/mpi/bcast_dynamic_numa.sh
+
+# runtime/: the breakdown profiler (mpcrun --profile, --profile=csv:FILE), on a program that makes
+# a known number of each kind of call.
+MPI_SCRIPT_TESTS += tests/mpi/profile.sh
+EXTRA_DIST += tests/mpi/profile.c

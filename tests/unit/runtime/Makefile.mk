@@ -21,3 +21,11 @@ tests_unit_runtime_test_placement_SOURCES = tests/unit/runtime/test_placement.c 
 tests_unit_runtime_test_placement_CPPFLAGS = $(AM_CPPFLAGS) -DTM_SYSCONFDIR='"$(sysconfdir)"'
 tests_unit_runtime_test_placement_CFLAGS = $(TM_UNIT_CFLAGS)
 tests_unit_runtime_test_placement_LDADD = $(HWLOC_LIBS) $(INIH_LIBS) $(CHECK_LIBS)
+
+# The profiler: the accounting, the points on a ULT, the timer, the table and the CSV.
+check_PROGRAMS += tests/unit/runtime/test_profile
+TESTS += tests/unit/runtime/test_profile
+tests_unit_runtime_test_profile_SOURCES = tests/unit/runtime/test_profile.c \
+	runtime/profile.c runtime/profile.h
+tests_unit_runtime_test_profile_CFLAGS = $(TM_UNIT_CFLAGS)
+tests_unit_runtime_test_profile_LDADD = sched/libtmsched.la $(HWLOC_LIBS) $(CHECK_LIBS)

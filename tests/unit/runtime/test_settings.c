@@ -233,6 +233,67 @@ START_TEST(placement_keys)
 }
 END_TEST
 
+/* [profile] mode: off by default; table; csv:FILE keeps the file as written, and shows again as
+ * it was given; a later off forgets the file; what is refused says why. */
+START_TEST(profile_mode)
+{
+    tm_rt_settings_t s;
+    char err[512];
+    tm_rt_settings_sources_t src = {0};
+    ck_assert_int_eq(apply(&s, &src, err), 0);
+    ck_assert_int_eq(s.profile_mode, TM_RT_PROFILE_MODE_OFF);
+
+    char *env[] = {"THREADMPI_PROFILE_MODE=table", NULL};
+    src.environ = env;
+    ck_assert_msg(apply(&s, &src, err) == 0, "%s", err);
+    ck_assert_int_eq(s.profile_mode, TM_RT_PROFILE_MODE_TABLE);
+    ck_assert_str_eq(tm_rt_settings_origin(&s, "profile.mode"),
+                     "environment THREADMPI_PROFILE_MODE");
+
+    /* The option wins over the environment; the file name may hold ':' and spaces. */
+    src.flags = "profile.mode=csv:out dir/p:1.csv\n";
+    ck_assert_msg(apply(&s, &src, err) == 0, "%s", err);
+    ck_assert_int_eq(s.profile_mode, TM_RT_PROFILE_MODE_CSV);
+    ck_assert_str_eq(s.profile_file, "out dir/p:1.csv");
+    char *shown;
+    size_t len;
+    FILE *out = open_memstream(&shown, &len);
+    tm_rt_settings_show(&s, out);
+    fclose(out);
+    ck_assert_msg(strstr(shown, "profile.mode           = csv:out dir/p:1.csv # mpcrun option"),
+                  "%s", shown);
+    free(shown);
+
+    src.flags = "profile.mode=csv:a.csv\nprofile.mode=off\n";
+    ck_assert_int_eq(apply(&s, &src, err), 0);
+    ck_assert_int_eq(s.profile_mode, TM_RT_PROFILE_MODE_OFF);
+    ck_assert_str_eq(s.profile_file, "");
+
+    static const struct {
+        const char *flag, *why;
+    } bad[] = {
+        {"profile.mode=on", "\"on\" is not one of off, table, csv:FILE"},
+        {"profile.mode=csv", "\"csv\" is not one of off, table, csv:FILE"},
+        {"profile.mode=csv:", "\"csv:\": csv: needs a file name"},
+        {"profile.mode=Table", "\"Table\" is not one of off, table, csv:FILE"},
+        {"profile.mod=table", "unknown key (did you mean profile.mode?)"},
+    };
+    src.environ = NULL;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        src.flags = bad[i].flag;
+        ck_assert_msg(apply(&s, &src, err) < 0, "%s accepted", bad[i].flag);
+        ck_assert_msg(strstr(err, bad[i].why) && strncmp(err, "mpcrun option: ", 15) == 0, "%s: %s",
+                      bad[i].flag, err);
+    }
+    /* A file name longer than the setting holds is refused, not cut. */
+    char flag[TM_RT_SETTINGS_LIST_LEN + 64];
+    snprintf(flag, sizeof flag, "profile.mode=csv:%0*d", TM_RT_SETTINGS_LIST_LEN, 0);
+    src.flags = flag;
+    ck_assert_int_lt(apply(&s, &src, err), 0);
+    ck_assert_msg(strstr(err, "the file name of csv: is longer than 1023 characters"), "%s", err);
+}
+END_TEST
+
 START_TEST(list_expand)
 {
     int *cores, n;
@@ -358,6 +419,7 @@ static Suite *settings_suite(void)
     tcase_add_test(tc, file_errors_name_file_and_line);
     tcase_add_test(tc, environment_errors);
     tcase_add_test(tc, placement_keys);
+    tcase_add_test(tc, profile_mode);
     tcase_add_test(tc, list_expand);
     tcase_add_test(tc, origins_and_show);
     tcase_add_test(tc, help_is_a_config_file);

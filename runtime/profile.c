@@ -1,0 +1,434 @@
+/*
+ * The breakdown profiler (profile.h): the timer, the counters of each stream, and the report.
+ *
+ * Timer. x86-64: rdtscp when the CPU says its TSC is invariant (a constant rate whatever the
+ * frequency and sleep states, as Linux's own clock source needs); aarch64: the virtual counter
+ * cntvct_el0 after an isb, at the frequency cntfrq_el0 gives; elsewhere, or with a TSC that is
+ * not invariant, clock_gettime(CLOCK_MONOTONIC). The TSC's rate is calibrated once against
+ * CLOCK_MONOTONIC over the whole job (at least 10 ms): both are read at start and at the end.
+ * The cost of a read is the median of back-to-back reads, measured at start; every interval has
+ * one read's worth of the timer in it, which is subtracted.
+ */
+#include "config.h"
+
+#include "runtime/profile.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#endif
+
+#include "sched/sched.h"
+
+int tm_rt_profile_enabled;
+tm_rt_profile_clock_t tm_rt_profile_clock;
+
+static tm_rt_profile_rank_t *profile_ranks;
+static int profile_nranks;
+
+static const char *const op_names[] = {
+#define OP_NAME(name, text, comp) text,
+    TM_RT_PROFILE_OPS(OP_NAME)
+#undef OP_NAME
+};
+
+static const unsigned char op_first_comp[] = {
+#define OP_COMP(name, text, comp) TM_RT_PROFILE_##comp,
+    TM_RT_PROFILE_OPS(OP_COMP)
+#undef OP_COMP
+};
+
+static const char *const comp_names[TM_RT_PROFILE_NCOMPS] = {"post", "progress", "copy", "engine",
+                                                             "sched"};
+
+const char *tm_rt_profile_op_name(int op)
+{
+    return op >= 0 && op < TM_RT_PROFILE_NOPS ? op_names[op] : "?";
+}
+
+const char *tm_rt_profile_comp_name(int comp)
+{
+    return comp >= 0 && comp < TM_RT_PROFILE_NCOMPS ? comp_names[comp] : "?";
+}
+
+/* ---- the timer ------------------------------------------------------------------------------ */
+
+static uint64_t monotonic_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static inline uint64_t clock_read(const tm_rt_profile_clock_t *c)
+{
+    switch (c->source) {
+#if defined(__x86_64__)
+    case TM_RT_PROFILE_CLOCK_TSC: {
+        unsigned aux; /* rdtscp: waits for the instructions before it to complete */
+        return __rdtscp(&aux);
+    }
+#elif defined(__aarch64__)
+    case TM_RT_PROFILE_CLOCK_CNTVCT: {
+        uint64_t v;
+        __asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(v)::"memory");
+        return v;
+    }
+#endif
+    default:
+        return monotonic_ns();
+    }
+}
+
+uint64_t tm_rt_profile_clock_read(const tm_rt_profile_clock_t *c)
+{
+    return clock_read(c);
+}
+
+static tm_rt_profile_source_t clock_source(void)
+{
+#if defined(__x86_64__)
+    unsigned a, b, c, d;
+    /* CPUID 0x80000007, EDX bit 8: invariant TSC */
+    if (__get_cpuid(0x80000007, &a, &b, &c, &d) && (d & (1u << 8)))
+        return TM_RT_PROFILE_CLOCK_TSC;
+#elif defined(__aarch64__)
+    return TM_RT_PROFILE_CLOCK_CNTVCT;
+#endif
+    return TM_RT_PROFILE_CLOCK_MONOTONIC;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+#define OVERHEAD_SAMPLES 1001
+
+void tm_rt_profile_clock_init(tm_rt_profile_clock_t *c)
+{
+    static uint64_t d[OVERHEAD_SAMPLES]; /* once per job, before any rank runs */
+    c->source = clock_source();
+    for (int i = 0; i < OVERHEAD_SAMPLES; i++) {
+        uint64_t a = clock_read(c);
+        uint64_t b = clock_read(c);
+        d[i] = b - a;
+    }
+    qsort(d, OVERHEAD_SAMPLES, sizeof d[0], u64_cmp);
+    c->overhead = d[OVERHEAD_SAMPLES / 2];
+    c->ticks_per_ns = 1.0;
+    c->ns0 = monotonic_ns();
+    c->ticks0 = clock_read(c);
+}
+
+void tm_rt_profile_clock_calibrate(tm_rt_profile_clock_t *c, uint64_t min_ns)
+{
+#if defined(__aarch64__)
+    if (c->source == TM_RT_PROFILE_CLOCK_CNTVCT) {
+        uint64_t freq;
+        __asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(freq));
+        c->ticks_per_ns = (double)freq * 1e-9;
+        return;
+    }
+#endif
+    if (c->source == TM_RT_PROFILE_CLOCK_MONOTONIC) {
+        c->ticks_per_ns = 1.0;
+        return;
+    }
+    uint64_t ns, ticks;
+    do {
+        ns = monotonic_ns();
+        ticks = clock_read(c);
+    } while (ns - c->ns0 < min_ns);
+    c->ticks_per_ns = (double)(ticks - c->ticks0) / (double)(ns - c->ns0);
+}
+
+const char *tm_rt_profile_clock_name(const tm_rt_profile_clock_t *c)
+{
+    switch (c->source) {
+    case TM_RT_PROFILE_CLOCK_TSC:
+        return "TSC (rdtscp)";
+    case TM_RT_PROFILE_CLOCK_CNTVCT:
+        return "cntvct_el0";
+    default:
+        return "clock_gettime";
+    }
+}
+
+/* ---- the counters of a stream ---------------------------------------------------------------- */
+
+/* The time since the last boundary, less a timer read, to the current call and component. */
+static inline void charge(tm_rt_profile_stream_t *s, uint64_t now, uint64_t overhead)
+{
+    int64_t d = (int64_t)(now - s->last) - (int64_t)overhead;
+    if (d > 0)
+        s->ticks[s->op][s->comp] += (uint64_t)d;
+    s->last = now;
+}
+
+void tm_rt_profile_stream_call_begin(tm_rt_profile_stream_t *s, int op, uint64_t now)
+{
+    if (s->depth++ > 0)
+        return;
+    s->op = op;
+    s->comp = op_first_comp[op];
+    s->last = now;
+    s->calls[op]++;
+}
+
+void tm_rt_profile_stream_call_end(tm_rt_profile_stream_t *s, uint64_t now, uint64_t overhead)
+{
+    if (s->depth == 0 || --s->depth > 0)
+        return;
+    charge(s, now, overhead);
+}
+
+int tm_rt_profile_stream_switch(tm_rt_profile_stream_t *s, int comp, uint64_t now,
+                                uint64_t overhead)
+{
+    if (s->depth == 0 || s->comp == comp)
+        return -1;
+    charge(s, now, overhead);
+    int prev = s->comp;
+    s->comp = comp;
+    return prev;
+}
+
+void tm_rt_profile_stream_restore(tm_rt_profile_stream_t *s, int prev, uint64_t now,
+                                  uint64_t overhead)
+{
+    if (prev < 0)
+        return;
+    if (s->depth > 0)
+        charge(s, now, overhead);
+    s->comp = prev;
+}
+
+/* ---- the points' slow paths ------------------------------------------------------------------ */
+
+static inline tm_rt_profile_stream_t *self_stream(void)
+{
+    tm_sched_ult_t *ult = tm_sched_self();
+    return ult ? tm_sched_ult_get_profile(ult) : NULL;
+}
+
+tm_rt_profile_stream_t *tm_rt_profile_call_begin_slow(int op)
+{
+    tm_rt_profile_stream_t *s = self_stream();
+    if (s)
+        tm_rt_profile_stream_call_begin(s, op, clock_read(&tm_rt_profile_clock));
+    return s;
+}
+
+void tm_rt_profile_call_end_slow(tm_rt_profile_stream_t *s)
+{
+    tm_rt_profile_stream_call_end(s, clock_read(&tm_rt_profile_clock),
+                                  tm_rt_profile_clock.overhead);
+}
+
+tm_rt_profile_mark_t tm_rt_profile_begin_slow(int comp)
+{
+    tm_rt_profile_mark_t m = {NULL, -1};
+    tm_rt_profile_stream_t *s = self_stream();
+    if (!s || s->depth == 0 || s->comp == comp)
+        return m;
+    m.prev = tm_rt_profile_stream_switch(s, comp, clock_read(&tm_rt_profile_clock),
+                                         tm_rt_profile_clock.overhead);
+    m.stream = s;
+    return m;
+}
+
+void tm_rt_profile_end_slow(tm_rt_profile_mark_t m)
+{
+    tm_rt_profile_stream_restore(m.stream, m.prev, clock_read(&tm_rt_profile_clock),
+                                 tm_rt_profile_clock.overhead);
+}
+
+/* ---- the job's side -------------------------------------------------------------------------- */
+
+int tm_rt_profile_start(int nranks)
+{
+    size_t bytes = (size_t)nranks * sizeof *profile_ranks;
+    profile_ranks = aligned_alloc(64, bytes);
+    if (!profile_ranks)
+        return -ENOMEM;
+    memset(profile_ranks, 0, bytes);
+    profile_nranks = nranks;
+    tm_rt_profile_clock_init(&tm_rt_profile_clock);
+    tm_rt_profile_enabled = 1;
+    return 0;
+}
+
+void tm_rt_profile_attach_self(int rank, int helper)
+{
+    tm_sched_ult_t *ult = tm_sched_self();
+    if (!tm_rt_profile_enabled || !ult || rank < 0 || rank >= profile_nranks)
+        return;
+    tm_sched_ult_set_profile(ult, helper ? &profile_ranks[rank].helper : &profile_ranks[rank].rank);
+}
+
+tm_rt_profile_stream_t *tm_rt_profile_rank_stream(int rank)
+{
+    if (!tm_rt_profile_enabled || rank < 0 || rank >= profile_nranks)
+        return NULL;
+    return &profile_ranks[rank].rank;
+}
+
+void tm_rt_profile_finish(FILE *out, int csv)
+{
+    if (!tm_rt_profile_enabled)
+        return;
+    tm_rt_profile_enabled = 0;
+    tm_rt_profile_clock_calibrate(&tm_rt_profile_clock, 10 * 1000 * 1000);
+    if (csv)
+        tm_rt_profile_write_csv(out, profile_ranks, profile_nranks, &tm_rt_profile_clock);
+    else
+        tm_rt_profile_write_table(out, profile_ranks, profile_nranks, &tm_rt_profile_clock);
+    free(profile_ranks);
+    profile_ranks = NULL;
+    profile_nranks = 0;
+}
+
+/* ---- the report ------------------------------------------------------------------------------ */
+
+/* The time of a kind of call (or of all, op -1), in ns, per component and in total. */
+typedef struct row {
+    int op;
+    uint64_t calls;
+    double ns[TM_RT_PROFILE_NCOMPS];
+    double total;
+} row_t;
+
+/* Adds the counters of ranks [first, last) to rows[op] (both streams of each) and to *all. */
+static void rows_sum(row_t *rows, row_t *all, const tm_rt_profile_rank_t *ranks, int first,
+                     int last, const tm_rt_profile_clock_t *c)
+{
+    for (int op = 0; op < TM_RT_PROFILE_NOPS; op++)
+        rows[op] = (row_t){.op = op};
+    *all = (row_t){.op = -1};
+    for (int r = first; r < last; r++) {
+        const tm_rt_profile_stream_t *streams[2] = {&ranks[r].rank, &ranks[r].helper};
+        for (int k = 0; k < 2; k++) {
+            for (int op = 0; op < TM_RT_PROFILE_NOPS; op++) {
+                rows[op].calls += streams[k]->calls[op];
+                all->calls += streams[k]->calls[op];
+                for (int comp = 0; comp < TM_RT_PROFILE_NCOMPS; comp++) {
+                    double ns = (double)streams[k]->ticks[op][comp] / c->ticks_per_ns;
+                    rows[op].ns[comp] += ns;
+                    rows[op].total += ns;
+                    all->ns[comp] += ns;
+                    all->total += ns;
+                }
+            }
+        }
+    }
+}
+
+static int row_busier(const void *a, const void *b)
+{
+    const row_t *x = a, *y = b;
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    return x->op - y->op;
+}
+
+/* A duration with a unit that keeps it short: "812.0 ns", "12.345 us", "1.234 s". */
+static void format_time(double ns, char *buf, size_t len)
+{
+    if (ns < 1e3)
+        snprintf(buf, len, "%.1f ns", ns);
+    else if (ns < 1e6)
+        snprintf(buf, len, "%.3f us", ns * 1e-3);
+    else if (ns < 1e9)
+        snprintf(buf, len, "%.3f ms", ns * 1e-6);
+    else
+        snprintf(buf, len, "%.3f s", ns * 1e-9);
+}
+
+static double percent(double part, double whole)
+{
+    return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+
+void tm_rt_profile_write_table(FILE *out, const tm_rt_profile_rank_t *ranks, int nranks,
+                               const tm_rt_profile_clock_t *c)
+{
+    row_t rows[TM_RT_PROFILE_NOPS], all;
+    char total[32], mean[32];
+    rows_sum(rows, &all, ranks, 0, nranks, c);
+    format_time(all.total, total, sizeof total);
+    fprintf(out, "threadmpi profile: %d rank%s, %s in profiled calls (summed over the ranks)\n",
+            nranks, nranks == 1 ? "" : "s", total);
+    fprintf(out, "timer: %s at %.3f GHz, %.1f ns a read, subtracted from each interval\n",
+            tm_rt_profile_clock_name(c), c->ticks_per_ns, (double)c->overhead / c->ticks_per_ns);
+    if (all.calls == 0) {
+        fprintf(out, "no MPI call was profiled\n");
+        return;
+    }
+    fprintf(out, "%-26s %10s %11s %11s %7s |", "call", "count", "total", "mean", "share");
+    for (int comp = 0; comp < TM_RT_PROFILE_NCOMPS; comp++)
+        fprintf(out, " %8s", comp_names[comp]);
+    fputc('\n', out);
+    qsort(rows, TM_RT_PROFILE_NOPS, sizeof rows[0], row_busier);
+    for (int i = 0; i < TM_RT_PROFILE_NOPS; i++) {
+        const row_t *row = &rows[i];
+        if (row->calls == 0)
+            continue;
+        format_time(row->total, total, sizeof total);
+        format_time(row->total / (double)row->calls, mean, sizeof mean);
+        fprintf(out, "%-26s %10llu %11s %11s %6.1f%% |", op_names[row->op],
+                (unsigned long long)row->calls, total, mean, percent(row->total, all.total));
+        for (int comp = 0; comp < TM_RT_PROFILE_NCOMPS; comp++)
+            fprintf(out, " %7.1f%%", percent(row->ns[comp], row->total));
+        fputc('\n', out);
+    }
+    fprintf(out, "%-26s %11s %7s\n", "component (whole job)", "total", "share");
+    for (int comp = 0; comp < TM_RT_PROFILE_NCOMPS; comp++) {
+        format_time(all.ns[comp], total, sizeof total);
+        fprintf(out, "%-26s %11s %6.1f%%\n", comp_names[comp], total,
+                percent(all.ns[comp], all.total));
+    }
+}
+
+static void csv_row(FILE *out, const char *rank, const char *call, const row_t *row, double whole)
+{
+    fprintf(out, "%s,%s,%llu,%.0f,%.1f,%.4f", rank, call, (unsigned long long)row->calls,
+            row->total, row->calls ? row->total / (double)row->calls : 0.0,
+            whole > 0 ? row->total / whole : 0.0);
+    for (int comp = 0; comp < TM_RT_PROFILE_NCOMPS; comp++)
+        fprintf(out, ",%.0f", row->ns[comp]);
+    fputc('\n', out);
+}
+
+/* The lines of one scope: ranks [first, last), named `rank` in the first column. */
+static void csv_scope(FILE *out, const char *rank, const tm_rt_profile_rank_t *ranks, int first,
+                      int last, const tm_rt_profile_clock_t *c)
+{
+    row_t rows[TM_RT_PROFILE_NOPS], all;
+    rows_sum(rows, &all, ranks, first, last, c);
+    for (int op = 0; op < TM_RT_PROFILE_NOPS; op++)
+        if (rows[op].calls > 0)
+            csv_row(out, rank, op_names[op], &rows[op], all.total);
+    csv_row(out, rank, "all", &all, all.total);
+}
+
+void tm_rt_profile_write_csv(FILE *out, const tm_rt_profile_rank_t *ranks, int nranks,
+                             const tm_rt_profile_clock_t *c)
+{
+    fprintf(out, "rank,call,count,total_ns,mean_ns,share");
+    for (int comp = 0; comp < TM_RT_PROFILE_NCOMPS; comp++)
+        fprintf(out, ",%s_ns", comp_names[comp]);
+    fputc('\n', out);
+    for (int r = 0; r < nranks; r++) {
+        char name[16];
+        snprintf(name, sizeof name, "%d", r);
+        csv_scope(out, name, ranks, r, r + 1, c);
+    }
+    csv_scope(out, "all", ranks, 0, nranks, c);
+}

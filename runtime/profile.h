@@ -1,0 +1,333 @@
+/*
+ * The breakdown profiler (mpcrun --profile, [profile] mode): where the time of each rank's MPI
+ * calls goes, split as the ICPP 2019 breakdown of MPI's overheads splits a message's (post,
+ * progress, the rest), with a cycle-accurate timer whose own cost is subtracted.
+ *
+ * Streams. Each thread of execution that does MPI work has a stream of counters, written by it
+ * alone (no lock, no atomic): a rank's ULT, and the rank's progress thread. A stream is inside
+ * at most one profiled call at a time; a call made inside another (a PMPI_ call of an MPI call,
+ * a user callback) counts to the outer one. While a call is open, its time goes to one component
+ * at a time; the points below move it from one to another:
+ *
+ *   MPI_Recv  |post  |progress      |copy |progress |sched         |progress |post|
+ *             t0     t1             t2    t3        t4             t5        t6   t7
+ *
+ * Each boundary reads the timer once; the interval since the previous one, less the cost of a
+ * timer read (measured at start: the median of back-to-back reads), goes to the kind of the call
+ * and the component that was current. A call's components thus add up to its total.
+ *
+ * Components:
+ *   post      the call's own path: argument checks, requests, matching a receive against the
+ *             messages already there, enqueueing a message, building a collective's schedule
+ *   progress  polling the mailboxes and matching what arrived, completing requests (the
+ *             completion calls MPI_Wait* and MPI_Test* are progress from their start)
+ *   copy      copying message data: packing into a cell, unpacking, the rendezvous copy
+ *   engine    running collective schedules (nbc/): their rounds, reductions, active messages
+ *   sched     the scheduler: yields (with the time the other ranks of the core run meanwhile),
+ *             sleeps (park) and wake-ups (unpark) - the wall time of a call, not its CPU time
+ *
+ * Cost when off: each point is one well-predicted branch on tm_rt_profile_enabled (set before
+ * any rank runs, read-only after): no call, no timer read.
+ */
+#ifndef TM_RT_PROFILE_H
+#define TM_RT_PROFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sched/sched.h"
+
+#define TM_RT_PROFILE_HIDDEN __attribute__((visibility("hidden")))
+
+typedef enum tm_rt_profile_comp {
+    TM_RT_PROFILE_POST,
+    TM_RT_PROFILE_PROGRESS,
+    TM_RT_PROFILE_COPY,
+    TM_RT_PROFILE_ENGINE,
+    TM_RT_PROFILE_SCHED,
+    TM_RT_PROFILE_NCOMPS
+} tm_rt_profile_comp_t;
+
+/* The kinds of calls profiled: X(NAME, "what the table says", the component a call starts in).
+ * The last one is not a call: the passes of the progress threads over their engines. */
+#define TM_RT_PROFILE_OPS(X)                                                                       \
+    X(SEND, "MPI_Send", POST)                                                                      \
+    X(SSEND, "MPI_Ssend", POST)                                                                    \
+    X(RSEND, "MPI_Rsend", POST)                                                                    \
+    X(BSEND, "MPI_Bsend", POST)                                                                    \
+    X(ISEND, "MPI_Isend", POST)                                                                    \
+    X(ISSEND, "MPI_Issend", POST)                                                                  \
+    X(IRSEND, "MPI_Irsend", POST)                                                                  \
+    X(IBSEND, "MPI_Ibsend", POST)                                                                  \
+    X(RECV, "MPI_Recv", POST)                                                                      \
+    X(IRECV, "MPI_Irecv", POST)                                                                    \
+    X(SENDRECV, "MPI_Sendrecv", POST)                                                              \
+    X(SENDRECV_REPLACE, "MPI_Sendrecv_replace", POST)                                              \
+    X(PROBE, "MPI_Probe", POST)                                                                    \
+    X(IPROBE, "MPI_Iprobe", POST)                                                                  \
+    X(MPROBE, "MPI_Mprobe", POST)                                                                  \
+    X(IMPROBE, "MPI_Improbe", POST)                                                                \
+    X(MRECV, "MPI_Mrecv", POST)                                                                    \
+    X(IMRECV, "MPI_Imrecv", POST)                                                                  \
+    X(START, "MPI_Start", POST)                                                                    \
+    X(STARTALL, "MPI_Startall", POST)                                                              \
+    X(WAIT, "MPI_Wait", PROGRESS)                                                                  \
+    X(WAITALL, "MPI_Waitall", PROGRESS)                                                            \
+    X(WAITANY, "MPI_Waitany", PROGRESS)                                                            \
+    X(WAITSOME, "MPI_Waitsome", PROGRESS)                                                          \
+    X(TEST, "MPI_Test", PROGRESS)                                                                  \
+    X(TESTALL, "MPI_Testall", PROGRESS)                                                            \
+    X(TESTANY, "MPI_Testany", PROGRESS)                                                            \
+    X(TESTSOME, "MPI_Testsome", PROGRESS)                                                          \
+    X(REQUEST_GET_STATUS, "MPI_Request_get_status", PROGRESS)                                      \
+    X(BARRIER, "MPI_Barrier", POST)                                                                \
+    X(IBARRIER, "MPI_Ibarrier", POST)                                                              \
+    X(BCAST, "MPI_Bcast", POST)                                                                    \
+    X(IBCAST, "MPI_Ibcast", POST)                                                                  \
+    X(REDUCE, "MPI_Reduce", POST)                                                                  \
+    X(IREDUCE, "MPI_Ireduce", POST)                                                                \
+    X(ALLREDUCE, "MPI_Allreduce", POST)                                                            \
+    X(IALLREDUCE, "MPI_Iallreduce", POST)                                                          \
+    X(GATHER, "MPI_Gather", POST)                                                                  \
+    X(IGATHER, "MPI_Igather", POST)                                                                \
+    X(GATHERV, "MPI_Gatherv", POST)                                                                \
+    X(IGATHERV, "MPI_Igatherv", POST)                                                              \
+    X(SCATTER, "MPI_Scatter", POST)                                                                \
+    X(ISCATTER, "MPI_Iscatter", POST)                                                              \
+    X(SCATTERV, "MPI_Scatterv", POST)                                                              \
+    X(ISCATTERV, "MPI_Iscatterv", POST)                                                            \
+    X(ALLGATHER, "MPI_Allgather", POST)                                                            \
+    X(IALLGATHER, "MPI_Iallgather", POST)                                                          \
+    X(ALLGATHERV, "MPI_Allgatherv", POST)                                                          \
+    X(IALLGATHERV, "MPI_Iallgatherv", POST)                                                        \
+    X(ALLTOALL, "MPI_Alltoall", POST)                                                              \
+    X(IALLTOALL, "MPI_Ialltoall", POST)                                                            \
+    X(ALLTOALLV, "MPI_Alltoallv", POST)                                                            \
+    X(IALLTOALLV, "MPI_Ialltoallv", POST)                                                          \
+    X(ALLTOALLW, "MPI_Alltoallw", POST)                                                            \
+    X(IALLTOALLW, "MPI_Ialltoallw", POST)                                                          \
+    X(REDUCE_SCATTER, "MPI_Reduce_scatter", POST)                                                  \
+    X(IREDUCE_SCATTER, "MPI_Ireduce_scatter", POST)                                                \
+    X(REDUCE_SCATTER_BLOCK, "MPI_Reduce_scatter_block", POST)                                      \
+    X(IREDUCE_SCATTER_BLOCK, "MPI_Ireduce_scatter_block", POST)                                    \
+    X(SCAN, "MPI_Scan", POST)                                                                      \
+    X(ISCAN, "MPI_Iscan", POST)                                                                    \
+    X(EXSCAN, "MPI_Exscan", POST)                                                                  \
+    X(IEXSCAN, "MPI_Iexscan", POST)                                                                \
+    X(NEIGHBOR_ALLGATHER, "MPI_Neighbor_allgather", POST)                                          \
+    X(INEIGHBOR_ALLGATHER, "MPI_Ineighbor_allgather", POST)                                        \
+    X(NEIGHBOR_ALLGATHERV, "MPI_Neighbor_allgatherv", POST)                                        \
+    X(INEIGHBOR_ALLGATHERV, "MPI_Ineighbor_allgatherv", POST)                                      \
+    X(NEIGHBOR_ALLTOALL, "MPI_Neighbor_alltoall", POST)                                            \
+    X(INEIGHBOR_ALLTOALL, "MPI_Ineighbor_alltoall", POST)                                          \
+    X(NEIGHBOR_ALLTOALLV, "MPI_Neighbor_alltoallv", POST)                                          \
+    X(INEIGHBOR_ALLTOALLV, "MPI_Ineighbor_alltoallv", POST)                                        \
+    X(NEIGHBOR_ALLTOALLW, "MPI_Neighbor_alltoallw", POST)                                          \
+    X(INEIGHBOR_ALLTOALLW, "MPI_Ineighbor_alltoallw", POST)                                        \
+    X(IBCAST_DYNAMIC, "MPIX_Ibcast_dynamic", POST)                                                 \
+    X(DEFERRED_SEND_ADD, "MPIX_Deferred_send_add", POST)                                           \
+    X(DEFERRED_SEND_READY, "MPIX_Deferred_send_ready", POST)                                       \
+    X(FINALIZE, "MPI_Finalize", POST)                                                              \
+    X(PROGRESS_THREAD, "(progress threads)", ENGINE)
+
+typedef enum tm_rt_profile_op {
+#define TM_RT_PROFILE_OP_ENUM(name, text, comp) TM_RT_PROFILE_OP_##name,
+    TM_RT_PROFILE_OPS(TM_RT_PROFILE_OP_ENUM)
+#undef TM_RT_PROFILE_OP_ENUM
+        TM_RT_PROFILE_NOPS
+} tm_rt_profile_op_t;
+
+/* The counters of one stream, in timer ticks. Its own cache lines: the rank's and its progress
+ * thread's run on different cores. */
+typedef struct tm_rt_profile_stream {
+    int depth;     /* calls open; nested ones count to the outermost */
+    int op;        /* the outermost call's kind */
+    int comp;      /* where the time goes now */
+    uint64_t last; /* the timer at the last boundary */
+    uint64_t ticks[TM_RT_PROFILE_NOPS][TM_RT_PROFILE_NCOMPS];
+    uint64_t calls[TM_RT_PROFILE_NOPS];
+} __attribute__((aligned(64))) tm_rt_profile_stream_t;
+
+/* A rank's two streams. */
+typedef struct tm_rt_profile_rank {
+    tm_rt_profile_stream_t rank;   /* the rank's ULT */
+    tm_rt_profile_stream_t helper; /* its progress thread */
+} tm_rt_profile_rank_t;
+
+/* ---- the timer ---- */
+
+typedef enum tm_rt_profile_source {
+    TM_RT_PROFILE_CLOCK_MONOTONIC, /* clock_gettime(CLOCK_MONOTONIC), in ns */
+    TM_RT_PROFILE_CLOCK_TSC,       /* x86-64 rdtscp, with an invariant TSC */
+    TM_RT_PROFILE_CLOCK_CNTVCT,    /* aarch64 virtual counter, at cntfrq_el0 */
+} tm_rt_profile_source_t;
+
+typedef struct tm_rt_profile_clock {
+    tm_rt_profile_source_t source;
+    uint64_t overhead;   /* ticks of one read: the median of back-to-back reads */
+    double ticks_per_ns; /* calibrated: tm_rt_profile_clock_calibrate */
+    uint64_t ticks0;     /* the calibration's start, on both clocks */
+    uint64_t ns0;
+} tm_rt_profile_clock_t;
+
+/* The clock of the job (read by the points; set up before any rank runs). */
+extern tm_rt_profile_clock_t tm_rt_profile_clock TM_RT_PROFILE_HIDDEN;
+
+/* Chooses the source (TSC only when the CPU says it is invariant), measures the overhead of a
+ * read and starts the calibration. */
+void tm_rt_profile_clock_init(tm_rt_profile_clock_t *c);
+
+/* Reads clock c. */
+uint64_t tm_rt_profile_clock_read(const tm_rt_profile_clock_t *c);
+
+/* Ends the calibration: the ticks per ns from the ticks and the CLOCK_MONOTONIC time since
+ * tm_rt_profile_clock_init, waiting first until at least min_ns have passed (a longer span,
+ * a job's, gives a finer figure). The counter of aarch64 has its frequency in cntfrq_el0. */
+void tm_rt_profile_clock_calibrate(tm_rt_profile_clock_t *c, uint64_t min_ns);
+
+/* "TSC", "cntvct_el0" or "clock_gettime". */
+const char *tm_rt_profile_clock_name(const tm_rt_profile_clock_t *c);
+
+/* ---- the counters, one stream at a time (what the points do; the tests drive them with
+ * timestamps of their own). `overhead` is subtracted from each interval (none below 0). ---- */
+
+void tm_rt_profile_stream_call_begin(tm_rt_profile_stream_t *s, int op, uint64_t now);
+void tm_rt_profile_stream_call_end(tm_rt_profile_stream_t *s, uint64_t now, uint64_t overhead);
+/* Moves the time to component comp; returns the component to go back to. Outside a call, or
+ * into the component that is already current, it changes nothing (and the return says so:
+ * -1). */
+int tm_rt_profile_stream_switch(tm_rt_profile_stream_t *s, int comp, uint64_t now,
+                                uint64_t overhead);
+void tm_rt_profile_stream_restore(tm_rt_profile_stream_t *s, int prev, uint64_t now,
+                                  uint64_t overhead);
+
+/* ---- the points ---- */
+
+/* Non-zero when the job profiles. */
+extern int tm_rt_profile_enabled TM_RT_PROFILE_HIDDEN;
+
+/* The slow paths, on the calling ULT's stream (none outside a ULT, or on a ULT without one). */
+tm_rt_profile_stream_t *tm_rt_profile_call_begin_slow(int op);
+void tm_rt_profile_call_end_slow(tm_rt_profile_stream_t *s);
+
+typedef struct tm_rt_profile_mark {
+    tm_rt_profile_stream_t *stream; /* NULL: nothing to undo */
+    int prev;
+} tm_rt_profile_mark_t;
+tm_rt_profile_mark_t tm_rt_profile_begin_slow(int comp);
+void tm_rt_profile_end_slow(tm_rt_profile_mark_t m);
+
+/* A profiled call of kind op starts (counted); returns what tm_rt_profile_call_end needs. */
+static inline tm_rt_profile_stream_t *tm_rt_profile_call_begin(int op)
+{
+    if (__builtin_expect(tm_rt_profile_enabled, 0))
+        return tm_rt_profile_call_begin_slow(op);
+    return NULL;
+}
+
+static inline void tm_rt_profile_call_end(tm_rt_profile_stream_t *s)
+{
+    if (__builtin_expect(s != NULL, 0))
+        tm_rt_profile_call_end_slow(s);
+}
+
+/* From here the time goes to component comp, until tm_rt_profile_end(the mark returned). */
+static inline tm_rt_profile_mark_t tm_rt_profile_begin(int comp)
+{
+    if (__builtin_expect(tm_rt_profile_enabled, 0))
+        return tm_rt_profile_begin_slow(comp);
+    return (tm_rt_profile_mark_t){NULL, 0};
+}
+
+static inline void tm_rt_profile_end(tm_rt_profile_mark_t m)
+{
+    if (__builtin_expect(m.stream != NULL, 0))
+        tm_rt_profile_end_slow(m);
+}
+
+static inline void tm_rt_profile_call_end_at_scope(tm_rt_profile_stream_t **s)
+{
+    tm_rt_profile_call_end(*s);
+}
+
+static inline void tm_rt_profile_end_at_scope(tm_rt_profile_mark_t *m)
+{
+    tm_rt_profile_end(*m);
+}
+
+#define TM_RT_PROFILE_CAT_(a, b) a##b
+#define TM_RT_PROFILE_CAT(a, b)  TM_RT_PROFILE_CAT_(a, b)
+
+/* The rest of the enclosing block (a function body: every return) is one call of kind NAME
+ * (TM_RT_PROFILE_OP_NAME). */
+#define TM_RT_PROFILE_CALL(NAME)                                                                   \
+    __attribute__((cleanup(tm_rt_profile_call_end_at_scope), unused))                              \
+    tm_rt_profile_stream_t *tm_rt_profile_call_ =                                                  \
+        tm_rt_profile_call_begin(TM_RT_PROFILE_OP_##NAME)
+
+/* The rest of the enclosing block goes to component COMP (TM_RT_PROFILE_COMP). */
+#define TM_RT_PROFILE_SCOPE(COMP)                                                                  \
+    __attribute__((cleanup(tm_rt_profile_end_at_scope), unused)) tm_rt_profile_mark_t              \
+    TM_RT_PROFILE_CAT(tm_rt_profile_mark_, __LINE__) = tm_rt_profile_begin(TM_RT_PROFILE_##COMP)
+
+/* The scheduler's calls, timed as sched: a wait's yields and sleeps, a poke's wake-up. */
+static inline bool tm_rt_profile_yield(void)
+{
+    tm_rt_profile_mark_t m = tm_rt_profile_begin(TM_RT_PROFILE_SCHED);
+    bool yielded = tm_sched_yield();
+    tm_rt_profile_end(m);
+    return yielded;
+}
+
+static inline void tm_rt_profile_park(void)
+{
+    tm_rt_profile_mark_t m = tm_rt_profile_begin(TM_RT_PROFILE_SCHED);
+    tm_sched_park();
+    tm_rt_profile_end(m);
+}
+
+static inline void tm_rt_profile_unpark(tm_sched_ult_t *ult)
+{
+    tm_rt_profile_mark_t m = tm_rt_profile_begin(TM_RT_PROFILE_SCHED);
+    tm_sched_unpark(ult);
+    tm_rt_profile_end(m);
+}
+
+/* ---- the job's side ---- */
+
+/* The profile of a job of nranks ranks: allocates the counters, starts the clock and turns the
+ * points on. 0 or -ENOMEM. Before any rank runs. */
+int tm_rt_profile_start(int nranks);
+
+/* Where the time of the calling ULT goes: the rank's ULT (helper false) or its progress thread
+ * (true) of world rank `rank`. Nothing when the job does not profile. */
+void tm_rt_profile_attach_self(int rank, int helper);
+
+/* The stream of world rank `rank` (NULL when the job does not profile), for the runtime to hand
+ * to the rank's ULT before it runs. */
+tm_rt_profile_stream_t *tm_rt_profile_rank_stream(int rank);
+
+/* After every rank and progress thread has ended: calibrates the clock, writes the table (csv 0)
+ * or the CSV rows (csv 1) to out, and frees the counters. */
+void tm_rt_profile_finish(FILE *out, int csv);
+
+/* ---- the report, from counters (tm_rt_profile_finish; the tests) ---- */
+
+/* The name of a kind of call, of a component ("post", ... "sched"). */
+const char *tm_rt_profile_op_name(int op);
+const char *tm_rt_profile_comp_name(int comp);
+
+/* The table: a header, one line per kind of call used (count, total, mean, share of all the
+ * profiled time, and the share of each component in the line's total), the busiest first, then
+ * the whole job's time by component. Times are summed over the ranks. */
+void tm_rt_profile_write_table(FILE *out, const tm_rt_profile_rank_t *ranks, int nranks,
+                               const tm_rt_profile_clock_t *c);
+
+/* The same as CSV: a header line, then for each rank the lines of the kinds it used and an "all"
+ * line, then the same for the job (rank "all"). Times in ns; share: of the rank's (the job's)
+ * total. */
+void tm_rt_profile_write_csv(FILE *out, const tm_rt_profile_rank_t *ranks, int nranks,
+                             const tm_rt_profile_clock_t *c);
+
+#endif /* TM_RT_PROFILE_H */
