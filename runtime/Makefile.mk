@@ -17,6 +17,7 @@ runtime_libtmrt_la_SOURCES = \
 	runtime/placement.h \
 	runtime/placement.c \
 	runtime/profile.h \
+	runtime/profile_clock.h \
 	runtime/profile.c
 
 # Linked into every executable mpicc makes: main() hands over to the runtime.

@@ -1,13 +1,6 @@
 /*
- * The breakdown profiler (profile.h): the timer, the counters of each stream, and the report.
- *
- * Timer. x86-64: rdtscp when the CPU says its TSC is invariant (a constant rate whatever the
- * frequency and sleep states, as Linux's own clock source needs); aarch64: the virtual counter
- * cntvct_el0 after an isb, at the frequency cntfrq_el0 gives; elsewhere, or with a TSC that is
- * not invariant, clock_gettime(CLOCK_MONOTONIC). The TSC's rate is calibrated once against
- * CLOCK_MONOTONIC over the whole job (at least 10 ms): both are read at start and at the end.
- * The cost of a read is the median of back-to-back reads, measured at start; every interval has
- * one read's worth of the timer in it, which is subtracted.
+ * The breakdown profiler (profile.h): the counters of each stream, the points' slow paths, and
+ * the report. The timer is profile_clock.h's, calibrated over the whole job (at least 10 ms).
  */
 #include "config.h"
 
@@ -16,12 +9,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-#if defined(__x86_64__)
-#include <cpuid.h>
-#include <x86intrin.h>
-#endif
 
 #include "sched/sched.h"
 
@@ -54,111 +41,6 @@ const char *tm_rt_profile_op_name(int op)
 const char *tm_rt_profile_comp_name(int comp)
 {
     return comp >= 0 && comp < TM_RT_PROFILE_NCOMPS ? comp_names[comp] : "?";
-}
-
-/* ---- the timer ------------------------------------------------------------------------------ */
-
-static uint64_t monotonic_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static inline uint64_t clock_read(const tm_rt_profile_clock_t *c)
-{
-    switch (c->source) {
-#if defined(__x86_64__)
-    case TM_RT_PROFILE_CLOCK_TSC: {
-        unsigned aux; /* rdtscp: waits for the instructions before it to complete */
-        return __rdtscp(&aux);
-    }
-#elif defined(__aarch64__)
-    case TM_RT_PROFILE_CLOCK_CNTVCT: {
-        uint64_t v;
-        __asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(v)::"memory");
-        return v;
-    }
-#endif
-    default:
-        return monotonic_ns();
-    }
-}
-
-uint64_t tm_rt_profile_clock_read(const tm_rt_profile_clock_t *c)
-{
-    return clock_read(c);
-}
-
-static tm_rt_profile_source_t clock_source(void)
-{
-#if defined(__x86_64__)
-    unsigned a, b, c, d;
-    /* CPUID 0x80000007, EDX bit 8: invariant TSC */
-    if (__get_cpuid(0x80000007, &a, &b, &c, &d) && (d & (1u << 8)))
-        return TM_RT_PROFILE_CLOCK_TSC;
-#elif defined(__aarch64__)
-    return TM_RT_PROFILE_CLOCK_CNTVCT;
-#endif
-    return TM_RT_PROFILE_CLOCK_MONOTONIC;
-}
-
-static int u64_cmp(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-#define OVERHEAD_SAMPLES 1001
-
-void tm_rt_profile_clock_init(tm_rt_profile_clock_t *c)
-{
-    static uint64_t d[OVERHEAD_SAMPLES]; /* once per job, before any rank runs */
-    c->source = clock_source();
-    for (int i = 0; i < OVERHEAD_SAMPLES; i++) {
-        uint64_t a = clock_read(c);
-        uint64_t b = clock_read(c);
-        d[i] = b - a;
-    }
-    qsort(d, OVERHEAD_SAMPLES, sizeof d[0], u64_cmp);
-    c->overhead = d[OVERHEAD_SAMPLES / 2];
-    c->ticks_per_ns = 1.0;
-    c->ns0 = monotonic_ns();
-    c->ticks0 = clock_read(c);
-}
-
-void tm_rt_profile_clock_calibrate(tm_rt_profile_clock_t *c, uint64_t min_ns)
-{
-#if defined(__aarch64__)
-    if (c->source == TM_RT_PROFILE_CLOCK_CNTVCT) {
-        uint64_t freq;
-        __asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(freq));
-        c->ticks_per_ns = (double)freq * 1e-9;
-        return;
-    }
-#endif
-    if (c->source == TM_RT_PROFILE_CLOCK_MONOTONIC) {
-        c->ticks_per_ns = 1.0;
-        return;
-    }
-    uint64_t ns, ticks;
-    do {
-        ns = monotonic_ns();
-        ticks = clock_read(c);
-    } while (ns - c->ns0 < min_ns);
-    c->ticks_per_ns = (double)(ticks - c->ticks0) / (double)(ns - c->ns0);
-}
-
-const char *tm_rt_profile_clock_name(const tm_rt_profile_clock_t *c)
-{
-    switch (c->source) {
-    case TM_RT_PROFILE_CLOCK_TSC:
-        return "TSC (rdtscp)";
-    case TM_RT_PROFILE_CLOCK_CNTVCT:
-        return "cntvct_el0";
-    default:
-        return "clock_gettime";
-    }
 }
 
 /* ---- the counters of a stream ---------------------------------------------------------------- */
@@ -222,13 +104,13 @@ tm_rt_profile_stream_t *tm_rt_profile_call_begin_slow(int op)
 {
     tm_rt_profile_stream_t *s = self_stream();
     if (s)
-        tm_rt_profile_stream_call_begin(s, op, clock_read(&tm_rt_profile_clock));
+        tm_rt_profile_stream_call_begin(s, op, tm_rt_profile_clock_read(&tm_rt_profile_clock));
     return s;
 }
 
 void tm_rt_profile_call_end_slow(tm_rt_profile_stream_t *s)
 {
-    tm_rt_profile_stream_call_end(s, clock_read(&tm_rt_profile_clock),
+    tm_rt_profile_stream_call_end(s, tm_rt_profile_clock_read(&tm_rt_profile_clock),
                                   tm_rt_profile_clock.overhead);
 }
 
@@ -238,7 +120,7 @@ tm_rt_profile_mark_t tm_rt_profile_begin_slow(int comp)
     tm_rt_profile_stream_t *s = self_stream();
     if (!s || s->depth == 0 || s->comp == comp)
         return m;
-    m.prev = tm_rt_profile_stream_switch(s, comp, clock_read(&tm_rt_profile_clock),
+    m.prev = tm_rt_profile_stream_switch(s, comp, tm_rt_profile_clock_read(&tm_rt_profile_clock),
                                          tm_rt_profile_clock.overhead);
     m.stream = s;
     return m;
@@ -246,7 +128,7 @@ tm_rt_profile_mark_t tm_rt_profile_begin_slow(int comp)
 
 void tm_rt_profile_end_slow(tm_rt_profile_mark_t m)
 {
-    tm_rt_profile_stream_restore(m.stream, m.prev, clock_read(&tm_rt_profile_clock),
+    tm_rt_profile_stream_restore(m.stream, m.prev, tm_rt_profile_clock_read(&tm_rt_profile_clock),
                                  tm_rt_profile_clock.overhead);
 }
 

@@ -36,6 +36,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "runtime/profile_clock.h"
 #include "sched/sched.h"
 
 #define TM_RT_PROFILE_HIDDEN __attribute__((visibility("hidden")))
@@ -155,39 +156,10 @@ typedef struct tm_rt_profile_rank {
     tm_rt_profile_stream_t helper; /* its progress thread */
 } tm_rt_profile_rank_t;
 
-/* ---- the timer ---- */
-
-typedef enum tm_rt_profile_source {
-    TM_RT_PROFILE_CLOCK_MONOTONIC, /* clock_gettime(CLOCK_MONOTONIC), in ns */
-    TM_RT_PROFILE_CLOCK_TSC,       /* x86-64 rdtscp, with an invariant TSC */
-    TM_RT_PROFILE_CLOCK_CNTVCT,    /* aarch64 virtual counter, at cntfrq_el0 */
-} tm_rt_profile_source_t;
-
-typedef struct tm_rt_profile_clock {
-    tm_rt_profile_source_t source;
-    uint64_t overhead;   /* ticks of one read: the median of back-to-back reads */
-    double ticks_per_ns; /* calibrated: tm_rt_profile_clock_calibrate */
-    uint64_t ticks0;     /* the calibration's start, on both clocks */
-    uint64_t ns0;
-} tm_rt_profile_clock_t;
+/* ---- the timer (profile_clock.h) ---- */
 
 /* The clock of the job (read by the points; set up before any rank runs). */
 extern tm_rt_profile_clock_t tm_rt_profile_clock TM_RT_PROFILE_HIDDEN;
-
-/* Chooses the source (TSC only when the CPU says it is invariant), measures the overhead of a
- * read and starts the calibration. */
-void tm_rt_profile_clock_init(tm_rt_profile_clock_t *c);
-
-/* Reads clock c. */
-uint64_t tm_rt_profile_clock_read(const tm_rt_profile_clock_t *c);
-
-/* Ends the calibration: the ticks per ns from the ticks and the CLOCK_MONOTONIC time since
- * tm_rt_profile_clock_init, waiting first until at least min_ns have passed (a longer span,
- * a job's, gives a finer figure). The counter of aarch64 has its frequency in cntfrq_el0. */
-void tm_rt_profile_clock_calibrate(tm_rt_profile_clock_t *c, uint64_t min_ns);
-
-/* "TSC", "cntvct_el0" or "clock_gettime". */
-const char *tm_rt_profile_clock_name(const tm_rt_profile_clock_t *c);
 
 /* ---- the counters, one stream at a time (what the points do; the tests drive them with
  * timestamps of their own). `overhead` is subtracted from each interval (none below 0). ---- */

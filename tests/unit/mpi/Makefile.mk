@@ -10,7 +10,8 @@ TM_MPI_UNIT_TESTS = \
 check_PROGRAMS += $(TM_MPI_UNIT_TESTS)
 TESTS += $(TM_MPI_UNIT_TESTS)
 
-tm_mpi_unit_fake = tests/unit/mpi/fake_rt.c tests/unit/mpi/fake_rt.h runtime/profile.c runtime/profile.h
+tm_mpi_unit_fake = tests/unit/mpi/fake_rt.c tests/unit/mpi/fake_rt.h runtime/profile.c runtime/profile.h \
+	runtime/profile_clock.h
 # mpi/ and nbc/ call each other: one archive of both, so that the link order does not matter.
 check_LTLIBRARIES = tests/unit/mpi/libtmmpinbc.la
 tests_unit_mpi_libtmmpinbc_la_SOURCES =

@@ -26,6 +26,6 @@ tests_unit_runtime_test_placement_LDADD = $(HWLOC_LIBS) $(INIH_LIBS) $(CHECK_LIB
 check_PROGRAMS += tests/unit/runtime/test_profile
 TESTS += tests/unit/runtime/test_profile
 tests_unit_runtime_test_profile_SOURCES = tests/unit/runtime/test_profile.c \
-	runtime/profile.c runtime/profile.h
+	runtime/profile.c runtime/profile.h runtime/profile_clock.h
 tests_unit_runtime_test_profile_CFLAGS = $(TM_UNIT_CFLAGS)
 tests_unit_runtime_test_profile_LDADD = sched/libtmsched.la $(HWLOC_LIBS) $(CHECK_LIBS)
