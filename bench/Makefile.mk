@@ -15,5 +15,5 @@ bench_shm_queue_LDADD = shm/libtmshm.la $(NUMA_LIBS) $(HWLOC_LIBS)
 .PHONY: bench
 bench: $(tm_bench_programs)
 EXTRA_DIST += bench/startup.c bench/startup.sh bench/p2p.c bench/p2p.sh bench/ring.c
-EXTRA_DIST += bench/coll.c bench/overlap.c bench/coll.sh
+EXTRA_DIST += bench/coll.c bench/overlap.c bench/coll.sh bench/breakdown.c bench/breakdown.sh
 EXTRA_DIST += bench/bcast_dynamic.c bench/bcast_dynamic.sh

@@ -85,3 +85,7 @@ MPI_SCRIPT_TESTS += tests/mpi/bcast_dynamic_fatal.sh tests/mpi/bcast_dynamic_num
 # a known number of each kind of call.
 MPI_SCRIPT_TESTS += tests/mpi/profile.sh
 EXTRA_DIST += tests/mpi/profile.c
+
+# bench/breakdown.c (the model of a message's injection overhead and latency): it builds, runs
+# and prints its parts, model, error and what-if.
+MPI_SCRIPT_TESTS += tests/mpi/bench_breakdown.sh
