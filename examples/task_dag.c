@@ -376,6 +376,36 @@ static void dag_setup(struct dag *d)
 /* ------------------------------------------------------------------ ready tasks */
 
 /* A binary min-heap of task numbers: the smallest number is the task of highest priority. */
+/* Frees what dag_setup made. */
+static void dag_free(struct dag *d)
+{
+    for (int t = 0; t < d->ntiles; t++) {
+        free(d->tile[t]);
+        free(d->copy[t]);
+        free(d->ref[t]);
+    }
+    free(d->tile);
+    free(d->copy);
+    free(d->ref);
+    free(d->avail);
+    free(d->order);
+    free(d->rd_off);
+    free(d->rd);
+    free(d->wt_off);
+    free(d->wt);
+    free(d->gbuf);
+    free(d->tasks);
+    free(d->next);
+    free(d->deps0);
+    free(d->deps);
+    free(d->heap);
+    free(d->rreq);
+    free(d->rtile);
+    free(d->idx);
+    free(d->sreq);
+    free(d->bseq);
+}
+
 static void heap_push(struct dag *d, int x)
 {
     int c = d->nheap++;
@@ -775,6 +805,7 @@ int main(int argc, char **argv)
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, d.comm);
     free(times);
+    dag_free(&d);
     MPI_Group_free(&d.group);
     MPI_Comm_free(&d.comm);
     MPI_Finalize();
