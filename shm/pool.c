@@ -37,10 +37,10 @@ static void tm_shm_chunk_release(const tm_shm_pool_t *pool, tm_shm_chunk_t *chun
         free(chunk);
 }
 
-/* Adds a chunk and threads its cells onto the private free list. */
+/* Adds a chunk, whose cells are then carved one by one (tm_shm_cell_alloc). */
 static int tm_shm_pool_grow(tm_shm_pool_t *pool)
 {
-    unsigned char *mem, *cells;
+    unsigned char *mem;
     tm_shm_chunk_t *chunk;
 
     if (!pool->numa)
@@ -58,19 +58,25 @@ static int tm_shm_pool_grow(tm_shm_pool_t *pool)
     chunk->bytes = pool->chunk_bytes;
     pool->chunks = chunk;
     pool->nchunks++;
-
-    /* Built back to front so that the list runs in address order. Writing every cell's header
-     * here also touches every page from the owner's thread, which is what places the pages of
-     * a numa_alloc_local chunk on the owner's node. */
-    cells = mem + TM_SHM_CACHE_LINE;
-    for (size_t i = pool->chunk_cells; i-- > 0;) {
-        tm_shm_cell_t *cell = (tm_shm_cell_t *)(cells + i * pool->stride);
-
-        cell->pool = pool;
-        atomic_store_explicit(&cell->next, pool->free_list, memory_order_relaxed);
-        pool->free_list = cell;
-    }
+    /* No cell is written now: a page is first touched when its first cell is handed out, by the
+     * owner, which is what places the pages of a numa_alloc_local chunk on the owner's node; a
+     * rank that sends few messages at a time touches few pages (the first chunk of every
+     * mailbox is made at MPI_Init). */
+    pool->fresh = mem + TM_SHM_CACHE_LINE;
+    pool->nfresh = pool->chunk_cells;
     return 0;
+}
+
+/* The next never-used cell of the newest chunk (there is one). */
+static tm_shm_cell_t *tm_shm_pool_carve(tm_shm_pool_t *pool)
+{
+    tm_shm_cell_t *cell = (tm_shm_cell_t *)pool->fresh;
+
+    pool->fresh += pool->stride;
+    pool->nfresh--;
+    cell->pool = pool;
+    atomic_store_explicit(&cell->next, NULL, memory_order_relaxed);
+    return cell;
 }
 
 int tm_shm_pool_create(size_t cell_size, int numa_node, tm_shm_pool_t **pool_p)
@@ -96,6 +102,8 @@ int tm_shm_pool_create(size_t cell_size, int numa_node, tm_shm_pool_t **pool_p)
     pool->free_list = NULL;
     pool->chunks = NULL;
     pool->nchunks = 0;
+    pool->fresh = NULL;
+    pool->nfresh = 0;
     pool->cell_size = cell_size;
     pool->stride = sizeof(tm_shm_cell_t) + tm_shm_round_up(cell_size, TM_SHM_CACHE_LINE);
     /* numa_alloc_* hands out whole pages anyway: fill them with cells rather than waste them. */
@@ -123,7 +131,8 @@ size_t tm_shm_pool_cell_size(const tm_shm_pool_t *pool)
     return pool->cell_size;
 }
 
-/* The private list is empty: take back what other threads freed, else grow. */
+/* The private list is empty: take back what other threads freed (warm in a cache), else carve
+ * a cell never used, else grow. Returns a cell, out of the lists, or NULL. */
 static tm_shm_cell_t *tm_shm_pool_refill(tm_shm_pool_t *pool)
 {
     /* Relaxed test first: the exchange would take the line exclusive even when it finds the
@@ -132,23 +141,21 @@ static tm_shm_cell_t *tm_shm_pool_refill(tm_shm_pool_t *pool)
         /* Acquire: pairs with the release CAS of every free before it (a chain of RMWs on
          * `returned`), so the cells' links, and the freeing threads' last uses of the cells,
          * come before the owner's reuse. */
-        pool->free_list = atomic_exchange_explicit(&pool->returned, NULL, memory_order_acquire);
-        return pool->free_list;
+        tm_shm_cell_t *cell = atomic_exchange_explicit(&pool->returned, NULL, memory_order_acquire);
+        pool->free_list = atomic_load_explicit(&cell->next, memory_order_relaxed);
+        return cell;
     }
-    if (tm_shm_pool_grow(pool) != 0)
+    if (pool->nfresh == 0 && tm_shm_pool_grow(pool) != 0)
         return NULL;
-    return pool->free_list;
+    return tm_shm_pool_carve(pool);
 }
 
 tm_shm_cell_t *tm_shm_cell_alloc(tm_shm_pool_t *pool)
 {
     tm_shm_cell_t *cell = pool->free_list;
 
-    if (cell == NULL) {
-        cell = tm_shm_pool_refill(pool);
-        if (cell == NULL)
-            return NULL;
-    }
+    if (cell == NULL)
+        return tm_shm_pool_refill(pool);
     /* Relaxed: the owner wrote this link itself, or took the cell with the acquire exchange. */
     pool->free_list = atomic_load_explicit(&cell->next, memory_order_relaxed);
     return cell;
@@ -190,7 +197,7 @@ void tm_shm_pool_destroy(tm_shm_pool_t *pool)
     /* Acquire, as in refill: the last frees came from other threads, and their writes to the
      * cells must come before the chunks go back to the system. */
     returned = atomic_exchange_explicit(&pool->returned, NULL, memory_order_acquire);
-    assert(tm_shm_list_length(pool->free_list) + tm_shm_list_length(returned) ==
+    assert(tm_shm_list_length(pool->free_list) + tm_shm_list_length(returned) + pool->nfresh ==
                pool->nchunks * pool->chunk_cells &&
            "every cell freed back before the pool is destroyed");
     (void)returned;

@@ -47,6 +47,10 @@ struct tm_shm_pool {
     size_t chunk_bytes; /* whole pages */
     size_t chunk_cells;
     size_t nchunks;
+    /* The newest chunk's cells never handed out yet, from `fresh` on: carved one at a time, so
+     * that a page is touched (and placed, on the owner's node) only when its first cell is. */
+    unsigned char *fresh;
+    size_t nfresh;
     int numa_node; /* -1: local to the thread that first touches the memory (the owner);
                     * TM_SHM_NUMA_INTERLEAVE: every node, page by page */
     bool numa;     /* allocate with libnuma, else with aligned_alloc */
