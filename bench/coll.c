@@ -1,11 +1,13 @@
-/* Latency of the blocking collectives on MPI_COMM_WORLD, built by bench/coll.sh with each MPI's
- * mpicc so that ThreadMPI, Open MPI and MPICH run the same code:
+/* Latency of the blocking collectives on MPI_COMM_WORLD and of their non-blocking forms (started
+ * and waited for at once), built by bench/coll.sh and bench/run.sh with each MPI's mpicc so that
+ * ThreadMPI, Open MPI and MPICH run the same code:
  *   bcast        SIZE bytes from the root
  *   reduce       MPI_SUM on SIZE/8 doubles (at least one) to the root
  *   allreduce    MPI_SUM on SIZE/8 doubles (at least one)
  *   allgather    SIZE bytes contributed by each rank (each receives SIZE * ranks)
  *   alltoall     SIZE bytes from each rank to each rank (each sends SIZE * ranks)
  *   barrier      measured once, printed with size 0
+ *   ibcast, ireduce, iallreduce, iallgather, ialltoall, ibarrier: the same, MPI_I* then MPI_Wait
  * The root of bcast and reduce moves to the next rank at each call (as IMB does): with a fixed
  * root, back-to-back calls pipeline and the figure is a throughput rather than a latency.
  * Method: the calls run back to back on buffers allocated and touched beforehand. A warm-up of
@@ -16,7 +18,9 @@
  * largest over the ranks of (elapsed / iterations), in microseconds. Every result buffer is
  * checked afterwards: a wrong result is reported and makes the program exit with status 1.
  *
- *   coll [-T SECONDS] [BYTES...]    (default: 0.3 s per measurement; 8 65536 2097152 bytes)
+ *   coll [-T SECONDS] [-c NAME,...] [BYTES...]
+ *
+ * Defaults: 0.3 s per measurement; every collective above; 8 65536 2097152 bytes.
  *
  * Output: comment lines starting with '#', then one line per measurement,
  * "name bytes B microseconds us iterations it", on rank 0. */
@@ -25,9 +29,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum coll { BCAST, REDUCE, ALLREDUCE, ALLGATHER, ALLTOALL, BARRIER, NCOLL };
-static const char *const names[NCOLL] = {"bcast",     "reduce",   "allreduce",
-                                         "allgather", "alltoall", "barrier"};
+/* The non-blocking form of each blocking collective c is c + NBLOCKING. */
+enum coll {
+    BCAST,
+    REDUCE,
+    ALLREDUCE,
+    ALLGATHER,
+    ALLTOALL,
+    BARRIER,
+    NBLOCKING,
+    IBCAST = NBLOCKING,
+    IREDUCE,
+    IALLREDUCE,
+    IALLGATHER,
+    IALLTOALL,
+    IBARRIER,
+    NCOLL
+};
+static const char *const names[NCOLL] = {"bcast",      "reduce",     "allreduce", "allgather",
+                                         "alltoall",   "barrier",    "ibcast",    "ireduce",
+                                         "iallreduce", "iallgather", "ialltoall", "ibarrier"};
 
 struct bufs {
     char *send, *recv;     /* bytes: SIZE * ranks each */
@@ -65,12 +86,14 @@ static void fill_results(struct bufs *b)
 static void run(enum coll c, struct bufs *b, long iters)
 {
     int n = (int)b->bytes, count = (int)b->count;
+    MPI_Request req;
     for (long i = 0; i < iters; i++) {
         int root = (int)(i % b->size);
+        /* The root sends its first block; the others receive at the start of recv. */
+        void *bcast_buf = b->rank == root ? b->send : b->recv;
         switch (c) {
         case BCAST:
-            /* The root sends its first block; the others receive at the start of recv. */
-            MPI_Bcast(b->rank == root ? b->send : b->recv, n, MPI_BYTE, root, MPI_COMM_WORLD);
+            MPI_Bcast(bcast_buf, n, MPI_BYTE, root, MPI_COMM_WORLD);
             break;
         case REDUCE:
             MPI_Reduce(b->dsend, b->drecv, count, MPI_DOUBLE, MPI_SUM, root, MPI_COMM_WORLD);
@@ -86,10 +109,30 @@ static void run(enum coll c, struct bufs *b, long iters)
             MPI_Alltoall(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, MPI_COMM_WORLD);
             break;
         case BARRIER:
-        case NCOLL:
             MPI_Barrier(MPI_COMM_WORLD);
             break;
+        case IBCAST:
+            MPI_Ibcast(bcast_buf, n, MPI_BYTE, root, MPI_COMM_WORLD, &req);
+            break;
+        case IREDUCE:
+            MPI_Ireduce(b->dsend, b->drecv, count, MPI_DOUBLE, MPI_SUM, root, MPI_COMM_WORLD, &req);
+            break;
+        case IALLREDUCE:
+            MPI_Iallreduce(b->dsend, b->drecv, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req);
+            break;
+        case IALLGATHER:
+            MPI_Iallgather(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, MPI_COMM_WORLD, &req);
+            break;
+        case IALLTOALL:
+            MPI_Ialltoall(b->send, n, MPI_BYTE, b->recv, n, MPI_BYTE, MPI_COMM_WORLD, &req);
+            break;
+        case IBARRIER:
+        case NCOLL:
+            MPI_Ibarrier(MPI_COMM_WORLD, &req);
+            break;
         }
+        if (c >= NBLOCKING)
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
     }
 }
 
@@ -99,6 +142,7 @@ static long check(enum coll c, const struct bufs *b, long iters)
 {
     long bad = 0, last = iters - 1;
     int p = b->size;
+    c = (enum coll)(c % NBLOCKING); /* a non-blocking form leaves what its blocking one does */
     switch (c) {
     case BCAST:
         /* recv holds what came from the root of the last call in which this rank was not root. */
@@ -119,8 +163,7 @@ static long check(enum coll c, const struct bufs *b, long iters)
             bad += memcmp(b->recv + (size_t)src * b->bytes,
                           pattern(b, src, c == ALLGATHER ? 0 : b->rank), b->bytes) != 0;
         break;
-    case BARRIER:
-    case NCOLL:
+    default:
         break;
     }
     return bad;
@@ -135,6 +178,29 @@ static double batch(enum coll c, struct bufs *b, long iters)
     double t = MPI_Wtime() - t0, tmax;
     MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     return tmax;
+}
+
+/* Whether collective c moves data: the barriers are measured once, printed with size 0. */
+static int sized(enum coll c)
+{
+    return c != BARRIER && c != IBARRIER;
+}
+
+/* Sets chosen[c] for each name in the comma-separated list; returns 0, or -1 on an unknown name. */
+static int choose(const char *list, int chosen[NCOLL])
+{
+    memset(chosen, 0, NCOLL * sizeof *chosen);
+    while (*list) {
+        size_t len = strcspn(list, ",");
+        enum coll c = BCAST;
+        while (c < NCOLL && (strlen(names[c]) != len || strncmp(names[c], list, len) != 0))
+            c++;
+        if (c == NCOLL)
+            return -1;
+        chosen[c] = 1;
+        list += len + (list[len] == ',');
+    }
+    return 0;
 }
 
 /* Measures collective c at b->bytes; returns 0 if every rank's result was right. */
@@ -160,8 +226,8 @@ static int measure(enum coll c, struct bufs *b, double target)
     if (b->rank == 0) {
         if (allbad)
             printf("# %s %zu B: WRONG RESULT (%ld wrong blocks or doubles over all ranks)\n",
-                   names[c], c == BARRIER ? 0 : b->bytes, allbad);
-        printf("%s %zu B %.3f us %ld it\n", names[c], c == BARRIER ? 0 : b->bytes, slowest * 1e6,
+                   names[c], sized(c) ? b->bytes : 0, allbad);
+        printf("%s %zu B %.3f us %ld it\n", names[c], sized(c) ? b->bytes : 0, slowest * 1e6,
                iters);
         fflush(stdout);
     }
@@ -178,10 +244,14 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     double target = 0.3;
     size_t sizes[64] = {8, 64 << 10, 2 << 20};
-    int nsizes = 3, given = 0;
+    int nsizes = 3, given = 0, chosen[NCOLL];
+    for (enum coll c = BCAST; c < NCOLL; c++)
+        chosen[c] = 1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-T") == 0 && i + 1 < argc) {
             target = atof(argv[++i]);
+        } else if (strcmp(argv[i], "-c") == 0 && i + 1 < argc && choose(argv[i + 1], chosen) == 0) {
+            i++;
         } else if (argv[i][0] != '-' && nsizes < 64 && atol(argv[i]) > 0) {
             if (!given)
                 nsizes = 0;
@@ -189,7 +259,7 @@ int main(int argc, char **argv)
             sizes[nsizes++] = (size_t)atol(argv[i]);
         } else {
             if (rank == 0)
-                fprintf(stderr, "usage: coll [-T SECONDS] [BYTES...]\n");
+                fprintf(stderr, "usage: coll [-T SECONDS] [-c NAME,...] [BYTES...]\n");
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
@@ -216,7 +286,7 @@ int main(int argc, char **argv)
         }
         fill_sources(&b);
         for (enum coll c = BCAST; c < NCOLL; c++)
-            if (c != BARRIER || s == 0)
+            if (chosen[c] && (sized(c) || s == 0))
                 ok &= measure(c, &b, target);
         free(b.send);
         free(b.recv);

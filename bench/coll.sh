@@ -1,9 +1,10 @@
 #!/bin/sh
 # Collectives side by side: ThreadMPI, Open MPI and MPICH (each when available) run the same
 # sources: bench/coll.c (time per call of bcast, reduce, allreduce, allgather, alltoall, barrier
-# at 8 B, 64 KiB and 2 MiB) at 2 ranks, pinned to cores, and at 16 ranks on this machine's cores,
-# oversubscribed and not pinned; bench/overlap.c (how much of ibcast, ireduce and iallreduce of
-# 2 MiB hides behind computation, without MPI_Test calls and with 16 of them) at 2 ranks, pinned.
+# and their non-blocking forms at 8 B, 64 KiB and 2 MiB) at 2 ranks, pinned to cores, and at 16
+# ranks on this machine's cores, oversubscribed and not pinned; bench/overlap.c (how much of
+# ibcast, ireduce and iallreduce of 2 MiB hides behind computation, without MPI_Test calls and
+# with 16 of them) at 2 ranks, pinned. bench/run.sh runs all of this and more in one go.
 # Each figure is the median of RUNS runs (default 3); the MPIs take turns within each run, so
 # that a change in the machine's load touches them alike. Ratios are the advantage of the first
 # MPI of the table (ThreadMPI when it is there) over each other one: > 1 means it is faster.
@@ -30,107 +31,15 @@ limit=${TIMEOUT:-600}
 each=${SECONDS_EACH:-0.3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-: > "$work/notes"
-note() {
-    echo "$*" >> "$work/notes"
-}
+benches="coll overlap"
+. "$src/bench/lib.sh"
 
-# compile MPI MPICC...: builds each benchmark B as $work/B.MPI and adds MPI to $mpis_B if it
-# builds; each is left out separately (ThreadMPI may have the blocking collectives before the
-# non-blocking ones).
-mpis_coll=''
-mpis_overlap=''
-compile() {
-    m=$1
-    shift
-    for b in coll overlap; do
-        if "$@" -O2 -o "$work/$b.$m" "$src/bench/$b.c" > "$work/cc.err" 2>&1; then
-            eval "mpis_$b=\"\$mpis_$b $m\""
-        else
-            note "$(label "$m") left out of bench/$b.c, which does not build with $1:"
-            if grep -q 'undefined reference to' "$work/cc.err"; then
-                undefined=$(sed -n "s/.*undefined reference to .\([A-Za-z_0-9]*\).*/\1/p" \
-                    "$work/cc.err" | sort -u | paste -s -d ' ' -)
-                note "    undefined: $undefined"
-            else
-                sed -n '1,6s/^/    /p' "$work/cc.err" >> "$work/notes"
-            fi
-        fi
-    done
-}
-
-label() {
-    case $1 in
-        tm) echo ThreadMPI ;;
-        ompi) echo "Open MPI" ;;
-        mpich) echo MPICH ;;
-    esac
-}
-
-if [ "$tm" = no ]; then
-    note "ThreadMPI left out: --no-tm."
-elif [ ! -x "$build/tests/mpicc-build" ] || [ ! -x "$build/runtime/mpcrun" ]; then
-    note "ThreadMPI left out: $build is not a ThreadMPI build tree (no tests/mpicc-build)."
-else
-    compile tm "$build/tests/mpicc-build"
-fi
-if ! command -v mpicc.openmpi > /dev/null || ! command -v mpirun.openmpi > /dev/null; then
-    note "Open MPI left out: mpicc.openmpi or mpirun.openmpi not found."
-else
-    compile ompi mpicc.openmpi
-fi
-if ! command -v mpicc.mpich > /dev/null || ! command -v mpiexec.mpich > /dev/null; then
-    note "MPICH left out: mpicc.mpich or mpiexec.mpich not found."
-else
-    compile mpich mpicc.mpich
-fi
+compile_all "$tm"
 if [ -z "$mpis_coll$mpis_overlap" ]; then
     cat "$work/notes"
     echo "No MPI to run."
     exit 1
 fi
-
-root=
-[ "$(id -u)" -eq 0 ] && root=--allow-run-as-root
-
-# launch MPI NRANKS PROGRAM ARGS...: 2 ranks are pinned to cores, more are left to the kernel.
-# ThreadMPI places its ranks itself.
-launch() {
-    m=$1 n=$2
-    shift 2
-    case $m in
-        tm) timeout $((limit + 30)) "$build/runtime/mpcrun" --timeout "$limit" -n "$n" "$@" ;;
-        ompi)
-            bind=none
-            [ "$n" -le 2 ] && bind=core
-            timeout "$limit" mpirun.openmpi $root --oversubscribe --bind-to $bind -n "$n" "$@"
-            ;;
-        mpich)
-            bind=
-            [ "$n" -le 2 ] && bind="-bind-to core"
-            timeout "$limit" mpiexec.mpich $bind -n "$n" "$@"
-            ;;
-    esac
-}
-
-# measure NAME RUN NRANKS PROGRAM ARGS...: runs PROGRAM with each MPI, output in $work/NAME.MPI.RUN.
-measure() {
-    name=$1 i=$2 n=$3 prog=$4
-    shift 4
-    eval "mpis=\$mpis_$prog"
-    for m in $mpis; do
-        out="$work/$name.$m.$i"
-        status=0
-        launch "$m" "$n" "$work/$prog.$m" "$@" > "$out" 2> "$work/err" || status=$?
-        if [ "$status" -ne 0 ]; then
-            why=
-            [ "$status" -eq 124 ] && why=" (timed out after $limit s)"
-            note "$(label "$m"), $prog $* at $n ranks, run $i: exit status $status$why"
-            grep -v '^ *$' "$work/err" | sed -n '1,4s/^/    /p' >> "$work/notes"
-        fi
-        grep WRONG "$out" | sed "s/^# /$(label "$m"), $n ranks, run $i: /" >> "$work/notes" || :
-    done
-}
 
 i=1
 while [ "$i" -le "$runs" ]; do
@@ -140,31 +49,6 @@ while [ "$i" -le "$runs" ]; do
     measure ovl16 "$i" 2 overlap -T "$each" -t 16
     i=$((i + 1))
 done
-
-# median FIELD NAME BYTES FILES...: the median of field FIELD of the lines "NAME BYTES ...".
-median() {
-    f=$1 k=$2 s=$3
-    shift 3
-    cat "$@" 2> /dev/null | awk -v f="$f" -v k="$k" -v s="$s" '$1 == k && $2 == s { print $f }' |
-        sort -g | awk '{ a[NR] = $1 } END { print NR ? a[int((NR + 1) / 2)] : "-" }'
-}
-
-# ratio TIME_REF TIME_OTHER: the reference's advantage, other / ref.
-ratio() {
-    awk -v a="$1" -v b="$2" 'BEGIN {
-        if (a == "-" || b == "-" || a <= 0) print "-"; else printf "%.2fx\n", b / a }'
-}
-
-human() {
-    awk -v b="$1" 'BEGIN {
-        if (b == 0) print "-"; else if (b % 1048576 == 0) print b / 1048576 " MiB";
-        else if (b % 1024 == 0) print b / 1024 " KiB"; else print b " B" }'
-}
-
-# keys NAME: the "collective bytes" pairs that NAME's outputs hold, in the order they come.
-keys() {
-    cat "$work/$1".* 2> /dev/null | awk '!/^#/ && NF >= 4 && !seen[$1 " " $2]++ { print $1, $2 }'
-}
 
 # reference MPIS: sets $ref to the first of MPIS and $others to the rest.
 reference() {
@@ -256,9 +140,4 @@ overlap_table() {
 }
 
 [ -z "$mpis_overlap" ] || overlap_table
-
-if [ -s "$work/notes" ]; then
-    echo
-    echo "Notes:"
-    cat "$work/notes"
-fi
+print_notes

@@ -1,8 +1,9 @@
 /* How much of a non-blocking collective proceeds while the ranks compute, by the method of IMB-NBC
  * and the OSU non-blocking benchmarks, for MPI_Ibcast, MPI_Ireduce and MPI_Iallreduce (MPI_SUM on
- * doubles). Built by bench/coll.sh with each MPI's mpicc.
+ * doubles). Built by bench/coll.sh and bench/run.sh with each MPI's mpicc.
  *   t_pure  start + wait, nothing in between
  *   t_cpu   a floating-point loop alone, calibrated on each rank to last about its own t_pure
+ *           (with -w, to last SECONDS on each rank, for a computation fixed beforehand)
  *   t_ovrl  start + the same loop + wait; by default nothing calls MPI during the loop, with
  *           -t K the loop is cut in K pieces and MPI_Test follows each piece
  *   overlap 100 * (t_pure + t_cpu - t_ovrl) / min(t_pure, t_cpu): 100 when the collective hides
@@ -13,7 +14,10 @@
  * in bench/coll.c. The results of the overlapped calls are checked: a wrong one is reported and
  * makes the program exit with status 1.
  *
- *   overlap [-t K] [-T SECONDS] [BYTES]    (default: no MPI_Test, 0.3 s, 2097152 bytes)
+ *   overlap [-t K] [-T SECONDS] [-w SECONDS] [-c NAME] [BYTES]
+ *
+ * Defaults: no MPI_Test, 0.3 s per measurement, the loop as long as t_pure, the three collectives,
+ * 2097152 bytes. -c measures the one collective NAME only.
  *
  * Output on rank 0: comment lines starting with '#', then one line per collective,
  * "name bytes B t_pure t_cpu t_ovrl overlap raw" (times in us, overlap clamped to [0, 100] for
@@ -182,16 +186,29 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     double target = 0.3;
     struct bench b = {.size = 2 << 20, .rank = rank, .ranks = ranks};
+    double fixed = 0; /* -w: seconds of computation per call, 0 for t_pure */
+    int only = -1;    /* -c: the one collective measured */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-t") == 0 && i + 1 < argc && atoi(argv[i + 1]) >= 0) {
             b.tests = atoi(argv[++i]);
         } else if (strcmp(argv[i], "-T") == 0 && i + 1 < argc && atof(argv[i + 1]) > 0) {
             target = atof(argv[++i]);
+        } else if (strcmp(argv[i], "-w") == 0 && i + 1 < argc && atof(argv[i + 1]) > 0) {
+            fixed = atof(argv[++i]);
+        } else if (strcmp(argv[i], "-c") == 0 && i + 1 < argc && only < 0) {
+            i++;
+            for (enum coll c = IBCAST; c < NCOLL; c++)
+                if (strcmp(argv[i], names[c]) == 0)
+                    only = (int)c;
+            if (only < 0)
+                goto usage;
         } else if (argv[i][0] != '-' && atol(argv[i]) > 0) {
             b.size = (size_t)atol(argv[i]);
         } else {
+        usage:
             if (rank == 0)
-                fprintf(stderr, "usage: overlap [-t K] [-T SECONDS] [BYTES]\n");
+                fprintf(stderr, "usage: overlap [-t K] [-T SECONDS] [-w SECONDS] "
+                                "[-c ibcast|ireduce|iallreduce] [BYTES]\n");
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
@@ -222,6 +239,8 @@ int main(int argc, char **argv)
     }
     int ok = 1;
     for (enum coll c = IBCAST; c < NCOLL; c++) {
+        if (only >= 0 && c != (enum coll)only)
+            continue;
         for (int i = 0; i < b.count; i++)
             b.drecv[i] = -1;
         b.bad = 0;
@@ -241,11 +260,12 @@ int main(int argc, char **argv)
             if ((t = max_over_ranks(pure * iters)) >= target / 2)
                 break;
         }
-        b.work = (long)(pure * b.loop_speed);
+        double want = fixed > 0 ? fixed : pure;
+        b.work = (long)(want * b.loop_speed);
         /* One correction against the loop's speed now, which differs from the first estimate
          * when the machine's load has changed: the fastest of at least 3 calls (20 ms in all
          * when calls are short), as a preempted call only ever looks slower. */
-        long n = (long)(0.02 / pure) + 3;
+        long n = (long)(0.02 / want) + 3;
         double fastest = 0;
         for (long k = 0; k < n; k++) {
             double t0 = MPI_Wtime();
@@ -255,7 +275,7 @@ int main(int argc, char **argv)
                 fastest = t1;
         }
         if (fastest > 0)
-            b.work = (long)(b.work * (pure / fastest));
+            b.work = (long)(b.work * (want / fastest));
         double cpu = batch(c, CPU, &b, iters);
         double ovrl = batch(c, OVRL, &b, iters);
         long bad = b.bad + check(c, &b, iters), allbad = 0;

@@ -1,6 +1,6 @@
 /* Many ranks on few cores: ROUNDS rounds of an 8-byte token passed around a ring, each rank
- * adding its rank; prints the wall time of the rounds on rank 0. Built by bench/p2p.sh with each
- * MPI's mpicc. */
+ * adding its rank; prints the wall time of the rounds on rank 0, from the end of a barrier (every
+ * rank has started). Built by bench/p2p.sh and bench/run.sh with each MPI's mpicc. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +12,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     long token = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     int next = (rank + 1) % size, prev = (rank + size - 1) % size;
     for (int r = 0; r < rounds; r++) {
@@ -26,7 +27,7 @@ int main(int argc, char **argv)
     }
     double t = MPI_Wtime() - t0;
     if (rank == 0)
-        printf("ring_%d_ranks_%d_rounds %.4f s\n", size, rounds, t);
+        printf("ring_%d_ranks_%d_rounds %.6f s\n", size, rounds, t);
     long expect = (long)rounds * size * (size - 1) / 2;
     int ok = rank != 0 || token == expect;
     if (!ok)
