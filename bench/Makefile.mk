@@ -1,4 +1,6 @@
-# bench/: benchmarks that print tables (never timed tests). `make bench` builds them.
+# bench/: benchmarks that print tables (never timed tests). `make bench` builds them and runs the
+# side-by-side suite, bench/run.sh (BENCH_FLAGS=--short for its short mode; results in
+# bench/results/ of the build tree).
 
 EXTRA_PROGRAMS = bench/ult_switch bench/shm_queue
 tm_bench_programs = bench/ult_switch$(EXEEXT) bench/shm_queue$(EXEEXT)
@@ -13,7 +15,9 @@ bench_shm_queue_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
 bench_shm_queue_LDADD = shm/libtmshm.la $(NUMA_LIBS) $(HWLOC_LIBS)
 
 .PHONY: bench
-bench: $(tm_bench_programs)
+bench: all $(tm_bench_programs)
+	$(SHELL) $(srcdir)/bench/run.sh $(BENCH_FLAGS) .
 EXTRA_DIST += bench/startup.c bench/startup.sh bench/p2p.c bench/p2p.sh bench/ring.c
 EXTRA_DIST += bench/coll.c bench/overlap.c bench/coll.sh bench/breakdown.c bench/breakdown.sh
 EXTRA_DIST += bench/bcast_dynamic.c bench/bcast_dynamic.sh
+EXTRA_DIST += bench/run.sh bench/lib.sh bench/plots.gp

@@ -1,9 +1,9 @@
 #!/bin/sh
 # Installs what building and testing ThreadMPI needs on Debian 12 (as root, or through sudo).
-# With --compare, also Open MPI and MPICH, for the side-by-side benchmarks.
+# With --compare, also Open MPI, MPICH and gnuplot, for the side-by-side benchmarks (bench/run.sh).
 set -e
 pkgs="build-essential autoconf automake libtool pkg-config libhwloc-dev libnuma-dev libinih-dev check gdb"
-[ "${1:-}" = --compare ] && pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev hyperfine"
+[ "${1:-}" = --compare ] && pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev hyperfine gnuplot-nox"
 missing=
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q "install ok installed" || missing="$missing $p"

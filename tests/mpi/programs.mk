@@ -89,3 +89,7 @@ EXTRA_DIST += tests/mpi/profile.c
 # bench/breakdown.c (the model of a message's injection overhead and latency): it builds, runs
 # and prints its parts, model, error and what-if.
 MPI_SCRIPT_TESTS += tests/mpi/bench_breakdown.sh
+
+# bench/run.sh, the side-by-side suite: its usage, and its plots drawn from a small CSV (no
+# benchmark runs).
+MPI_SCRIPT_TESTS += tests/mpi/bench_run.sh
