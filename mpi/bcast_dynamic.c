@@ -106,10 +106,8 @@ int PMPIX_Ibcast_dynamic(const void *buf, int count, MPI_Datatype datatype, cons
     int err = tm_mpi_comm_get(r, comm, call, &c);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_buffer(r, c, call, buf, count, datatype, &type);
-    if (err == MPI_SUCCESS && (tag < 0 || tag > TM_MPI_TAG_UB))
-        err = tm_mpi_error_raise(r->rt, c, call, MPI_ERR_TAG,
-                                 "invalid tag %d (tags go from 0 to MPI_TAG_UB = %d)", tag,
-                                 TM_MPI_TAG_UB);
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_p2p_check_tag(r, c, call, tag, false);
     if (err == MPI_SUCCESS && request == NULL)
         err = tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "request is NULL");
     if (err == MPI_SUCCESS)

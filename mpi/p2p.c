@@ -214,51 +214,14 @@ static inline tm_mpi_protocol_t send_protocol(size_t bytes, bool synchronous)
     return bytes <= eager_limit && !synchronous ? TM_MPI_PROTO_EAGER : TM_MPI_PROTO_RNDV;
 }
 
-int tm_mpi_matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *buf, size_t count,
-                        const tm_mpi_type_t *type, size_t bytes, tm_mpi_mailbox_t *to,
-                        int context_id, int source, int tag, bool synchronous)
+/* A cell of m's pool with its envelope's matching and ordering fields set (the protocol's are
+ * the caller's); NULL when out of memory. */
+static tm_shm_cell_t *envelope_new(tm_mpi_matcher_t *m, int context_id, int source, int tag,
+                                   size_t bytes, int origin, uint32_t dyn_seq, bool dyn)
 {
     tm_shm_cell_t *cell = tm_shm_cell_alloc(m->mailbox->pool);
     if (!cell)
-        return -ENOMEM;
-    tm_mpi_envelope_t *env = cell_envelope(cell);
-    env->context_id = context_id;
-    env->source = source;
-    env->tag = tag;
-    env->bytes = bytes;
-    env->sender_mailbox = m->mailbox;
-    env->origin = mailbox_world_rank(m->mailbox);
-    /* Order after this rank's dynamic broadcasts to the destination (see p2p.h) */
-    env->dyn_seq = m->dyn_sent ? m->dyn_sent[mailbox_world_rank(to)] : 0;
-    env->dyn = false;
-    if (send_protocol(bytes, synchronous) == TM_MPI_PROTO_EAGER) {
-        env->protocol = TM_MPI_PROTO_EAGER;
-        tm_rt_profile_mark_t copy = tm_rt_profile_begin(TM_RT_PROFILE_COPY);
-        tm_mpi_type_pack(buf, count, type, 0, bytes, cell_payload(cell));
-        tm_rt_profile_end(copy);
-        /* The data is in the cell: the buffer is free again. Nobody else sees this request
-         * yet, so a plain store would do; the atomic keeps the one way of completing. */
-        atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
-    } else {
-        env->protocol = TM_MPI_PROTO_RNDV;
-        env->buf = buf;
-        env->count = count;
-        env->type = type;
-        env->send_request = req;
-    }
-    tm_shm_queue_push(&to->inbound, cell);
-    tm_mpi_mailbox_poke(to);
-    return 0;
-}
-
-int tm_mpi_matcher_send_dyn(tm_mpi_matcher_t *m, tm_mpi_mailbox_t *to, int context_id, int source,
-                            int tag, int origin, uint32_t dyn_seq, const void *buf, size_t count,
-                            const tm_mpi_type_t *type, size_t bytes, void (*done)(void *arg),
-                            void *done_arg)
-{
-    tm_shm_cell_t *cell = tm_shm_cell_alloc(m->mailbox->pool);
-    if (!cell)
-        return -ENOMEM;
+        return NULL;
     tm_mpi_envelope_t *env = cell_envelope(cell);
     env->context_id = context_id;
     env->source = source;
@@ -267,13 +230,66 @@ int tm_mpi_matcher_send_dyn(tm_mpi_matcher_t *m, tm_mpi_mailbox_t *to, int conte
     env->sender_mailbox = m->mailbox;
     env->origin = origin;
     env->dyn_seq = dyn_seq;
-    env->dyn = true;
-    if (!done) {
-        env->protocol = TM_MPI_PROTO_EAGER;
-        tm_rt_profile_mark_t copy = tm_rt_profile_begin(TM_RT_PROFILE_COPY);
-        tm_mpi_type_pack(buf, count, type, 0, bytes, cell_payload(cell));
-        tm_rt_profile_end(copy);
+    env->dyn = dyn;
+    return cell;
+}
+
+/* Eager: the data into the cell. */
+static void envelope_pack(tm_shm_cell_t *cell, const void *buf, size_t count,
+                          const tm_mpi_type_t *type, size_t bytes)
+{
+    cell_envelope(cell)->protocol = TM_MPI_PROTO_EAGER;
+    tm_rt_profile_mark_t copy = tm_rt_profile_begin(TM_RT_PROFILE_COPY);
+    tm_mpi_type_pack(buf, count, type, 0, bytes, cell_payload(cell));
+    tm_rt_profile_end(copy);
+}
+
+/* Hands the cell to mailbox `to` and wakes whoever sleeps on it. */
+static void cell_post(tm_shm_cell_t *cell, tm_mpi_mailbox_t *to)
+{
+    tm_shm_queue_push(&to->inbound, cell);
+    tm_mpi_mailbox_poke(to);
+}
+
+int tm_mpi_matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *buf, size_t count,
+                        const tm_mpi_type_t *type, size_t bytes, tm_mpi_mailbox_t *to,
+                        int context_id, int source, int tag, bool synchronous)
+{
+    /* In order after this rank's dynamic broadcasts to the destination (see p2p.h) */
+    tm_shm_cell_t *cell =
+        envelope_new(m, context_id, source, tag, bytes, mailbox_world_rank(m->mailbox),
+                     m->dyn_sent ? m->dyn_sent[mailbox_world_rank(to)] : 0, false);
+    if (!cell)
+        return -ENOMEM;
+    if (send_protocol(bytes, synchronous) == TM_MPI_PROTO_EAGER) {
+        envelope_pack(cell, buf, count, type, bytes);
+        /* The data is in the cell: the buffer is free again. Nobody else sees this request
+         * yet, so a plain store would do; the atomic keeps the one way of completing. */
+        atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
     } else {
+        tm_mpi_envelope_t *env = cell_envelope(cell);
+        env->protocol = TM_MPI_PROTO_RNDV;
+        env->buf = buf;
+        env->count = count;
+        env->type = type;
+        env->send_request = req;
+    }
+    cell_post(cell, to);
+    return 0;
+}
+
+int tm_mpi_matcher_send_dyn(tm_mpi_matcher_t *m, tm_mpi_mailbox_t *to, int context_id, int source,
+                            int tag, int origin, uint32_t dyn_seq, const void *buf, size_t count,
+                            const tm_mpi_type_t *type, size_t bytes, void (*done)(void *arg),
+                            void *done_arg)
+{
+    tm_shm_cell_t *cell = envelope_new(m, context_id, source, tag, bytes, origin, dyn_seq, true);
+    if (!cell)
+        return -ENOMEM;
+    if (!done) {
+        envelope_pack(cell, buf, count, type, bytes);
+    } else {
+        tm_mpi_envelope_t *env = cell_envelope(cell);
         env->protocol = TM_MPI_PROTO_SHARED;
         env->buf = buf;
         env->count = count;
@@ -281,8 +297,7 @@ int tm_mpi_matcher_send_dyn(tm_mpi_matcher_t *m, tm_mpi_mailbox_t *to, int conte
         env->done = done;
         env->done_arg = done_arg;
     }
-    tm_shm_queue_push(&to->inbound, cell);
-    tm_mpi_mailbox_poke(to);
+    cell_post(cell, to);
     return 0;
 }
 
@@ -342,9 +357,7 @@ int tm_mpi_am_kind(tm_shm_cell_t *cell)
 
 void tm_mpi_am_send(tm_shm_cell_t *cell, int to)
 {
-    tm_mpi_mailbox_t *mb = tm_mpi_mailbox_get(to, true);
-    tm_shm_queue_push(&mb->inbound, cell);
-    tm_mpi_mailbox_poke(mb);
+    cell_post(cell, tm_mpi_mailbox_get(to, true));
 }
 
 int tm_mpi_p2p_isend(tm_mpi_rank_t *r, const void *buf, size_t count, tm_mpi_type_t *type,

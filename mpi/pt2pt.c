@@ -43,8 +43,7 @@ static int check_peer(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, i
                               rank, comm->name, comm->size);
 }
 
-/* A tag to send with (`any` false) or to receive with (`any` true: MPI_ANY_TAG allowed). */
-static int check_tag(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int tag, bool any)
+int tm_mpi_p2p_check_tag(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int tag, bool any)
 {
     if ((tag >= 0 && tag <= TM_MPI_TAG_UB) || (any && tag == MPI_ANY_TAG))
         return MPI_SUCCESS;
@@ -77,7 +76,7 @@ int tm_mpi_p2p_check_send(tm_mpi_rank_t *r, const char *call, const void *buf, i
     if (err == MPI_SUCCESS)
         err = check_peer(r, *comm_p, call, dest, false);
     if (err == MPI_SUCCESS)
-        err = check_tag(r, *comm_p, call, tag, false);
+        err = tm_mpi_p2p_check_tag(r, *comm_p, call, tag, false);
     return err;
 }
 
@@ -92,7 +91,7 @@ int tm_mpi_p2p_check_recv(tm_mpi_rank_t *r, const char *call, void *buf, int cou
     if (err == MPI_SUCCESS)
         err = check_peer(r, *comm_p, call, source, true);
     if (err == MPI_SUCCESS)
-        err = check_tag(r, *comm_p, call, tag, true);
+        err = tm_mpi_p2p_check_tag(r, *comm_p, call, tag, true);
     return err;
 }
 
@@ -367,7 +366,7 @@ static int probe(const char *call, int source, int tag, MPI_Comm comm, bool bloc
     if (err == MPI_SUCCESS)
         err = check_peer(r, c, call, source, true);
     if (err == MPI_SUCCESS)
-        err = check_tag(r, c, call, tag, true);
+        err = tm_mpi_p2p_check_tag(r, c, call, tag, true);
     if (err == MPI_SUCCESS && !block && !flag)
         err = tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "flag is NULL");
     if (err != MPI_SUCCESS)
