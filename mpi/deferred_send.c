@@ -21,7 +21,8 @@ typedef struct tm_mpi_deferred {
     size_t count;
     tm_mpi_type_t *type; /* retained */
     int tag;
-    tm_mpi_comm_t *comm;
+    MPI_Comm comm;        /* resolved at each call: a communicator freed meanwhile is reported */
+    int size;             /* its size, which `added` covers */
     unsigned char *added; /* one bit per rank of comm: a destination already */
     int *dests;           /* before ready: the destinations, in the order added */
     int ndests, dests_cap;
@@ -100,7 +101,8 @@ int PMPIX_Deferred_send_init(const void *buf, int count, MPI_Datatype datatype, 
     tm_mpi_type_retain(type);
     d->type = type;
     d->tag = tag;
-    d->comm = c;
+    d->comm = comm;
+    d->size = c->size;
     *handle = TM_MPI_HANDLE(TM_MPI_KIND_DEFERRED, index + 1);
     return MPI_SUCCESS;
 }
@@ -112,10 +114,16 @@ int PMPIX_Deferred_send_add(MPIX_Deferred_send handle, int dest)
     static const char call[] = "MPIX_Deferred_send_add";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_deferred_t *d;
+    tm_mpi_comm_t *c;
     int err = deferred_get(r, call, handle, &d);
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_comm_get(r, d->comm, call, &c);
+    if (err == MPI_SUCCESS && c->size != d->size)
+        err = tm_mpi_error_raise(r->rt, c, call, MPI_ERR_COMM,
+                                 "the communicator of deferred send 0x%08x was freed",
+                                 (unsigned)handle);
     if (err != MPI_SUCCESS)
         return err;
-    tm_mpi_comm_t *c = d->comm;
     if (dest == MPI_PROC_NULL)
         return MPI_SUCCESS;
     if (dest < 0 || dest >= c->size)
@@ -153,10 +161,16 @@ int PMPIX_Deferred_send_ready(MPIX_Deferred_send handle, MPI_Request *request)
     static const char call[] = "MPIX_Deferred_send_ready";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_deferred_t *d;
+    tm_mpi_comm_t *c;
     int err = deferred_get(r, call, handle, &d);
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_comm_get(r, d->comm, call, &c);
+    if (err == MPI_SUCCESS && c->size != d->size)
+        err = tm_mpi_error_raise(r->rt, c, call, MPI_ERR_COMM,
+                                 "the communicator of deferred send 0x%08x was freed",
+                                 (unsigned)handle);
     if (err != MPI_SUCCESS)
         return err;
-    tm_mpi_comm_t *c = d->comm;
     if (d->ready)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_OTHER,
                                   "the deferred send 0x%08x was already made ready",

@@ -276,6 +276,19 @@ static int add_self_after_ready(void)
     return MPIX_Deferred_send_add(h, rank);
 }
 
+/* The handle's communicator freed before the handle: an error, not a use of freed memory. */
+static int add_comm_freed(void)
+{
+    MPI_Comm c;
+    MPIX_Deferred_send h = MPIX_DEFERRED_SEND_NULL;
+    MPI_Comm_dup(MPI_COMM_SELF, &c);
+    int err = MPIX_Deferred_send_init(buf, 4, MPI_INT, TAG, c, &h);
+    CHECK(err == MPI_SUCCESS, "init returned %d", err);
+    leaked_handle = h;
+    MPI_Comm_free(&c);
+    return MPIX_Deferred_send_add(h, 0);
+}
+
 struct error_case {
     const char *name;
     int (*call)(void);
@@ -322,6 +335,7 @@ static const struct error_case cases[] = {
     {"free-null-pointer", free_null_pointer, MPI_ERR_ARG},
     {"add-freed-handle", add_freed_handle, MPI_ERR_ARG},
     {"add-self-after-ready", add_self_after_ready, MPI_ERR_ARG},
+    {"add-comm-freed", add_comm_freed, MPI_ERR_COMM},
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
 
