@@ -46,7 +46,14 @@ if make -j2 distcheck > distcheck.out 2>&1; then
     passed=$((passed + 1))
     echo "PASS: distcheck"
 else
-    tail -60 distcheck.out
+    grep -E '^(FAIL|ERROR|XPASS):' distcheck.out
+    find threadmpi-*/_build -name '*.log' ! -name test-suite.log ! -name config.log \
+        -exec grep -lE '^(FAIL|ERROR)' {} + 2> /dev/null |
+        while read -r log; do
+            echo "---- distcheck: $log"
+            tail -60 "$log"
+        done
+    tail -20 distcheck.out
     failed=$((failed + 1))
     echo "FAIL: distcheck"
 fi
