@@ -278,14 +278,14 @@ int tm_mpi_matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *
     return 0;
 }
 
-int tm_mpi_matcher_send_dyn(tm_mpi_matcher_t *m, tm_mpi_mailbox_t *to, int context_id, int source,
-                            int tag, int origin, uint32_t dyn_seq, const void *buf, size_t count,
-                            const tm_mpi_type_t *type, size_t bytes, void (*done)(void *arg),
-                            void *done_arg)
+tm_shm_cell_t *tm_mpi_matcher_dyn_make(tm_mpi_matcher_t *m, int context_id, int source, int tag,
+                                       int origin, uint32_t dyn_seq, const void *buf, size_t count,
+                                       const tm_mpi_type_t *type, size_t bytes,
+                                       void (*done)(void *arg), void *done_arg)
 {
     tm_shm_cell_t *cell = envelope_new(m, context_id, source, tag, bytes, origin, dyn_seq, true);
     if (!cell)
-        return -ENOMEM;
+        return NULL;
     if (!done) {
         envelope_pack(cell, buf, count, type, bytes);
     } else {
@@ -297,8 +297,12 @@ int tm_mpi_matcher_send_dyn(tm_mpi_matcher_t *m, tm_mpi_mailbox_t *to, int conte
         env->done = done;
         env->done_arg = done_arg;
     }
-    cell_post(cell, to);
-    return 0;
+    return cell;
+}
+
+void tm_mpi_dyn_post(tm_shm_cell_t *cell, int to)
+{
+    cell_post(cell, tm_mpi_mailbox_get(to, false));
 }
 
 int tm_mpi_matcher_dyn_init(tm_mpi_matcher_t *m)

@@ -235,15 +235,18 @@ void tm_mpi_matcher_fini(tm_mpi_matcher_t *m);
 
 /* ---- dynamic broadcasts and active messages (nbc/bcast_dynamic.c) ---- */
 
-/* Hands a dynamic broadcast's data to the program's side `to` (of a destination), as a message
- * of (context_id, source, tag) sent by world rank `origin`, its dyn_seq-th dynamic broadcast to
- * that destination, from the side of matcher m. With `done` NULL the bytes are copied into the
- * cell now (bytes <= tm_mpi_eager_limit()); else the receiver copies from (buf, count, type) and
- * then calls done(done_arg). 0 or -ENOMEM. */
-int tm_mpi_matcher_send_dyn(tm_mpi_matcher_t *m, tm_mpi_mailbox_t *to, int context_id, int source,
-                            int tag, int origin, uint32_t dyn_seq, const void *buf, size_t count,
-                            const tm_mpi_type_t *type, size_t bytes, void (*done)(void *arg),
-                            void *done_arg);
+/* A message carrying a dynamic broadcast's data to a destination's program, made from m's pool,
+ * not sent: a message of (context_id, source, tag) sent by world rank `origin`, its dyn_seq-th
+ * dynamic broadcast to that destination. With `done` NULL the bytes are copied into the cell now
+ * (bytes <= tm_mpi_eager_limit()); else the receiver copies from (buf, count, type) and then
+ * calls done(done_arg). NULL when out of memory (tm_shm_cell_free gives back one not sent). */
+tm_shm_cell_t *tm_mpi_matcher_dyn_make(tm_mpi_matcher_t *m, int context_id, int source, int tag,
+                                       int origin, uint32_t dyn_seq, const void *buf, size_t count,
+                                       const tm_mpi_type_t *type, size_t bytes,
+                                       void (*done)(void *arg), void *done_arg);
+
+/* Sends such a message to the program's side of world rank `to` and wakes it. */
+void tm_mpi_dyn_post(tm_shm_cell_t *cell, int to);
 
 /* Makes the counts of the dynamic broadcasts the rank of matcher m (its program's side) sends,
  * the first time. 0 or -ENOMEM. */

@@ -12,8 +12,16 @@
  *   L = root d1 d2 d3 d4 d5      root -> d4 [d4 d5]   then root -> d2 [d2 d3]   then root -> d1
  *                                d4 -> d5             d2 -> d3
  *
- * Cost: ceil(log2 n) hops from the root to the deepest destination, each node sending at most
- * ceil(log2 n) messages; the root's only O(ndests) work is numbering the destinations.
+ * A child heading a sublist of one (a leaf: d1, d3, d5 above) has nothing to forward: it gets no
+ * active message but the data itself, straight into its program's mailbox, as the message from
+ * the root that its own runtime would have made. That spares about half of the destinations a
+ * hop through their runtime, which, with the program asleep in its receive, is a wake-up of the
+ * progress thread and then one of the program: with 2 destinations, the root's two messages are
+ * the whole broadcast.
+ *
+ * Cost: ceil(log2 n) hops from the root to the deepest destination (the last one not through a
+ * runtime), each node sending at most ceil(log2 n) messages; the root's only O(ndests) work is
+ * numbering the destinations.
  *
  * The data. Small data (up to [p2p] eager_limit, with the header, in a cell) rides in the active
  * messages: each node copies it into its children's messages and into a message to its own
@@ -246,46 +254,83 @@ static bool stages(int home, int world)
     return home >= 0 && node >= 0 && node != home;
 }
 
-/* Makes the messages to the children of node 0 of list[0, n), with header h: cells[] (cells[0]
- * NULL when out of memory). Returns the number of children. */
+/* The message carrying h's data to the program of destination `e`, from m's pool, not sent:
+ * from d's data (its reference goes along with the message) or, with d NULL, from the eager
+ * bytes `payload`. NULL when out of memory. */
+static tm_shm_cell_t *delivery_make(tm_mpi_matcher_t *m, const dyn_header_t *h, dyn_entry_t e,
+                                    const void *payload, dyn_data_t *d)
+{
+    if (d)
+        return tm_mpi_matcher_dyn_make(m, h->context_id, h->root, h->tag, h->root_world, e.seq,
+                                       d->buf, d->count, d->type, h->bytes, data_release, d);
+    return tm_mpi_matcher_dyn_make(m, h->context_id, h->root, h->tag, h->root_world, e.seq, payload,
+                                   h->bytes, byte_type(), h->bytes, NULL, NULL);
+}
+
+/* A message to a child: an active message to its runtime when it heads a subtree; a leaf has
+ * nothing to forward, so its message is the data itself, straight to its program. */
+typedef struct child {
+    tm_shm_cell_t *cell;
+    int world;
+    bool leaf;
+} child_t;
+
+static void children_free(child_t *kids, int k)
+{
+    for (int i = 0; i < k; i++) {
+        if (kids[i].leaf)
+            tm_shm_cell_free(kids[i].cell);
+        else
+            message_free(kids[i].cell);
+    }
+}
+
+/* Makes the messages to the children of node 0 of list[0, n), with header h: kids[]. Returns
+ * their number, or -1 when out of memory (nothing made then). */
 static int children_make(tm_mpi_matcher_t *m, const dyn_header_t *h, const void *payload,
-                         const dyn_entry_t *list, int n, tm_shm_cell_t *cells[32])
+                         const dyn_entry_t *list, int n, child_t kids[32])
 {
     int off[32], len[32];
     int k = tree_children(n, off, len);
     for (int i = 0; i < k; i++) {
-        dyn_header_t ch = *h;
-        ch.stage = h->data && len[i] > 1 && stages(h->data->home, list[off[i]].world);
-        cells[i] = message_make(m, &ch, payload, list + off[i], len[i]);
-        if (!cells[i]) {
-            while (i-- > 0)
-                message_free(cells[i]);
-            cells[0] = NULL;
-            return k;
+        const dyn_entry_t *sub = list + off[i];
+        kids[i].world = sub[0].world;
+        kids[i].leaf = len[i] == 1;
+        if (kids[i].leaf) {
+            kids[i].cell = delivery_make(m, h, sub[0], payload, h->data);
+        } else {
+            dyn_header_t ch = *h;
+            ch.stage = h->data && stages(h->data->home, sub[0].world);
+            kids[i].cell = message_make(m, &ch, payload, sub, len[i]);
+        }
+        if (!kids[i].cell) {
+            children_free(kids, i);
+            return -1;
         }
     }
     return k;
 }
 
+static void children_send(const child_t *kids, int k)
+{
+    for (int i = 0; i < k; i++) {
+        if (kids[i].leaf)
+            tm_mpi_dyn_post(kids[i].cell, kids[i].world);
+        else
+            tm_mpi_am_send(kids[i].cell, kids[i].world);
+    }
+}
+
 /* ---- at a destination ---- */
 
 /* Hands the data of the message to this node's program, from d (NULL: from the eager bytes). */
-static void deliver_local(tm_nbc_engine_t *e, const dyn_header_t *h, uint32_t seq,
+static void deliver_local(tm_nbc_engine_t *e, const dyn_header_t *h, dyn_entry_t self,
                           const void *eager_bytes, dyn_data_t *d)
 {
-    tm_mpi_rank_t *r = tm_nbc_engine_rank(e);
-    int me = r->rt->world_rank;
-    int rc;
-    if (d)
-        rc = tm_mpi_matcher_send_dyn(tm_nbc_engine_matcher(e), tm_mpi_mailbox_get(me, false),
-                                     h->context_id, h->root, h->tag, h->root_world, seq, d->buf,
-                                     d->count, d->type, h->bytes, data_release, d);
-    else
-        rc = tm_mpi_matcher_send_dyn(tm_nbc_engine_matcher(e), tm_mpi_mailbox_get(me, false),
-                                     h->context_id, h->root, h->tag, h->root_world, seq,
-                                     eager_bytes, h->bytes, byte_type(), h->bytes, NULL, NULL);
-    if (rc < 0)
-        out_of_memory(me);
+    tm_shm_cell_t *cell = delivery_make(tm_nbc_engine_matcher(e), h, self, eager_bytes, d);
+    if (!cell)
+        out_of_memory(self.world);
+    tm_mpi_dyn_post(cell, self.world);
 }
 
 /* The staging copy of `from` made by rank `me`, with one reference: its own program's. */
@@ -325,17 +370,16 @@ void tm_nbc_bcast_dynamic_arrive(tm_nbc_engine_t *e, tm_shm_cell_t *cell)
     /* Forward first: the children's runtimes go on while this one hands the data over. */
     dyn_header_t ch = *h;
     ch.data = d;
-    tm_shm_cell_t *cells[32];
-    int k = children_make(m, &ch, header_data(h), list, n, cells);
-    if (k > 0 && !cells[0])
+    child_t kids[32];
+    int k = children_make(m, &ch, header_data(h), list, n, kids);
+    if (k < 0)
         out_of_memory(me);
     /* A reference for each child, taken while this node's own keeps the data alive (relaxed:
      * the pushes below publish it before any child can drop one). */
     if (d)
         atomic_fetch_add_explicit(&d->refs, k, memory_order_relaxed);
-    for (int i = 0; i < k; i++)
-        tm_mpi_am_send(cells[i], header_entries(tm_mpi_am_payload(cells[i]))[0].world);
-    deliver_local(e, h, list[0].seq, header_data(h), d); /* with d: its reference goes along */
+    children_send(kids, k);
+    deliver_local(e, h, list[0], header_data(h), d); /* with d: its reference goes along */
     message_free(cell);
 }
 
@@ -392,9 +436,9 @@ int tm_nbc_bcast_dynamic(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *buf,
      * hold back every later message of this rank to that destination. */
     for (int i = 1; i < n; i++)
         list[i].seq = tm_mpi_matcher_dyn_next(m, list[i].world);
-    tm_shm_cell_t *cells[32];
-    int k = children_make(m, &h, packed, list, n, cells);
-    if (!cells[0]) {
+    child_t kids[32];
+    int k = children_make(m, &h, packed, list, n, kids);
+    if (k < 0) {
         for (int i = 1; i < n; i++)
             tm_mpi_matcher_dyn_undo(m, list[i].world);
         goto nomem;
@@ -403,8 +447,7 @@ int tm_nbc_bcast_dynamic(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *buf,
         tm_mpi_type_retain(type);
         atomic_init(&d->refs, k);
     }
-    for (int i = 0; i < k; i++)
-        tm_mpi_am_send(cells[i], header_entries(tm_mpi_am_payload(cells[i]))[0].world);
+    children_send(kids, k);
     if (!d) /* the data is in the messages */
         atomic_store_explicit(&req->complete, 1, memory_order_release);
     free(packed);
