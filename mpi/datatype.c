@@ -589,6 +589,12 @@ static size_t tm_mpi_type_stream_left(size_t total, size_t offset, size_t bytes)
     return bytes < total - offset ? bytes : total - offset;
 }
 
+/* Where byte `offset` of the stream of a contiguous type's data at buf is. */
+static inline char *tm_mpi_type_contig_at(const void *buf, const tm_mpi_type_t *type, size_t offset)
+{
+    return (char *)buf + type->contig_disp + offset;
+}
+
 size_t tm_mpi_type_copy(void *dst, size_t dst_count, const tm_mpi_type_t *dst_type, const void *src,
                         size_t src_count, const tm_mpi_type_t *src_type, size_t offset,
                         size_t bytes)
@@ -601,6 +607,11 @@ size_t tm_mpi_type_copy(void *dst, size_t dst_count, const tm_mpi_type_t *dst_ty
     done = left;
     if (left == 0)
         return 0;
+    if (dst_type->contiguous && src_type->contiguous) { /* most messages: one memcpy */
+        memcpy(tm_mpi_type_contig_at(dst, dst_type, offset),
+               tm_mpi_type_contig_at(src, src_type, offset), left);
+        return done;
+    }
     tm_mpi_type_cursor_init(&d, dst, dst_count, dst_type, offset);
     tm_mpi_type_cursor_init(&s, src, src_count, src_type, offset);
     while (left > 0) {
@@ -627,6 +638,10 @@ size_t tm_mpi_type_pack(const void *buf, size_t count, const tm_mpi_type_t *type
 
     if (left == 0)
         return 0;
+    if (type->contiguous) {
+        memcpy(o, tm_mpi_type_contig_at(buf, type, offset), left);
+        return done;
+    }
     tm_mpi_type_cursor_init(&c, buf, count, type, offset);
     while (left > 0) {
         size_t len;
@@ -650,6 +665,10 @@ size_t tm_mpi_type_unpack(const void *in, size_t bytes, void *buf, size_t count,
 
     if (left == 0)
         return 0;
+    if (type->contiguous) {
+        memcpy(tm_mpi_type_contig_at(buf, type, offset), i, left);
+        return done;
+    }
     tm_mpi_type_cursor_init(&c, buf, count, type, offset);
     while (left > 0) {
         size_t len;
