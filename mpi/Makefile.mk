@@ -75,4 +75,5 @@ mpi_libtmmpi_la_SOURCES += \
 	mpi/coll_barrier.c \
 	mpi/coll_allgather.c \
 	mpi/coll_alltoall.c \
-	mpi/coll_allreduce.c
+	mpi/coll_allreduce.c \
+	mpi/coll_shared.c

@@ -49,4 +49,26 @@ int tm_mpi_coll_levels(const tm_mpi_comm_t *comm, bool nonblocking, bool doublin
 int tm_mpi_coll_run(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, tm_nbc_sched_t *s,
                     MPI_Request *request);
 
+/* Shared-address-space reduce and allreduce (coll_shared.c): the ranks read each other's
+ * buffers directly, each combining one chunk of the elements. Blocking only, for commutative
+ * operations; data is the rank's data (== recvbuf: in place), recvbuf significant at the root
+ * only for reduce. Chosen from TM_MPI_COLL_SHARED_BYTES of data per rank on, and on 3 ranks or
+ * more (on 2, the message algorithms already move each byte once). */
+#define TM_MPI_COLL_SHARED_BYTES (256 * 1024)
+int tm_mpi_coll_reduce_shared(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                              const void *data, void *recvbuf, size_t count, tm_mpi_type_t *type,
+                              tm_mpi_op_t *op, int root);
+int tm_mpi_coll_allreduce_shared(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                                 const void *data, void *recvbuf, size_t count, tm_mpi_type_t *type,
+                                 tm_mpi_op_t *op);
+
+/* Whether a blocking reduction of count elements of type with op on c takes the
+ * shared-address-space algorithm (every rank decides the same). */
+static inline bool tm_mpi_coll_use_shared(const tm_mpi_comm_t *c, size_t count,
+                                          const tm_mpi_type_t *type, const tm_mpi_op_t *op)
+{
+    return c->size >= 3 && count * type->size >= TM_MPI_COLL_SHARED_BYTES &&
+           tm_mpi_op_is_commutative(op);
+}
+
 #endif /* TM_MPI_COLL_H */

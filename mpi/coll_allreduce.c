@@ -4,7 +4,8 @@
  * MPI_IN_PLACE (sendbuf): the data is taken from recvbuf. Blocking: recursive doubling below
  * ALLREDUCE_SMALL bytes, on fewer than 4 ranks, for non-commutative operations and for fewer
  * elements than ranks; else Rabenseifner's reduce-scatter + allgather, which moves 2n instead of
- * n lg p bytes.
+ * n lg p bytes; for large data and commutative operations, the shared-address-space algorithm
+ * (coll_shared.c), in which each rank combines one chunk straight from the others' buffers.
  * Non-blocking: the split-tree's reduce to rank 0 then broadcast (nbc/allreduce_split.c), whose
  * levels divide between the rank and its progress thread.
  */
@@ -50,6 +51,8 @@ static int allreduce(const char *call, const void *sendbuf, void *recvbuf, int c
     if (nonblocking) {
         s = tm_nbc_allreduce_split(r, c, data, recvbuf, n, type, op,
                                    tm_mpi_coll_levels(c, true, false));
+    } else if (tm_mpi_coll_use_shared(c, n, type, op)) {
+        return tm_mpi_coll_allreduce_shared(r, c, call, data, recvbuf, n, type, op);
     } else {
         int pof2 = 1;
         while (2 * pof2 <= c->size)

@@ -1,5 +1,7 @@
 /*
- * MPI_Reduce and MPI_Ireduce.
+ * MPI_Reduce and MPI_Ireduce: a binomial tree (nbc/reduce_binomial.c), whose levels split
+ * between the rank and its progress thread when non-blocking; blocking, for large data and
+ * commutative operations, the shared-address-space algorithm (coll_shared.c).
  */
 #include "config.h"
 
@@ -43,6 +45,9 @@ static int reduce(const char *call, const void *sendbuf, void *recvbuf, int coun
     }
     if ((err = tm_mpi_coll_check_request(r, c, call, request, nonblocking)) != MPI_SUCCESS)
         return err;
+    if (!nonblocking && tm_mpi_coll_use_shared(c, (size_t)count, type, op))
+        return tm_mpi_coll_reduce_shared(r, c, call, in_place ? recvbuf : sendbuf, recvbuf,
+                                         (size_t)count, type, op, root);
     int levels = tm_mpi_coll_levels(c, nonblocking, false);
     return tm_mpi_coll_run(r, c, call,
                            tm_nbc_reduce_binomial(r, c, in_place ? recvbuf : sendbuf,

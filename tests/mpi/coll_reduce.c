@@ -6,14 +6,16 @@
  * ties (the smaller index wins; indices fall as ranks rise, so "the first rank wins" is wrong);
  * a commutative user operation (product modulo a prime) and a non-commutative one (2x2 matrix
  * product modulo a prime) whose result is the product in rank order, M0 M1 ... M(n-1).
- * MPI_IN_PLACE wherever MPI allows it. Counts 1 and 13, and large counts (65537 ints, 32769
- * doubles, 16385 matrices: 256 KiB) for Reduce and Allreduce. The order-revealing cases run again
- * on MPI_COMM_WORLD split with reversed keys, where rank order is not world order. Floating-point
- * values are small integers, so every order of summation gives the same exact result. Elements past
- * each result are checked untouched and send buffers unchanged. Then MPI_Reduce_local with
- * predefined and user operations, and MPI_Op_commutative. Usage: coll_reduce [nb]: with nb, the
- * non-blocking variants (MPI_Iallreduce...), completed in turn by MPI_Wait, by an MPI_Test loop, or
- * all of a group at once by MPI_Waitall. */
+ * MPI_IN_PLACE wherever MPI allows it. Counts 1 and 13, and large counts (65537 ints with MPI_SUM
+ * and the commutative user op, 32769 doubles, 21846 MPI_DOUBLE_INT pairs, whose type has a gap,
+ * 16385 matrices: 256 KiB, where the blocking calls on 3 ranks or more switch to the
+ * shared-address-space algorithm for commutative operations) for Reduce and Allreduce. The
+ * order-revealing cases run again on MPI_COMM_WORLD split with reversed keys, where rank order is
+ * not world order. Floating-point values are small integers, so every order of summation gives the
+ * same exact result. Elements past each result are checked untouched and send buffers unchanged.
+ * Then MPI_Reduce_local with predefined and user operations, and MPI_Op_commutative. Usage:
+ * coll_reduce [nb]: with nb, the non-blocking variants (MPI_Iallreduce...), completed in turn by
+ * MPI_Wait, by an MPI_Test loop, or all of a group at once by MPI_Waitall. */
 #include <complex.h>
 #include <mpi.h>
 #include <stdbool.h>
@@ -901,9 +903,8 @@ int main(int argc, char **argv)
     static const struct {
         int t, op, count;
     } large[] = {
-        {T_INT, OP_SUM, 65537},
-        {T_DOUBLE, OP_MAX, 32769},
-        {T_MAT, OP_MATMUL, 16385},
+        {T_INT, OP_SUM, 65537},           {T_DOUBLE, OP_MAX, 32769}, {T_INT, OP_MODMUL, 65537},
+        {T_DOUBLE_INT, OP_MINLOC, 21846}, {T_MAT, OP_MATMUL, 16385},
     };
     for (size_t k = 0; k < sizeof large / sizeof large[0]; k++) {
         struct job jobs[4];
