@@ -798,6 +798,20 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
                               const int array_of_starts[], int order, MPI_Datatype oldtype,
                               MPI_Datatype *newtype);
 
+/* MPI_Type_create_darray: the part of an ndims array of array_of_gsizes oldtypes (in order
+ * MPI_ORDER_C or MPI_ORDER_FORTRAN) that process `rank` of a row-major array_of_psizes grid of
+ * `size` processes owns, each dimension MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC (darg: the
+ * block size, or MPI_DISTRIBUTE_DFLT_DARG) or MPI_DISTRIBUTE_NONE (psize 1); its extent is the
+ * whole array's. */
+int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                           const int array_of_distribs[], const int array_of_dargs[],
+                           const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                           MPI_Datatype *newtype);
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                            const int array_of_distribs[], const int array_of_dargs[],
+                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype);
+
 /* MPI_Type_dup: a new type with oldtype's typemap and committed state. */
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);

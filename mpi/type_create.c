@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -497,3 +498,260 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
+
+/* ------------------------------------------------------------------ distributed arrays */
+
+/* MPI_Type_create_darray (MPI 3.1 section 4.1.4): the part of an ndims array of gsizes oldtypes
+ * that process `rank` owns when the array is spread over a psizes process grid, the grid's
+ * processes numbered in row-major order whatever the array's order. In each dimension the
+ * process owns a set of indices:
+ *
+ *   MPI_DISTRIBUTE_BLOCK, darg b (default ceil(gsize / psize)): [coord * b, (coord + 1) * b)
+ *   MPI_DISTRIBUTE_CYCLIC, darg k (default 1): coord * k + j * psize * k + [0, k), j = 0, 1, ...
+ *   MPI_DISTRIBUTE_NONE (psize 1, darg ignored): all of [0, gsize)
+ *
+ * each cut at gsize. The typemap is the product of these sets in the array's order (the fastest
+ * dimension last in C, first in Fortran), each element at its global position: one piece per
+ * run of consecutive indices in the fastest dimension. As for a subarray, the extent is the
+ * whole array, from 0. */
+
+#define TM_MPI_DARRAY_MAX_DIMS 32
+
+/* The runs of indices of one dimension that `coord` owns, increasing; returns how many there
+ * are, and stores them in starts and lens unless NULL. The arguments have been checked. */
+static size_t tm_mpi_darray_runs(int gsize, int distrib, int darg, int psize, int coord,
+                                 int *starts, int *lens)
+{
+    long long k, first, step;
+    size_t n = 0;
+
+    switch (distrib) {
+    case MPI_DISTRIBUTE_NONE:
+        k = gsize;
+        break;
+    case MPI_DISTRIBUTE_BLOCK:
+        k = darg == MPI_DISTRIBUTE_DFLT_DARG ? (gsize + psize - 1) / psize : darg;
+        break;
+    default: /* MPI_DISTRIBUTE_CYCLIC */
+        k = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
+        break;
+    }
+    first = coord * k; /* coord is 0 for MPI_DISTRIBUTE_NONE (psize 1) */
+    step = k * psize;
+    for (long long s = first; s < gsize; s += step) {
+        if (starts != NULL) {
+            starts[n] = (int)s;
+            lens[n] = (int)(gsize - s < k ? gsize - s : k);
+        }
+        n++;
+        if (distrib != MPI_DISTRIBUTE_CYCLIC)
+            break;
+    }
+    return n;
+}
+
+/* Argument checks of MPI_Type_create_darray that need no datatype. */
+static int tm_mpi_darray_check(tm_mpi_rank_t *r, const char *call, int size, int rank, int ndims,
+                               const int gsizes[], const int distribs[], const int dargs[],
+                               const int psizes[], int order, const void *newtype)
+{
+    long long grid = 1;
+    int err;
+
+    if (size <= 0)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "size %d is not positive", size);
+    if (rank < 0 || rank >= size)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "rank %d is not in [0, %d)", rank,
+                                  size);
+    if (ndims <= 0 || ndims > TM_MPI_DARRAY_MAX_DIMS)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "ndims %d is not in [1, %d]",
+                                  ndims, TM_MPI_DARRAY_MAX_DIMS);
+    if ((err = tm_mpi_type_check(r, call, 0, newtype)) != MPI_SUCCESS ||
+        (err = tm_mpi_type_check_array(r, call, 1, gsizes, "array_of_gsizes")) != MPI_SUCCESS ||
+        (err = tm_mpi_type_check_array(r, call, 1, distribs, "array_of_distribs")) != MPI_SUCCESS ||
+        (err = tm_mpi_type_check_array(r, call, 1, dargs, "array_of_dargs")) != MPI_SUCCESS ||
+        (err = tm_mpi_type_check_array(r, call, 1, psizes, "array_of_psizes")) != MPI_SUCCESS)
+        return err;
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "invalid order %d", order);
+    for (int d = 0; d < ndims; d++) {
+        int g = gsizes[d], p = psizes[d], a = dargs[d];
+
+        if (g <= 0 || p <= 0)
+            return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
+                                      "dimension %d: gsize %d and psize %d must be positive", d, g,
+                                      p);
+        grid *= p;
+        if (grid > size)
+            break; /* reported below */
+        switch (distribs[d]) {
+        case MPI_DISTRIBUTE_NONE:
+            if (p != 1)
+                return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
+                                          "dimension %d is MPI_DISTRIBUTE_NONE over %d processes "
+                                          "(psize must be 1)",
+                                          d, p);
+            break;
+        case MPI_DISTRIBUTE_BLOCK:
+        case MPI_DISTRIBUTE_CYCLIC:
+            if (a != MPI_DISTRIBUTE_DFLT_DARG && a <= 0)
+                return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
+                                          "dimension %d: darg %d is neither positive nor "
+                                          "MPI_DISTRIBUTE_DFLT_DARG",
+                                          d, a);
+            if (distribs[d] == MPI_DISTRIBUTE_BLOCK && a != MPI_DISTRIBUTE_DFLT_DARG &&
+                (long long)a * p < g)
+                return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
+                                          "dimension %d: %d blocks of %d cannot hold %d elements",
+                                          d, p, a, g);
+            break;
+        default:
+            return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
+                                      "dimension %d: invalid distribution %d", d, distribs[d]);
+        }
+    }
+    if (grid != size)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
+                                  "the process grid has %lld processes, size is %d", grid, size);
+    return MPI_SUCCESS;
+}
+
+/* The pieces of the darray: *p_p and *np_p. The indices owned in each dimension other than the
+ * fastest are listed one by one (idx), those of the fastest as runs. 0 or -ENOMEM. */
+static int tm_mpi_darray_pieces(int ndims, const int gsizes[], const int distribs[],
+                                const int dargs[], const int psizes[], const int coords[], int last,
+                                int order, const MPI_Aint stride[], tm_mpi_type_t *old,
+                                tm_mpi_type_piece_t **p_p, size_t *np_p)
+{
+    int *owned[TM_MPI_DARRAY_MAX_DIMS] = {NULL}, *rstarts, *rlens;
+    size_t nowned[TM_MPI_DARRAY_MAX_DIMS], at[TM_MPI_DARRAY_MAX_DIMS] = {0};
+    size_t nruns, npieces, np = 0;
+    tm_mpi_type_piece_t *p = NULL;
+    int err = -ENOMEM;
+
+    nruns = tm_mpi_darray_runs(gsizes[last], distribs[last], dargs[last], psizes[last],
+                               coords[last], NULL, NULL);
+    rstarts = malloc((nruns ? nruns : 1) * sizeof(int));
+    rlens = malloc((nruns ? nruns : 1) * sizeof(int));
+    if (rstarts == NULL || rlens == NULL)
+        goto free_lists;
+    tm_mpi_darray_runs(gsizes[last], distribs[last], dargs[last], psizes[last], coords[last],
+                       rstarts, rlens);
+    npieces = nruns;
+    for (int d = 0; d < ndims; d++) {
+        size_t n, runs;
+        int *s, *l;
+
+        if (d == last)
+            continue;
+        runs =
+            tm_mpi_darray_runs(gsizes[d], distribs[d], dargs[d], psizes[d], coords[d], NULL, NULL);
+        s = malloc((runs ? runs : 1) * sizeof(int));
+        l = malloc((runs ? runs : 1) * sizeof(int));
+        if (s != NULL && l != NULL)
+            tm_mpi_darray_runs(gsizes[d], distribs[d], dargs[d], psizes[d], coords[d], s, l);
+        n = 0;
+        for (size_t i = 0; s != NULL && l != NULL && i < runs; i++)
+            n += (size_t)l[i];
+        owned[d] = s != NULL && l != NULL ? malloc((n ? n : 1) * sizeof(int)) : NULL;
+        for (size_t i = 0, k = 0; owned[d] != NULL && i < runs; i++)
+            for (int j = 0; j < l[i]; j++)
+                owned[d][k++] = s[i] + j;
+        free(s);
+        free(l);
+        if (owned[d] == NULL)
+            goto free_lists;
+        nowned[d] = n;
+        npieces *= n; /* at most the array's elements, whose count fits in MPI_Aint */
+    }
+    if ((p = tm_mpi_type_pieces(npieces)) == NULL)
+        goto free_lists;
+    while (npieces > 0) {
+        MPI_Aint base = 0;
+        int k;
+
+        for (int d = 0; d < ndims; d++)
+            if (d != last)
+                base += owned[d][at[d]] * stride[d];
+        for (size_t i = 0; i < nruns; i++)
+            p[np++] = (tm_mpi_type_piece_t){old, (size_t)rlens[i],
+                                            (base + rstarts[i] * stride[last]) * old->extent};
+        /* next combination: odometer over the other dimensions, the fastest of them first */
+        for (k = 0; k < ndims; k++) {
+            int d = order == MPI_ORDER_C ? ndims - 1 - k : k;
+
+            if (d == last)
+                continue;
+            if (++at[d] < nowned[d])
+                break;
+            at[d] = 0;
+        }
+        if (k == ndims)
+            break;
+    }
+    *p_p = p;
+    *np_p = np;
+    err = 0;
+free_lists:
+    for (int d = 0; d < ndims; d++)
+        free(owned[d]);
+    free(rstarts);
+    free(rlens);
+    return err;
+}
+
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                            const int array_of_distribs[], const int array_of_dargs[],
+                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_create_darray";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_type_t *old, *t;
+    tm_mpi_type_piece_t *p;
+    size_t np;
+    MPI_Aint total = 1, bytes, stride[TM_MPI_DARRAY_MAX_DIMS];
+    int coords[TM_MPI_DARRAY_MAX_DIMS], ints[4 * TM_MPI_DARRAY_MAX_DIMS + 4];
+    int err, last, left = rank;
+    bool too_big = false;
+
+    if ((err = tm_mpi_darray_check(r, call, size, rank, ndims, array_of_gsizes, array_of_distribs,
+                                   array_of_dargs, array_of_psizes, order, newtype)) !=
+            MPI_SUCCESS ||
+        (err = tm_mpi_type_get(r, NULL, oldtype, 0, call, &old)) != MPI_SUCCESS)
+        return err;
+    for (int d = ndims - 1; d >= 0; d--) {
+        coords[d] = left % array_of_psizes[d];
+        left /= array_of_psizes[d];
+    }
+    last = order == MPI_ORDER_C ? ndims - 1 : 0;
+    for (int k = 0; k < ndims; k++) {
+        int d = order == MPI_ORDER_C ? ndims - 1 - k : k;
+
+        stride[d] = total;
+        too_big |= __builtin_mul_overflow(total, (MPI_Aint)array_of_gsizes[d], &total);
+    }
+    too_big |= __builtin_mul_overflow(total, old->extent, &bytes);
+    if (too_big)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
+                                  "the global array's extent does not fit in an MPI_Aint");
+    if (tm_mpi_darray_pieces(ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
+                             array_of_psizes, coords, last, order, stride, old, &p, &np) != 0)
+        return TM_MPI_TYPE_NOMEM();
+    ints[0] = size;
+    ints[1] = rank;
+    ints[2] = ndims;
+    memcpy(ints + 3, array_of_gsizes, ndims * sizeof(int));
+    memcpy(ints + 3 + ndims, array_of_distribs, ndims * sizeof(int));
+    memcpy(ints + 3 + 2 * ndims, array_of_dargs, ndims * sizeof(int));
+    memcpy(ints + 3 + 3 * ndims, array_of_psizes, ndims * sizeof(int));
+    ints[3 + 4 * ndims] = order;
+    if ((err = tm_mpi_type_make(r, call, MPI_COMBINER_DARRAY, p, np, 0,
+                                &(tm_mpi_type_args_t){4 * ndims + 4, 0, 1, ints, NULL, &old},
+                                newtype)) != MPI_SUCCESS)
+        return err;
+    tm_mpi_type_lookup(*newtype, &t);
+    tm_mpi_type_set_bounds(t, 0, bytes);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_create_darray = PMPI_Type_create_darray

@@ -1,6 +1,7 @@
 /* Derived datatypes across point-to-point: a column of a matrix (vector) sent to a contiguous
- * receive and back, a struct sent as bytes, a receive into an indexed layout; eager and
- * rendezvous sizes. One copy, type to type: every element is checked. */
+ * receive and back, a struct sent as bytes, a receive into an indexed layout, each rank's part
+ * of a distributed array (darray) sent to a contiguous receive and back; eager and rendezvous
+ * sizes. One copy, type to type: every element is checked. */
 #include <mpi.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -96,10 +97,96 @@ static void structs(int n)
     free(p);
 }
 
+/* Whether grid coordinate c owns index i of a dimension of n split in blocks (k 0: the default
+ * size) or cyclic(k). */
+static int owns(int i, int n, int cyclic, int k, int p, int c)
+{
+    if (cyclic)
+        return (i / k) % p == c;
+    return i / (k ? k : (n + p - 1) / p) == c;
+}
+
+/* An rows x cols array of doubles holding their index, rows in blocks and columns cyclic(2) over
+ * a grid of all ranks, in C order: every rank sends its part to rank 0, which receives it as
+ * contiguous doubles, checks it and sends it back doubled into the rank's darray. */
+static void darrays(int rows, int cols)
+{
+    int size, dims[2] = {0, 0}, coords[2], n = 0;
+    const int gsizes[2] = {rows, cols}, distribs[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC},
+              dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, 2};
+    double *a = malloc((size_t)rows * cols * sizeof *a);
+    double *part = malloc((size_t)rows * cols * sizeof *part);
+    double *back = malloc((size_t)rows * cols * sizeof *back);
+    MPI_Datatype dt;
+
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Dims_create(size, 2, dims);
+    for (int i = 0; i < rows * cols; i++) {
+        a[i] = i;
+        back[i] = -1;
+    }
+    MPI_Type_create_darray(size, rank, 2, gsizes, distribs, dargs, dims, MPI_ORDER_C, MPI_DOUBLE,
+                           &dt);
+    MPI_Type_commit(&dt);
+    /* posted first: rank 0 answers itself with a blocking send */
+    MPI_Request req[2];
+    MPI_Irecv(back, 1, dt, 0, 5, MPI_COMM_WORLD, &req[0]);
+    MPI_Isend(a, 1, dt, 0, 4, MPI_COMM_WORLD, &req[1]);
+    if (rank == 0) {
+        for (int src = 0; src < size; src++) {
+            MPI_Status st;
+            int got;
+            coords[0] = src / dims[1];
+            coords[1] = src % dims[1];
+            MPI_Recv(part, rows * cols, MPI_DOUBLE, src, 4, MPI_COMM_WORLD, &st);
+            MPI_Get_count(&st, MPI_DOUBLE, &got);
+            n = 0;
+            for (int i = 0; i < rows; i++)
+                for (int j = 0; j < cols; j++)
+                    if (owns(i, rows, 0, 0, dims[0], coords[0]) &&
+                        owns(j, cols, 1, 2, dims[1], coords[1]) && n < got &&
+                        part[n++] != i * cols + j) {
+                        fprintf(stderr, "darrays %dx%d: from %d, element %d is %g, not %d\n", rows,
+                                cols, src, n - 1, part[n - 1], i * cols + j);
+                        errors++;
+                    }
+            if (n != got) {
+                fprintf(stderr, "darrays %dx%d: %d elements from %d, not %d\n", rows, cols, got,
+                        src, n);
+                errors++;
+            }
+            for (int k = 0; k < got; k++)
+                part[k] *= 2;
+            MPI_Send(part, got, MPI_DOUBLE, src, 5, MPI_COMM_WORLD);
+        }
+    }
+    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    coords[0] = rank / dims[1];
+    coords[1] = rank % dims[1];
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++) {
+            int mine =
+                owns(i, rows, 0, 0, dims[0], coords[0]) && owns(j, cols, 1, 2, dims[1], coords[1]);
+            if (back[i * cols + j] != (mine ? 2.0 * (i * cols + j) : -1)) {
+                fprintf(stderr, "darrays %dx%d: back at rank %d, (%d, %d) holds %g\n", rows, cols,
+                        rank, i, j, back[i * cols + j]);
+                errors++;
+                i = rows;
+                break;
+            }
+        }
+    MPI_Type_free(&dt);
+    free(a);
+    free(part);
+    free(back);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    darrays(7, 10);
+    darrays(90, 70);
     int sizes[] = {3, 100, 1000};
     for (int i = 0; i < 3; i++) {
         columns(sizes[i]);

@@ -425,6 +425,102 @@ START_TEST(test_subarray)
 }
 END_TEST
 
+/* A 4x6 int array over a 2x2 grid, rows in blocks, columns cyclic(2): process 1 (grid
+ * coordinates (0, 1)) owns rows 0-1 and columns 2-3, in C and in Fortran order. */
+START_TEST(test_darray)
+{
+    const int gsizes[] = {4, 6}, distribs[] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC},
+              dargs[] = {MPI_DISTRIBUTE_DFLT_DARG, 2}, psizes[] = {2, 2};
+    int ints[12], m[24], out[4];
+    MPI_Datatype c, f, types[1];
+
+    ck_assert_int_eq(
+        MPI_Type_create_darray(4, 1, 2, gsizes, distribs, dargs, psizes, MPI_ORDER_C, MPI_INT, &c),
+        MPI_SUCCESS);
+    check_shape(c, 16, 0, 96, 8, 32);
+    check_envelope(c, 12, 0, 1, MPI_COMBINER_DARRAY);
+    ck_assert_int_eq(MPI_Type_get_contents(c, 12, 0, 1, ints, NULL, types), MPI_SUCCESS);
+    ck_assert_int_eq(ints[0], 4);
+    ck_assert_int_eq(ints[1], 1);
+    ck_assert_int_eq(ints[2], 2);
+    ck_assert_int_eq(ints[4], 6);
+    ck_assert_int_eq(ints[6], MPI_DISTRIBUTE_CYCLIC);
+    ck_assert_int_eq(ints[7], MPI_DISTRIBUTE_DFLT_DARG);
+    ck_assert_int_eq(ints[8], 2);
+    ck_assert_int_eq(ints[10], 2);
+    ck_assert_int_eq(ints[11], MPI_ORDER_C);
+    ck_assert_int_eq(types[0], MPI_INT);
+    for (int i = 0; i < 24; i++)
+        m[i] = i;
+    ck_assert_uint_eq(tm_mpi_type_pack(m, 1, lookup(c), 0, 16, out), 16);
+    ck_assert_int_eq(out[0], 2);
+    ck_assert_int_eq(out[1], 3);
+    ck_assert_int_eq(out[2], 8);
+    ck_assert_int_eq(out[3], 9);
+    check_pack_round_trip(c, 2);
+    /* Fortran order: element (i, j) at i + 4 j, the first index fastest */
+    ck_assert_int_eq(MPI_Type_create_darray(4, 1, 2, gsizes, distribs, dargs, psizes,
+                                            MPI_ORDER_FORTRAN, MPI_INT, &f),
+                     MPI_SUCCESS);
+    check_shape(f, 16, 0, 96, 32, 24);
+    ck_assert_uint_eq(tm_mpi_type_pack(m, 1, lookup(f), 0, 16, out), 16);
+    ck_assert_int_eq(out[0], 8);
+    ck_assert_int_eq(out[1], 9);
+    ck_assert_int_eq(out[2], 12);
+    ck_assert_int_eq(out[3], 13);
+    ck_assert_int_eq(MPI_Type_free(&c), MPI_SUCCESS);
+    ck_assert_int_eq(MPI_Type_free(&f), MPI_SUCCESS);
+}
+END_TEST
+
+/* MPI_Type_create_darray's argument errors under MPI_ERRORS_RETURN. */
+START_TEST(test_darray_errors)
+{
+    const int B = MPI_DISTRIBUTE_BLOCK, C = MPI_DISTRIBUTE_CYCLIC, O = MPI_DISTRIBUTE_NONE,
+              D = MPI_DISTRIBUTE_DFLT_DARG;
+    const int g[] = {8, 8}, p[] = {2, 2}, p1[] = {1, 4}, bc[] = {B, C}, oc[] = {O, C},
+              bad[] = {B, 99}, d[] = {D, D}, d2[] = {3, 1}, dneg[] = {D, -2}, dzero[] = {2, 0};
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+
+    errors_return();
+    ck_assert_int_eq(MPI_Type_create_darray(0, 0, 2, g, bc, d, p, MPI_ORDER_C, MPI_INT, &t),
+                     MPI_ERR_ARG);
+    ck_assert_int_eq(MPI_Type_create_darray(4, 4, 2, g, bc, d, p, MPI_ORDER_C, MPI_INT, &t),
+                     MPI_ERR_ARG);
+    ck_assert_int_eq(MPI_Type_create_darray(4, -1, 2, g, bc, d, p, MPI_ORDER_C, MPI_INT, &t),
+                     MPI_ERR_ARG);
+    ck_assert_int_eq(MPI_Type_create_darray(4, 0, 0, g, bc, d, p, MPI_ORDER_C, MPI_INT, &t),
+                     MPI_ERR_ARG);
+    /* the grid must have size processes */
+    ck_assert_int_eq(MPI_Type_create_darray(5, 0, 2, g, bc, d, p, MPI_ORDER_C, MPI_INT, &t),
+                     MPI_ERR_ARG);
+    ck_assert_int_eq(MPI_Type_create_darray(4, 0, 2, g, bad, d, p, MPI_ORDER_C, MPI_INT, &t),
+                     MPI_ERR_ARG);
+    /* MPI_DISTRIBUTE_NONE over more than one process */
+    ck_assert_int_eq(MPI_Type_create_darray(4, 0, 2, g, oc, d, p, MPI_ORDER_C, MPI_INT, &t),
+                     MPI_ERR_ARG);
+    ck_assert_int_eq(MPI_Type_create_darray(4, 0, 2, g, oc, d, p1, MPI_ORDER_C, MPI_INT, &t),
+                     MPI_SUCCESS);
+    ck_assert_int_eq(MPI_Type_free(&t), MPI_SUCCESS);
+    /* blocks of 3 on 2 processes cannot hold 8 elements */
+    ck_assert_int_eq(MPI_Type_create_darray(4, 0, 2, g, bc, d2, p, MPI_ORDER_C, MPI_INT, &t),
+                     MPI_ERR_ARG);
+    ck_assert_int_eq(MPI_Type_create_darray(4, 0, 2, g, bc, dneg, p, MPI_ORDER_C, MPI_INT, &t),
+                     MPI_ERR_ARG);
+    ck_assert_int_eq(MPI_Type_create_darray(4, 0, 2, g, bc, dzero, p, MPI_ORDER_C, MPI_INT, &t),
+                     MPI_ERR_ARG);
+    ck_assert_int_eq(MPI_Type_create_darray(4, 0, 2, g, bc, d, p, 99, MPI_INT, &t), MPI_ERR_ARG);
+    ck_assert_int_eq(MPI_Type_create_darray(4, 0, 2, NULL, bc, d, p, MPI_ORDER_C, MPI_INT, &t),
+                     MPI_ERR_ARG);
+    ck_assert_int_eq(MPI_Type_create_darray(4, 0, 2, g, bc, d, p, MPI_ORDER_C, MPI_INT, NULL),
+                     MPI_ERR_ARG);
+    ck_assert_int_eq(
+        MPI_Type_create_darray(4, 0, 2, g, bc, d, p, MPI_ORDER_C, MPI_DATATYPE_NULL, &t),
+        MPI_ERR_TYPE);
+    ck_assert_int_eq(t, MPI_DATATYPE_NULL);
+}
+END_TEST
+
 /* contiguous(2, vector(2, 1, 2, INT)): blocks 0, 8, 12, 20 of 4 bytes; 8 and 12 merge. */
 START_TEST(test_nested_flattening)
 {
@@ -966,6 +1062,8 @@ static Suite *datatype_suite(void)
     tcase_add_test(tc, test_struct_markers);
     tcase_add_test(tc, test_resized_dup);
     tcase_add_test(tc, test_subarray);
+    tcase_add_test(tc, test_darray);
+    tcase_add_test(tc, test_darray_errors);
     tcase_add_test(tc, test_nested_flattening);
     tcase_add_test(tc, test_huge_contiguous);
     tcase_add_test(tc, test_external32);
