@@ -1227,6 +1227,11 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
                      int reorder, MPI_Comm *comm_cart);
 
+/* MPI_Cart_map: *newrank = the caller's rank in the grid Cart_create would make (ranks are not
+ * reordered: its rank in comm, or MPI_UNDEFINED when the grid has fewer processes). */
+int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank);
+int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank);
+
 /* MPI_Cartdim_get: *ndims = the number of dimensions. */
 int MPI_Cartdim_get(MPI_Comm comm, int *ndims);
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims);
@@ -1265,6 +1270,11 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
                       int reorder, MPI_Comm *comm_graph);
 
+/* MPI_Graph_map: *newrank = the caller's node in the graph Graph_create would make (its rank in
+ * comm, or MPI_UNDEFINED when it is not one of the first nnodes ranks). */
+int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank);
+int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank);
+
 /* MPI_Graphdims_get: *nnodes, *nedges of the graph. */
 int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges);
 int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges);
@@ -1291,6 +1301,18 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
                                     const int *sourceweights, int outdegree,
                                     const int destinations[], const int *destweights, MPI_Info info,
                                     int reorder, MPI_Comm *comm_dist_graph);
+
+/* MPI_Dist_graph_create: every rank of comm_old gets the new communicator; each names any edges
+ * (sources[i] -> destinations[...], degrees[i] of them for source i, in turn) with their weights
+ * or MPI_UNWEIGHTED (then on every rank; MPI_WEIGHTS_EMPTY when a rank names no edge), and learns
+ * its own in- and out-neighbours, in the order of the ranks that named the edges, then of their
+ * lists. info is checked and ignored. */
+int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                          const int destinations[], const int *weights, MPI_Info info,
+                          int reorder, MPI_Comm *comm_dist_graph);
+int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                           const int destinations[], const int *weights, MPI_Info info,
+                           int reorder, MPI_Comm *comm_dist_graph);
 
 /* MPI_Dist_graph_neighbors_count: the caller's degrees and whether the graph is weighted. */
 int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted);

@@ -1,6 +1,6 @@
 /*
- * Cartesian topologies: MPI_Cart_create, MPI_Cartdim_get, MPI_Cart_get, MPI_Cart_rank,
- * MPI_Cart_coords, MPI_Cart_shift, MPI_Cart_sub, MPI_Topo_test, the copy and free of
+ * Cartesian topologies: MPI_Cart_create, MPI_Cart_map, MPI_Cartdim_get, MPI_Cart_get,
+ * MPI_Cart_rank, MPI_Cart_coords, MPI_Cart_shift, MPI_Cart_sub, MPI_Topo_test, the copy and free of
  * topologies for MPI_Comm_dup and MPI_Comm_free, and the neighbour lists of every kind of
  * topology for the neighbourhood collectives (mpi/coll_neighbor.c).
  *
@@ -206,24 +206,16 @@ void tm_mpi_topo_neighbors(const tm_mpi_topo_t *t, int rank, int *sources, int *
 
 /* ------------------------------------------------------------------ the API */
 
-int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
-                     int reorder, MPI_Comm *comm_cart)
+/* The grid checks of MPI_Cart_create and MPI_Cart_map: *nnodes_p = the grid's processes. */
+static int tm_mpi_cart_check_grid(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, int ndims,
+                                  const int dims[], const int periods[], int *nnodes_p)
 {
-    static const char call[] = "MPI_Cart_create";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
-    tm_mpi_comm_t *c;
     long long nnodes = 1;
-    int err = tm_mpi_comm_get(r, comm_old, call, &c);
 
-    (void)reorder;
-    if (err != MPI_SUCCESS)
-        return err;
     if (ndims < 0)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_DIMS, "negative ndims %d", ndims);
     if (ndims > 0 && (dims == NULL || periods == NULL))
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "dims or periods is NULL");
-    if (comm_cart == NULL)
-        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "comm_cart is NULL");
     for (int i = 0; i < ndims; i++) {
         if (dims[i] <= 0)
             return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_DIMS, "dims[%d] = %d is not positive",
@@ -235,6 +227,25 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
     if (nnodes > c->size)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_TOPOLOGY,
                                   "the grid has more than the %d ranks of %s", c->size, c->name);
+    *nnodes_p = (int)nnodes;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
+                     int reorder, MPI_Comm *comm_cart)
+{
+    static const char call[] = "MPI_Cart_create";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    int nnodes, err = tm_mpi_comm_get(r, comm_old, call, &c);
+
+    (void)reorder;
+    if (err != MPI_SUCCESS)
+        return err;
+    if ((err = tm_mpi_cart_check_grid(r, c, call, ndims, dims, periods, &nnodes)) != MPI_SUCCESS)
+        return err;
+    if (comm_cart == NULL)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "comm_cart is NULL");
     err = tm_mpi_comm_split_call(call, comm_old, c->rank < nnodes ? 0 : MPI_UNDEFINED, c->rank,
                                  comm_cart);
     if (err != MPI_SUCCESS || *comm_cart == MPI_COMM_NULL)
@@ -242,6 +253,25 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
     return tm_mpi_cart_attach(r, c, call, comm_cart, ndims, dims, periods);
 }
 #pragma weak MPI_Cart_create = PMPI_Cart_create
+
+/* Ranks are not reordered: the caller keeps its rank when the grid has room for it. */
+int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
+{
+    static const char call[] = "MPI_Cart_map";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    int nnodes, err = tm_mpi_comm_get(r, comm, call, &c);
+
+    if (err != MPI_SUCCESS)
+        return err;
+    if ((err = tm_mpi_cart_check_grid(r, c, call, ndims, dims, periods, &nnodes)) != MPI_SUCCESS)
+        return err;
+    if (newrank == NULL)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "newrank is NULL");
+    *newrank = c->rank < nnodes ? c->rank : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Cart_map = PMPI_Cart_map
 
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
