@@ -1,7 +1,8 @@
 /* Neighborhood collectives (MPI_Neighbor_allgather(v), MPI_Neighbor_alltoall(v,w)) on a periodic
  * and a non-periodic 2-D Cartesian topology, a 3-D one with mixed periods, a graph topology with
  * repeated edges (MPI_Graph_create) and an irregular directed graph with self edges and ranks
- * sending to nobody (MPI_Dist_graph_create_adjacent). The neighbours are those that
+ * sending to nobody (MPI_Dist_graph_create_adjacent), and the same graph named edge by edge by
+ * other ranks than the sources, with weights (MPI_Dist_graph_create). The neighbours are those that
  * MPI_Cart_shift, MPI_Graph_neighbors and MPI_Dist_graph_neighbors report, in that order; blocks
  * of an MPI_PROC_NULL neighbour must stay untouched.
  * Which block of the sender lands in which block of the receiver: on a Cartesian topology the
@@ -285,6 +286,59 @@ static void dist_graph(struct topo *t)
     topo_shape(t);
     free(in);
     free(out);
+}
+
+/* The graph of dist_graph, but each rank names the out-edges of the next rank, weighted 100 x
+ * source + position in the source's list, and a source with no edges; the in-edges then come in
+ * no order the test can know but the one MPI_Dist_graph_neighbors reports, which
+ * match_graph_edges follows. The weights say which edge each is. */
+static void dist_graph_general(struct topo *t)
+{
+    int np, type, weighted, srcs[2], degs[2], *dsts, *ws, nout, *out, nin = 0, *sw, *dw;
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    srcs[0] = (rank + 1) % np;
+    degs[0] = dist_out_edges(MPI_COMM_WORLD, srcs[0], &dsts);
+    srcs[1] = rank;
+    degs[1] = 0;
+    ws = ints(2, 0);
+    for (int j = 0; j < degs[0]; j++)
+        ws[j] = 100 * srcs[0] + j;
+    MPI_Dist_graph_create(MPI_COMM_WORLD, 2, srcs, degs, dsts, ws, MPI_INFO_NULL, 0, &t->comm);
+    MPI_Topo_test(t->comm, &type);
+    CHECK(type == MPI_DIST_GRAPH, "general dist graph: topology %d", type);
+    t->name = "general dist graph";
+    t->loops = 0;
+    MPI_Comm_rank(t->comm, &t->me);
+    nout = dist_out_edges(MPI_COMM_WORLD, rank, &out);
+    for (int s = 0; s < np; s++) {
+        int *o, no = dist_out_edges(MPI_COMM_WORLD, s, &o);
+        for (int j = 0; j < no; j++)
+            nin += o[j] == rank;
+        free(o);
+    }
+    MPI_Dist_graph_neighbors_count(t->comm, &t->indeg, &t->outdeg, &weighted);
+    CHECK(t->indeg == nin && t->outdeg == nout && weighted,
+          "general dist graph: in %d out %d weighted %d, expected %d %d 1", t->indeg, t->outdeg,
+          weighted, nin, nout);
+    topo_alloc(t);
+    sw = ints((size_t)t->indeg, -1);
+    dw = ints((size_t)t->outdeg, -1);
+    MPI_Dist_graph_neighbors(t->comm, t->indeg, t->src, sw, t->outdeg, t->dst, dw);
+    for (int k = 0; k < t->outdeg && k < nout; k++)
+        CHECK(t->dst[k] == out[k] && dw[k] == 100 * rank + k,
+              "general dist graph: destination %d is %d weighing %d, expected %d weighing %d", k,
+              t->dst[k], dw[k], out[k], 100 * rank + k);
+    match_graph_edges(t, dist_out_edges);
+    for (int k = 0; k < t->indeg; k++)
+        CHECK(sw[k] == 100 * t->src[k] + t->src_block[k],
+              "general dist graph: source %d (%d) weighs %d, expected %d", k, t->src[k], sw[k],
+              100 * t->src[k] + t->src_block[k]);
+    topo_shape(t);
+    free(dsts);
+    free(ws);
+    free(out);
+    free(sw);
+    free(dw);
 }
 
 enum kind { ALLGATHER, ALLGATHERV, ALLTOALL, ALLTOALLV, ALLTOALLW, NKINDS };
@@ -621,7 +675,7 @@ static void round_of(struct topo *t, int n)
 int main(int argc, char **argv)
 {
     static const int periodic[2] = {1, 1}, bounded[2] = {0, 0}, mixed[3] = {1, 0, 1};
-    struct topo topos[5];
+    struct topo topos[6];
     int counts[] = {1, 7, 1021, 20000};
 
     MPI_Init(&argc, &argv);
@@ -640,7 +694,8 @@ int main(int argc, char **argv)
     cart(&topos[2], "3-D grid periodic in x and z", 3, mixed);
     graph(&topos[3]);
     dist_graph(&topos[4]);
-    for (int t = 0; t < 5; t++) {
+    dist_graph_general(&topos[5]);
+    for (int t = 0; t < 6; t++) {
         for (int c = 0; c < 4; c++)
             round_of(&topos[t], counts[c]);
         topo_free(&topos[t]);

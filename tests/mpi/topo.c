@@ -1,7 +1,8 @@
 /* Process topologies on every rank: a periodic Cartesian ring and a 2-D grid (shifts with and
  * without periods, coordinates <-> ranks round trips, MPI_Cart_sub rows and columns with a ring
- * in each), MPI_Topo_test, MPI_Comm_dup copying the topology, graphs and distributed graphs,
- * and argument errors.
+ * in each), MPI_Topo_test, MPI_Comm_dup copying the topology, graphs and distributed graphs
+ * (adjacent, and general with each rank naming edges of other ranks), MPI_Cart_map and
+ * MPI_Graph_map, and argument errors.
  * Usage: topo */
 #include <mpi.h>
 #include <stdio.h>
@@ -150,6 +151,135 @@ int main(int argc, char **argv)
         CHECK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &bad, MPI_UNWEIGHTED, 0, NULL,
                                              MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
                                              &dist) == MPI_ERR_RANK);
+    }
+
+    /* ---- MPI_Dist_graph_create: a ring where rank r names the edge (r + 1) -> (r + 2), weighted
+     * by its source, and the edge of nobody (a source with no destinations) */
+    {
+        int srcs[2] = {(rank + 1) % size, rank}, degs[2] = {1, 0}, dest = (rank + 2) % size,
+            w = 1000 + srcs[0], in = (rank + size - 1) % size, out = (rank + 1) % size;
+        int indeg, outdeg, weighted, s[2] = {-1, -1}, sw[2] = {-1, -1}, d[2] = {-1, -1},
+                                     dw[2] = {-1, -1};
+        CHECK(MPI_Dist_graph_create(MPI_COMM_WORLD, 2, srcs, degs, &dest, &w, MPI_INFO_NULL, 0,
+                                    &dist) == MPI_SUCCESS);
+        CHECK(MPI_Topo_test(dist, &st) == MPI_SUCCESS && st == MPI_DIST_GRAPH);
+        CHECK(MPI_Comm_rank(dist, &r) == MPI_SUCCESS && r == rank);
+        CHECK(MPI_Dist_graph_neighbors_count(dist, &indeg, &outdeg, &weighted) == MPI_SUCCESS);
+        CHECK(indeg == 1 && outdeg == 1 && weighted);
+        CHECK(MPI_Dist_graph_neighbors(dist, 2, s, sw, 2, d, dw) == MPI_SUCCESS);
+        CHECK(s[0] == in && sw[0] == 1000 + in && d[0] == out && dw[0] == 1000 + rank);
+        CHECK(s[1] == -1 && d[1] == -1);
+        CHECK(MPI_Sendrecv(&rank, 1, MPI_INT, d[0], 4, &got, 1, MPI_INT, s[0], 4, dist,
+                           MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+              got == in);
+        /* a dup keeps the neighbours */
+        CHECK(MPI_Comm_dup(dist, &dup) == MPI_SUCCESS);
+        CHECK(MPI_Dist_graph_neighbors(dup, 1, s, MPI_UNWEIGHTED, 1, d, MPI_UNWEIGHTED) ==
+                  MPI_SUCCESS &&
+              s[0] == in && d[0] == out);
+        CHECK(MPI_Comm_free(&dup) == MPI_SUCCESS);
+        CHECK(MPI_Comm_free(&dist) == MPI_SUCCESS);
+
+        /* unweighted: rank 0 names every edge of the ring (both ways), the others none */
+        int all_src[1024], all_deg[1024], all_dst[2048];
+        for (int k = 0; k < size; k++) {
+            all_src[k] = k;
+            all_deg[k] = 2;
+            all_dst[2 * k] = (k + 1) % size;
+            all_dst[2 * k + 1] = (k + size - 1) % size;
+        }
+        CHECK(MPI_Dist_graph_create(MPI_COMM_WORLD, rank == 0 ? size : 0, all_src, all_deg, all_dst,
+                                    MPI_UNWEIGHTED, MPI_INFO_NULL, 1, &dist) == MPI_SUCCESS);
+        CHECK(MPI_Dist_graph_neighbors_count(dist, &indeg, &outdeg, &weighted) == MPI_SUCCESS);
+        CHECK(indeg == 2 && outdeg == 2 && !weighted);
+        CHECK(MPI_Dist_graph_neighbors(dist, 2, s, MPI_UNWEIGHTED, 2, d, MPI_UNWEIGHTED) ==
+              MPI_SUCCESS);
+        CHECK(d[0] == out && d[1] == in);
+        CHECK((s[0] == in && s[1] == out) || (s[0] == out && s[1] == in));
+        CHECK(MPI_Comm_free(&dist) == MPI_SUCCESS);
+
+        /* weighted, and ranks that name nothing say MPI_WEIGHTS_EMPTY */
+        int ring_w[2048];
+        for (int k = 0; k < 2 * size; k++)
+            ring_w[k] = k;
+        CHECK(MPI_Dist_graph_create(MPI_COMM_WORLD, rank == size - 1 ? size : 0, all_src, all_deg,
+                                    all_dst, rank == size - 1 ? ring_w : MPI_WEIGHTS_EMPTY,
+                                    MPI_INFO_NULL, 0, &dist) == MPI_SUCCESS);
+        CHECK(MPI_Dist_graph_neighbors_count(dist, &indeg, &outdeg, &weighted) == MPI_SUCCESS);
+        CHECK(indeg == 2 && outdeg == 2 && weighted);
+        CHECK(MPI_Dist_graph_neighbors(dist, 2, s, sw, 2, d, dw) == MPI_SUCCESS);
+        CHECK(dw[0] == 2 * rank && dw[1] == 2 * rank + 1);
+        /* from in over in -> in + 1 (weight 2 in), from out over out -> out - 1 (2 out + 1),
+         * in some order (in and out are one rank on 1 and 2 ranks) */
+        CHECK((sw[0] == 2 * in && sw[1] == 2 * out + 1) ||
+              (sw[1] == 2 * in && sw[0] == 2 * out + 1));
+        CHECK(s[0] == sw[0] / 2 && s[1] == sw[1] / 2);
+        CHECK(MPI_Comm_free(&dist) == MPI_SUCCESS);
+
+        /* nobody names an edge */
+        CHECK(MPI_Dist_graph_create(MPI_COMM_WORLD, 0, NULL, NULL, NULL, MPI_WEIGHTS_EMPTY,
+                                    MPI_INFO_NULL, 0, &dist) == MPI_SUCCESS);
+        CHECK(MPI_Dist_graph_neighbors_count(dist, &indeg, &outdeg, &weighted) == MPI_SUCCESS);
+        CHECK(indeg == 0 && outdeg == 0 && weighted);
+        CHECK(MPI_Comm_free(&dist) == MPI_SUCCESS);
+
+        /* errors found by every rank at once (a collective failure) */
+        dist = MPI_COMM_WORLD;
+        CHECK(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, srcs, degs, &dest,
+                                    rank == 0 ? MPI_UNWEIGHTED : &w, MPI_INFO_NULL, 0,
+                                    &dist) == (size > 1 ? MPI_ERR_ARG : MPI_SUCCESS));
+        if (size > 1)
+            CHECK(dist == MPI_COMM_NULL);
+        else
+            CHECK(MPI_Comm_free(&dist) == MPI_SUCCESS);
+        /* errors found locally (no rank goes on into the exchange) */
+        int bad = size, neg = -1;
+        CHECK(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, srcs, degs, &bad, &w, MPI_INFO_NULL, 0,
+                                    &dist) == MPI_ERR_RANK);
+        CHECK(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &bad, degs, &dest, &w, MPI_INFO_NULL, 0,
+                                    &dist) == MPI_ERR_RANK);
+        CHECK(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, srcs, &neg, &dest, &w, MPI_INFO_NULL, 0,
+                                    &dist) == MPI_ERR_ARG);
+        CHECK(MPI_Dist_graph_create(MPI_COMM_WORLD, -1, srcs, degs, &dest, &w, MPI_INFO_NULL, 0,
+                                    &dist) == MPI_ERR_ARG);
+        CHECK(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, srcs, degs, &dest, &neg, MPI_INFO_NULL, 0,
+                                    &dist) == MPI_ERR_ARG);
+        CHECK(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, srcs, degs, &dest, MPI_WEIGHTS_EMPTY,
+                                    MPI_INFO_NULL, 0, &dist) == MPI_ERR_ARG);
+        CHECK(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, srcs, degs, NULL, &w, MPI_INFO_NULL, 0,
+                                    &dist) == MPI_ERR_ARG);
+        CHECK(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, srcs, degs, &dest, &w, MPI_INFO_NULL, 0,
+                                    NULL) == MPI_ERR_ARG);
+        CHECK(MPI_Dist_graph_create(MPI_COMM_NULL, 1, srcs, degs, &dest, &w, MPI_INFO_NULL, 0,
+                                    &dist) == MPI_ERR_COMM);
+    }
+
+    /* ---- MPI_Cart_map and MPI_Graph_map: no reordering */
+    {
+        int d2[2] = {1, (size + 1) / 2}, p2[2] = {0, 1}, index[1] = {0}, edges[1] = {0}, nr = -2;
+        CHECK(MPI_Cart_map(MPI_COMM_WORLD, 2, dims, periods, &nr) == MPI_SUCCESS && nr == rank);
+        CHECK(MPI_Cart_map(MPI_COMM_WORLD, 2, d2, p2, &nr) == MPI_SUCCESS);
+        CHECK(nr == (rank < (size + 1) / 2 ? rank : MPI_UNDEFINED));
+        CHECK(MPI_Cart_map(MPI_COMM_WORLD, 0, NULL, NULL, &nr) == MPI_SUCCESS);
+        CHECK(nr == (rank == 0 ? 0 : MPI_UNDEFINED));
+        CHECK(MPI_Graph_map(MPI_COMM_WORLD, 1, index, edges, &nr) == MPI_SUCCESS);
+        CHECK(nr == (rank == 0 ? 0 : MPI_UNDEFINED));
+        int gi[1024], ge[2048];
+        for (int k = 0; k < size; k++) {
+            ge[k] = (k + 1) % size;
+            gi[k] = k + 1;
+        }
+        CHECK(MPI_Graph_map(MPI_COMM_WORLD, size, gi, ge, &nr) == MPI_SUCCESS && nr == rank);
+        int big = size + 1, zero = 0;
+        CHECK(MPI_Cart_map(MPI_COMM_WORLD, 1, &big, &yes, &nr) == MPI_ERR_TOPOLOGY);
+        CHECK(MPI_Cart_map(MPI_COMM_WORLD, 1, &zero, &yes, &nr) == MPI_ERR_DIMS);
+        CHECK(MPI_Cart_map(MPI_COMM_WORLD, -1, &one, &yes, &nr) == MPI_ERR_DIMS);
+        CHECK(MPI_Cart_map(MPI_COMM_WORLD, 1, &one, &yes, NULL) == MPI_ERR_ARG);
+        CHECK(MPI_Graph_map(MPI_COMM_WORLD, size + 1, gi, ge, &nr) == MPI_ERR_ARG);
+        ge[0] = size;
+        CHECK(MPI_Graph_map(MPI_COMM_WORLD, size, gi, ge, &nr) == MPI_ERR_ARG);
+        CHECK(MPI_Graph_map(MPI_COMM_WORLD, 1, index, edges, NULL) == MPI_ERR_ARG);
+        CHECK(MPI_Graph_map(MPI_COMM_NULL, 1, index, edges, &nr) == MPI_ERR_COMM);
     }
 
     /* ---- errors */
