@@ -305,8 +305,8 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
 }
 #pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
 
-/* What a rank says of the weights of the edges it names: none named with weights other than
- * MPI_UNWEIGHTED says nothing, as every kind of graph allows it. */
+/* What a rank says of the weights of the edges it names. One that names no edge and does not
+ * pass MPI_UNWEIGHTED says nothing: it fits a weighted graph and an unweighted one. */
 enum { TM_MPI_DIST_UNWEIGHTED, TM_MPI_DIST_WEIGHTED, TM_MPI_DIST_NO_EDGES };
 
 /* One record of MPI_Dist_graph_create's exchange, as ints: the neighbour, the weight and
@@ -410,7 +410,7 @@ static void tm_mpi_dist_bufs_free(tm_mpi_dist_bufs_t *b)
 /* The records this rank sends: out_counts, out_displs and out from the edges it names. 0 or
  * -1 when out of memory. */
 static int tm_mpi_dist_records(tm_mpi_dist_bufs_t *b, int size, int n, const int sources[],
-                               const int degrees[], const int destinations[], const int weights[],
+                               const int degrees[], const int destinations[], const int *weights,
                                int nedges)
 {
     int *at = calloc((size_t)size, sizeof(int)), e = 0;

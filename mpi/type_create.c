@@ -1,5 +1,6 @@
 /*
- * Datatype constructors (contiguous ... create_resized, dup), MPI_Type_commit and MPI_Type_free.
+ * Datatype constructors (contiguous ... create_resized, dup, create_subarray, create_darray),
+ * MPI_Type_commit and MPI_Type_free.
  * Each constructor turns its arguments into pieces (blocklen copies of a type at a byte
  * displacement), which tm_mpi_type_build flattens, and keeps its arguments for
  * MPI_Type_get_contents.
@@ -517,11 +518,20 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
 
 #define TM_MPI_DARRAY_MAX_DIMS 32
 
-/* The runs of indices of one dimension that `coord` owns, increasing; returns how many there
- * are, and stores them in starts and lens unless NULL. The arguments have been checked. */
-static size_t tm_mpi_darray_runs(int gsize, int distrib, int darg, int psize, int coord,
-                                 int *starts, int *lens)
+/* The checked arguments, and what follows from them. */
+typedef struct tm_mpi_darray {
+    int ndims, order;
+    const int *gsizes, *distribs, *dargs, *psizes;
+    int coords[TM_MPI_DARRAY_MAX_DIMS];      /* of the process in the grid */
+    int last;                                /* the fastest dimension */
+    MPI_Aint stride[TM_MPI_DARRAY_MAX_DIMS]; /* elements between indices i and i + 1 */
+} tm_mpi_darray_t;
+
+/* The runs of indices of dimension d that the process owns, increasing; returns how many there
+ * are, and stores them in starts and lens unless NULL. */
+static size_t tm_mpi_darray_runs(const tm_mpi_darray_t *a, int d, int *starts, int *lens)
 {
+    int gsize = a->gsizes[d], distrib = a->distribs[d], darg = a->dargs[d], psize = a->psizes[d];
     long long k, first, step;
     size_t n = 0;
 
@@ -536,7 +546,7 @@ static size_t tm_mpi_darray_runs(int gsize, int distrib, int darg, int psize, in
         k = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
         break;
     }
-    first = coord * k; /* coord is 0 for MPI_DISTRIBUTE_NONE (psize 1) */
+    first = a->coords[d] * k; /* 0 for MPI_DISTRIBUTE_NONE (psize 1) */
     step = k * psize;
     for (long long s = first; s < gsize; s += step) {
         if (starts != NULL) {
@@ -617,43 +627,36 @@ static int tm_mpi_darray_check(tm_mpi_rank_t *r, const char *call, int size, int
 }
 
 /* The pieces of the darray: *p_p and *np_p. The indices owned in each dimension other than the
- * fastest are listed one by one (idx), those of the fastest as runs. 0 or -ENOMEM. */
-static int tm_mpi_darray_pieces(int ndims, const int gsizes[], const int distribs[],
-                                const int dargs[], const int psizes[], const int coords[], int last,
-                                int order, const MPI_Aint stride[], tm_mpi_type_t *old,
+ * fastest are listed one by one (owned[d]), those of the fastest as runs. 0 or -ENOMEM. */
+static int tm_mpi_darray_pieces(const tm_mpi_darray_t *a, tm_mpi_type_t *old,
                                 tm_mpi_type_piece_t **p_p, size_t *np_p)
 {
-    int *owned[TM_MPI_DARRAY_MAX_DIMS] = {NULL}, *rstarts, *rlens;
+    int *owned[TM_MPI_DARRAY_MAX_DIMS] = {NULL}, *rstarts, *rlens, last = a->last;
     size_t nowned[TM_MPI_DARRAY_MAX_DIMS], at[TM_MPI_DARRAY_MAX_DIMS] = {0};
-    size_t nruns, npieces, np = 0;
+    size_t nruns = tm_mpi_darray_runs(a, last, NULL, NULL), npieces = nruns, np = 0;
     tm_mpi_type_piece_t *p = NULL;
     int err = -ENOMEM;
 
-    nruns = tm_mpi_darray_runs(gsizes[last], distribs[last], dargs[last], psizes[last],
-                               coords[last], NULL, NULL);
     rstarts = malloc((nruns ? nruns : 1) * sizeof(int));
     rlens = malloc((nruns ? nruns : 1) * sizeof(int));
     if (rstarts == NULL || rlens == NULL)
         goto free_lists;
-    tm_mpi_darray_runs(gsizes[last], distribs[last], dargs[last], psizes[last], coords[last],
-                       rstarts, rlens);
-    npieces = nruns;
-    for (int d = 0; d < ndims; d++) {
-        size_t n, runs;
+    tm_mpi_darray_runs(a, last, rstarts, rlens);
+    for (int d = 0; d < a->ndims; d++) {
+        size_t n = 0, runs;
         int *s, *l;
 
         if (d == last)
             continue;
-        runs =
-            tm_mpi_darray_runs(gsizes[d], distribs[d], dargs[d], psizes[d], coords[d], NULL, NULL);
+        runs = tm_mpi_darray_runs(a, d, NULL, NULL);
         s = malloc((runs ? runs : 1) * sizeof(int));
         l = malloc((runs ? runs : 1) * sizeof(int));
-        if (s != NULL && l != NULL)
-            tm_mpi_darray_runs(gsizes[d], distribs[d], dargs[d], psizes[d], coords[d], s, l);
-        n = 0;
-        for (size_t i = 0; s != NULL && l != NULL && i < runs; i++)
-            n += (size_t)l[i];
-        owned[d] = s != NULL && l != NULL ? malloc((n ? n : 1) * sizeof(int)) : NULL;
+        if (s != NULL && l != NULL) {
+            tm_mpi_darray_runs(a, d, s, l);
+            for (size_t i = 0; i < runs; i++)
+                n += (size_t)l[i];
+            owned[d] = malloc((n ? n : 1) * sizeof(int));
+        }
         for (size_t i = 0, k = 0; owned[d] != NULL && i < runs; i++)
             for (int j = 0; j < l[i]; j++)
                 owned[d][k++] = s[i] + j;
@@ -670,15 +673,15 @@ static int tm_mpi_darray_pieces(int ndims, const int gsizes[], const int distrib
         MPI_Aint base = 0;
         int k;
 
-        for (int d = 0; d < ndims; d++)
+        for (int d = 0; d < a->ndims; d++)
             if (d != last)
-                base += owned[d][at[d]] * stride[d];
+                base += owned[d][at[d]] * a->stride[d];
         for (size_t i = 0; i < nruns; i++)
             p[np++] = (tm_mpi_type_piece_t){old, (size_t)rlens[i],
-                                            (base + rstarts[i] * stride[last]) * old->extent};
+                                            (base + rstarts[i] * a->stride[last]) * old->extent};
         /* next combination: odometer over the other dimensions, the fastest of them first */
-        for (k = 0; k < ndims; k++) {
-            int d = order == MPI_ORDER_C ? ndims - 1 - k : k;
+        for (k = 0; k < a->ndims; k++) {
+            int d = a->order == MPI_ORDER_C ? a->ndims - 1 - k : k;
 
             if (d == last)
                 continue;
@@ -686,14 +689,14 @@ static int tm_mpi_darray_pieces(int ndims, const int gsizes[], const int distrib
                 break;
             at[d] = 0;
         }
-        if (k == ndims)
+        if (k == a->ndims)
             break;
     }
     *p_p = p;
     *np_p = np;
     err = 0;
 free_lists:
-    for (int d = 0; d < ndims; d++)
+    for (int d = 0; d < a->ndims; d++)
         free(owned[d]);
     free(rstarts);
     free(rlens);
@@ -707,12 +710,18 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
 {
     static const char call[] = "MPI_Type_create_darray";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_darray_t a = {.ndims = ndims,
+                         .order = order,
+                         .gsizes = array_of_gsizes,
+                         .distribs = array_of_distribs,
+                         .dargs = array_of_dargs,
+                         .psizes = array_of_psizes};
     tm_mpi_type_t *old, *t;
     tm_mpi_type_piece_t *p;
     size_t np;
-    MPI_Aint total = 1, bytes, stride[TM_MPI_DARRAY_MAX_DIMS];
-    int coords[TM_MPI_DARRAY_MAX_DIMS], ints[4 * TM_MPI_DARRAY_MAX_DIMS + 4];
-    int err, last, left = rank;
+    MPI_Aint total = 1, bytes;
+    int ints[4 * TM_MPI_DARRAY_MAX_DIMS + 4];
+    int err, left = rank;
     bool too_big = false;
 
     if ((err = tm_mpi_darray_check(r, call, size, rank, ndims, array_of_gsizes, array_of_distribs,
@@ -720,23 +729,23 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
             MPI_SUCCESS ||
         (err = tm_mpi_type_get(r, NULL, oldtype, 0, call, &old)) != MPI_SUCCESS)
         return err;
+    /* the grid is row-major whatever the array's order */
     for (int d = ndims - 1; d >= 0; d--) {
-        coords[d] = left % array_of_psizes[d];
+        a.coords[d] = left % array_of_psizes[d];
         left /= array_of_psizes[d];
     }
-    last = order == MPI_ORDER_C ? ndims - 1 : 0;
+    a.last = order == MPI_ORDER_C ? ndims - 1 : 0;
     for (int k = 0; k < ndims; k++) {
         int d = order == MPI_ORDER_C ? ndims - 1 - k : k;
 
-        stride[d] = total;
+        a.stride[d] = total;
         too_big |= __builtin_mul_overflow(total, (MPI_Aint)array_of_gsizes[d], &total);
     }
     too_big |= __builtin_mul_overflow(total, old->extent, &bytes);
     if (too_big)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
                                   "the global array's extent does not fit in an MPI_Aint");
-    if (tm_mpi_darray_pieces(ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
-                             array_of_psizes, coords, last, order, stride, old, &p, &np) != 0)
+    if (tm_mpi_darray_pieces(&a, old, &p, &np) != 0)
         return TM_MPI_TYPE_NOMEM();
     ints[0] = size;
     ints[1] = rank;
