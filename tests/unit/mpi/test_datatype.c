@@ -1043,6 +1043,17 @@ START_TEST(test_error_count)
 }
 END_TEST
 
+START_TEST(test_error_darray)
+{
+    const int g[] = {8}, dist[] = {MPI_DISTRIBUTE_BLOCK}, darg[] = {3}, p[] = {2};
+    MPI_Datatype t;
+
+    fake_rt_expect_abort(1, "MPI_Type_create_darray (rank 1): dimension 0: 2 blocks of 3 cannot "
+                            "hold 8 elements (MPI_ERR_ARG)\n");
+    MPI_Type_create_darray(2, 0, 1, g, dist, darg, p, MPI_ORDER_C, MPI_INT, &t);
+}
+END_TEST
+
 static Suite *datatype_suite(void)
 {
     Suite *s = suite_create("mpi_datatype");
@@ -1088,6 +1099,7 @@ static Suite *datatype_suite(void)
     tcase_add_exit_test(tc_err, test_error_bad_type, MPI_ERR_TYPE);
     tcase_add_exit_test(tc_err, test_error_uncommitted, MPI_ERR_TYPE);
     tcase_add_exit_test(tc_err, test_error_count, MPI_ERR_COUNT);
+    tcase_add_exit_test(tc_err, test_error_darray, MPI_ERR_ARG);
     suite_add_tcase(s, tc_err);
     return s;
 }
