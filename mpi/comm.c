@@ -74,10 +74,21 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 }
 #pragma weak MPI_Comm_size = PMPI_Comm_size
 
-/* ThreadMPI ends the whole job, which the standard allows for any communicator. */
+/* ThreadMPI ends the whole job, which the standard allows for any communicator. A user
+ * operation may call it from a reduction that the rank's progress thread runs: the job ends in
+ * that rank's name, without looking at `comm` (the rank's tables are its own thread's). */
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
     static const char call[] = "MPI_Abort";
+    tm_rt_rank_t *owner = tm_rt_rank_self() ? NULL : tm_rt_progress_owner();
+    if (owner) {
+        fprintf(stderr,
+                "MPI_Abort: rank %d of MPI_COMM_WORLD aborted the job with error code %d "
+                "(from a user operation run by its progress thread)\n",
+                owner->world_rank, errorcode);
+        fflush(stderr);
+        tm_rt_job_abort(owner->world_rank, errorcode, NULL);
+    }
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get(r, comm, call, &c);

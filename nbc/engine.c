@@ -283,6 +283,7 @@ static void progress_main(void *arg)
     tm_sched_ult_t *self = tm_sched_self();
     int yields = 0, polls = 0;
     tm_rt_profile_attach_self(e->rank->rt->world_rank, true);
+    tm_rt_progress_attach_self(e->rank->rt->world_rank);
     while (!atomic_load_explicit(&e->stop, memory_order_acquire)) {
         /* Profiled as passes, each counted: the time between them is not the rank's. */
         tm_rt_profile_stream_t *pass = tm_rt_profile_call_begin(TM_RT_PROFILE_OP_PROGRESS_THREAD);

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -62,10 +63,29 @@ extern char **environ;
 
 /* ---- what mpi/ asks of the runtime (rank.h) ------------------------------------------------- */
 
+/* A ULT's data: for a rank's main ULT, its rank (&job.ranks[r].pub); for a rank's progress
+ * thread, that address with its low bit set, which tm_rt_rank_self does not take for a rank. */
+#define PROGRESS_TAG ((uintptr_t)1)
+
 tm_rt_rank_t *tm_rt_rank_self(void)
 {
     tm_sched_ult_t *self = tm_sched_self();
-    return self ? tm_sched_ult_get_data(self) : NULL;
+    void *data = self ? tm_sched_ult_get_data(self) : NULL;
+    return (uintptr_t)data & PROGRESS_TAG ? NULL : data;
+}
+
+tm_rt_rank_t *tm_rt_progress_owner(void)
+{
+    tm_sched_ult_t *self = tm_sched_self();
+    uintptr_t data = self ? (uintptr_t)tm_sched_ult_get_data(self) : 0;
+    return data & PROGRESS_TAG ? (tm_rt_rank_t *)(data & ~PROGRESS_TAG) : NULL;
+}
+
+void tm_rt_progress_attach_self(int world_rank)
+{
+    tm_sched_ult_t *self = tm_sched_self();
+    if (self && world_rank >= 0 && world_rank < job.nranks)
+        tm_sched_ult_set_data(self, (void *)((uintptr_t)&job.ranks[world_rank].pub | PROGRESS_TAG));
 }
 
 int tm_rt_world_size(void)

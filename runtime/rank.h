@@ -31,6 +31,13 @@ typedef struct tm_rt_rank {
 /* The rank whose ULT is calling, or NULL when the caller is not a rank's main ULT. */
 tm_rt_rank_t *tm_rt_rank_self(void);
 
+/* A rank's progress thread runs its collectives, and with them the user operations of its
+ * reductions, which MPI lets call MPI_Abort (MPI 3.1, section 5.9.5). It is no rank for MPI
+ * calls, but tm_rt_progress_owner tells which rank's it is: the rank the calling progress thread
+ * serves, else NULL. The progress thread itself calls tm_rt_progress_attach_self first. */
+tm_rt_rank_t *tm_rt_progress_owner(void);
+void tm_rt_progress_attach_self(int world_rank);
+
 /* Number of ranks of the job (the size of MPI_COMM_WORLD). */
 int tm_rt_world_size(void);
 

@@ -11,12 +11,26 @@
  *   after-finalize  MPI_Comm_size after MPI_Finalize
  *   thread          MPI_Comm_rank from a thread the rank created
  *   abort           MPI_Abort(MPI_COMM_WORLD, CODE)
- *   abort-self      MPI_Abort(MPI_COMM_SELF, CODE) */
+ *   abort-self      MPI_Abort(MPI_COMM_SELF, CODE)
+ *   abort-in-op     every rank: MPI_Ireduce to root WHO with a user operation that calls
+ *                   MPI_Abort(MPI_COMM_WORLD, CODE), then 10 s without MPI calls; the others
+ *                   call it 1 s after WHO, so that on a machine with idle cores for the progress
+ *                   threads and split_levels = 0, the operation runs on WHO's progress thread
+ *                   (WHO's MPI_Ireduce itself would run it if their data were there) */
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+static int abort_code;
+
+static void abort_op(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)in, (void)inout, (void)len, (void)type;
+    MPI_Abort(MPI_COMM_WORLD, abort_code);
+}
 
 static void *other_thread(void *arg)
 {
@@ -42,6 +56,18 @@ int main(int argc, char **argv)
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (strcmp(mode, "abort-in-op") == 0) {
+        MPI_Op op;
+        MPI_Request req;
+        int in = rank, out;
+        abort_code = code;
+        MPI_Op_create(abort_op, 1, &op);
+        if (rank != who)
+            sleep(1);
+        MPI_Ireduce(&in, &out, 1, MPI_INT, op, who, MPI_COMM_WORLD, &req);
+        sleep(10);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+    }
     if (rank == who) {
         if (strcmp(mode, "bad-comm") == 0)
             MPI_Comm_rank(MPI_INT, &rank);

@@ -36,6 +36,14 @@ expect_status 7 "MPI_Abort on MPI_COMM_SELF"
 expect_err '^MPI_Abort: rank 0 of MPI_COMM_SELF \(rank 1 of MPI_COMM_WORLD\) aborted the job with error code 7$' \
     "MPI_Abort on MPI_COMM_SELF"
 
+# A user operation may call MPI_Abort (MPI 3.1, 5.9.5), also when the rank's progress thread runs
+# it: on a synthetic machine of 4 cores, the progress threads of 2 ranks have cores of their own,
+# and with split_levels = 0 run the whole reduction while the ranks sleep.
+tm_run_env HWLOC_SYNTHETIC="package:1 core:4 pu:1" 2 --set nbc.split_levels=0 "$prog" abort-in-op 0 9
+expect_status 9 "MPI_Abort in a user operation on the progress thread"
+expect_err '^MPI_Abort: rank 0 of MPI_COMM_WORLD aborted the job with error code 9 \(from a user operation run by its progress thread\)$' \
+    "MPI_Abort in a user operation on the progress thread"
+
 # A program run alone is one rank, with the same messages.
 TMPDIR="$work/tmp" "$prog" bad-comm 0 > "$work/out" 2> "$work/err"
 status=$?

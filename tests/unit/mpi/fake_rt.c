@@ -24,6 +24,17 @@ tm_rt_rank_t *tm_rt_rank_self(void)
     return fake_rt_is_rank ? &fake_rt_rank : NULL;
 }
 
+/* No progress threads here (tm_rt_progress_vp). */
+tm_rt_rank_t *tm_rt_progress_owner(void)
+{
+    return NULL;
+}
+
+void tm_rt_progress_attach_self(int world_rank)
+{
+    (void)world_rank;
+}
+
 int tm_rt_world_size(void)
 {
     return fake_rt_world_size;
