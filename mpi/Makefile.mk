@@ -34,6 +34,7 @@ mpi_libtmmpi_la_SOURCES = \
 	mpi/pt2pt.c \
 	mpi/wait.c \
 	mpi/mprobe.c \
+	mpi/greq.c \
 	mpi/bsend.c \
 	mpi/persist.c
 

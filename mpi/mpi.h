@@ -665,13 +665,42 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                 MPI_Request *request);
 
-/* MPI_Cancel: a receive still posted is cancelled (its status says so: MPI_Test_cancelled); a
- * send completes normally (cancelling it does not succeed, as the standard allows). The request
- * must still be completed with a wait or test. */
+/* MPI_Cancel: a receive still posted is cancelled (its status says so: MPI_Test_cancelled), and
+ * so is a send (persistent or not, eager or not) whose message no receive has matched yet: no
+ * receiver sees it. An operation already matched completes normally. A generalized request's
+ * cancel function is called. The request must still be completed with a wait or test. */
 int MPI_Cancel(MPI_Request *request);
 int PMPI_Cancel(MPI_Request *request);
 int MPI_Test_cancelled(const MPI_Status *status, int *flag);
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag);
+
+/* Generalized requests (MPI 3.1, 12.2). MPI_Grequest_start makes a request that the program
+ * completes with MPI_Grequest_complete; a wait or test on it then calls query_fn to fill the
+ * status (its error is the call's; MPI_ERR_IN_STATUS from the -all and -some forms) and free_fn
+ * (its error when query_fn succeeded). MPI_Request_free calls free_fn at once if the request is
+ * complete, else MPI_Grequest_complete calls it. MPI_Cancel calls cancel_fn (complete: whether
+ * MPI_Grequest_complete was called). MPI_Grequest_complete may be called by any rank or by any
+ * thread of the program that is no rank at all (the one call allowed there); on such a thread
+ * an error is returned, as no error handler can run there. The handle is waited for, tested,
+ * freed and cancelled by the rank that started it. */
+int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                       MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                       MPI_Request *request);
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                        MPI_Request *request);
+int MPI_Grequest_complete(MPI_Request request);
+int PMPI_Grequest_complete(MPI_Request request);
+
+/* For query functions: the status says `count` basic elements of datatype were received
+ * (MPI_Get_elements gives them back; MPI_Get_count the whole datatypes among them), or that the
+ * operation was cancelled (MPI_Test_cancelled). */
+int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
+int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
+int MPI_Status_set_cancelled(MPI_Status *status, int flag);
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag);
 
 /* MPI_Get_count: elements of datatype received (MPI_UNDEFINED if not a whole number).
  * MPI_Get_elements(_x): basic elements received (MPI_UNDEFINED if the data ends inside one). */

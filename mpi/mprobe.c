@@ -1,9 +1,10 @@
 /*
  * Matched probes and cancellation: MPI_Mprobe/MPI_Improbe take a message out of matching, so
  * that no other receive can take it, and MPI_Mrecv/MPI_Imrecv receive exactly that message.
- * MPI_Cancel cancels receives that are still posted; a send here is matched by its receiver's
- * progress at any moment, so cancelling one does not succeed: the send completes normally and
- * MPI_Test_cancelled says so, as the standard allows.
+ * MPI_Cancel cancels receives that are still posted, sends whose message no receiver has
+ * matched yet (the claim protocol of p2p.h: the message is then never received), and hands
+ * generalized requests to their cancel function. A send already matched completes normally, and
+ * MPI_Test_cancelled says so.
  */
 #include "config.h"
 
@@ -152,10 +153,20 @@ int PMPI_Cancel(MPI_Request *request)
                                   "the request of a non-blocking collective (%s) cannot be "
                                   "cancelled",
                                   req->call);
+    if (req->kind == TM_MPI_REQ_GREQ) {
+        int err = tm_mpi_greq_cancel(req);
+        if (err != MPI_SUCCESS)
+            return tm_mpi_error_raise(r->rt, NULL, call, err,
+                                      "the cancel function of the generalized request returned %d",
+                                      err);
+        return MPI_SUCCESS;
+    }
     if (req->kind == TM_MPI_REQ_PERSISTENT)
         req = req->active; /* inactive: nothing to cancel */
     if (req && req->kind == TM_MPI_REQ_RECV && !tm_mpi_request_is_complete(req))
         tm_mpi_p2p_cancel_recv(r, req);
+    else if (req && req->kind == TM_MPI_REQ_SEND)
+        tm_mpi_p2p_cancel_send(req); /* complete or not: an eager send may still be unmatched */
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Cancel = PMPI_Cancel

@@ -106,6 +106,28 @@ int tm_mpi_p2p_init(tm_mpi_rank_t *r)
 static void zombies_sweep(tm_mpi_rank_t *r);
 static bool zombies_done(void *arg);
 
+/* The receiving side takes the message of `cell` (see "Cancelling a send" in p2p.h): false when
+ * its sender cancelled it first; the caller then drops the cell without touching the send's
+ * request or buffer, which may be reused already. */
+static inline bool cell_claim(tm_shm_cell_t *cell)
+{
+    _Atomic uint64_t *claim = &cell_envelope(cell)->claim;
+    /* Cells that were never cancellable need no read-modify-write: TAKEN never changes. */
+    if (atomic_load_explicit(claim, memory_order_relaxed) == TM_MPI_CLAIM_TAKEN)
+        return true;
+    /* acq_rel: the sender's cancel and this exchange are ordered by the word alone; the orders
+     * keep the receiver's reads of the envelope before a sender that lost sees TAKEN. */
+    return atomic_exchange_explicit(claim, TM_MPI_CLAIM_TAKEN, memory_order_acq_rel) !=
+           TM_MPI_CLAIM_CANCELLED;
+}
+
+/* true when the sender of `cell` cancelled it: the cell is garbage to drop. */
+static inline bool cell_cancelled(tm_shm_cell_t *cell)
+{
+    return atomic_load_explicit(&cell_envelope(cell)->claim, memory_order_acquire) ==
+           TM_MPI_CLAIM_CANCELLED;
+}
+
 /* Gives back the cells of list `head` (linked through cell->next), letting their senders go. */
 static void cells_drop(tm_shm_cell_t *head)
 {
@@ -113,7 +135,7 @@ static void cells_drop(tm_shm_cell_t *head)
         tm_shm_cell_t *cell = head;
         head = atomic_load_explicit(&cell->next, memory_order_relaxed);
         tm_mpi_envelope_t *env = cell_envelope(cell);
-        if (env->protocol == TM_MPI_PROTO_RNDV)
+        if (env->protocol == TM_MPI_PROTO_RNDV && cell_claim(cell))
             tm_mpi_request_complete(env->send_request, env->sender_mailbox);
         else if (env->protocol == TM_MPI_PROTO_SHARED)
             env->done(env->done_arg);
@@ -159,10 +181,13 @@ void tm_mpi_p2p_finalize(tm_mpi_rank_t *r)
             p->match.unexpected_head = cell;
             p->requests[i]->cell = NULL;
         }
-    for (int i = 0; i < p->nrequests; i++)
-        if (!p->requests[i] || tm_mpi_request_is_complete(p->requests[i]) ||
-            p->requests[i]->kind != TM_MPI_REQ_SEND)
-            free(p->requests[i]);
+    for (int i = 0; i < p->nrequests; i++) {
+        tm_mpi_request_t *req = p->requests[i];
+        if (req && req->kind == TM_MPI_REQ_GREQ)
+            tm_mpi_greq_unregister(req); /* never completed: an erroneous program */
+        if (!req || tm_mpi_request_is_complete(req) || req->kind != TM_MPI_REQ_SEND)
+            free(req);
+    }
     while (p->free_requests) {
         tm_mpi_request_t *req = p->free_requests;
         p->free_requests = req->next;
@@ -231,6 +256,9 @@ static tm_shm_cell_t *envelope_new(tm_mpi_matcher_t *m, int context_id, int sour
     env->origin = origin;
     env->dyn_seq = dyn_seq;
     env->dyn = dyn;
+    /* Not cancellable unless tm_mpi_matcher_send gives it a ticket. Relaxed: the push that
+     * hands the cell over publishes it. */
+    atomic_store_explicit(&env->claim, TM_MPI_CLAIM_TAKEN, memory_order_relaxed);
     return cell;
 }
 
@@ -261,6 +289,12 @@ int tm_mpi_matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *
                      m->dyn_sent ? m->dyn_sent[mailbox_world_rank(to)] : 0, false);
     if (!cell)
         return -ENOMEM;
+    /* Cancellable until received: the cell and its ticket, for MPI_Cancel */
+    if (m->last_ticket < TM_MPI_CLAIM_CANCELLED)
+        m->last_ticket = TM_MPI_CLAIM_CANCELLED;
+    req->cell = cell;
+    req->ticket = ++m->last_ticket;
+    atomic_store_explicit(&cell_envelope(cell)->claim, req->ticket, memory_order_relaxed);
     if (send_protocol(bytes, synchronous) == TM_MPI_PROTO_EAGER) {
         envelope_pack(cell, buf, count, type, bytes);
         /* The data is in the cell: the buffer is free again. Nobody else sees this request
@@ -337,6 +371,7 @@ tm_shm_cell_t *tm_mpi_am_alloc(tm_mpi_matcher_t *m, int kind)
         return NULL;
     tm_mpi_envelope_t *env = cell_envelope(cell);
     memset(env, 0, sizeof *env);
+    atomic_store_explicit(&env->claim, TM_MPI_CLAIM_TAKEN, memory_order_relaxed);
     env->protocol = TM_MPI_PROTO_AM;
     env->tag = kind;
     env->sender_mailbox = m->mailbox;
@@ -435,8 +470,9 @@ static void deliver(tm_mpi_request_t *req, tm_shm_cell_t *cell)
     atomic_store_explicit(&req->complete, 1, memory_order_release);
 }
 
-/* Finds and unlinks the first posted receive matching `env`. */
-static tm_mpi_request_t *posted_take(tm_mpi_matcher_t *p, const tm_mpi_envelope_t *env)
+/* Finds the first posted receive matching `env`; *prev_p = the one before it. */
+static tm_mpi_request_t *posted_find(tm_mpi_matcher_t *p, const tm_mpi_envelope_t *env,
+                                     tm_mpi_request_t **prev_p)
 {
     tm_mpi_request_t *prev = NULL;
     for (tm_mpi_request_t *req = p->posted_head; req; prev = req, req = req->next) {
@@ -444,37 +480,63 @@ static tm_mpi_request_t *posted_take(tm_mpi_matcher_t *p, const tm_mpi_envelope_
             (req->source != MPI_ANY_SOURCE && req->source != env->source) ||
             (req->tag != MPI_ANY_TAG && req->tag != env->tag))
             continue;
-        if (prev)
-            prev->next = req->next;
-        else
-            p->posted_head = req->next;
-        if (p->posted_tail == req)
-            p->posted_tail = prev;
-        req->next = NULL;
+        *prev_p = prev;
         return req;
     }
     return NULL;
 }
 
-/* Finds the first unexpected message matching; unlinks it when `take`. */
+/* Unlinks posted receive req, which follows prev. */
+static void posted_unlink(tm_mpi_matcher_t *p, tm_mpi_request_t *req, tm_mpi_request_t *prev)
+{
+    if (prev)
+        prev->next = req->next;
+    else
+        p->posted_head = req->next;
+    if (p->posted_tail == req)
+        p->posted_tail = prev;
+    req->next = NULL;
+}
+
+/* Unlinks unexpected `cell`, which follows prev; returns the one after it. */
+static tm_shm_cell_t *unexpected_unlink(tm_mpi_matcher_t *p, tm_shm_cell_t *cell,
+                                        tm_shm_cell_t *prev)
+{
+    tm_shm_cell_t *next = atomic_load_explicit(&cell->next, memory_order_relaxed);
+    if (prev)
+        atomic_store_explicit(&prev->next, next, memory_order_relaxed);
+    else
+        p->unexpected_head = next;
+    if (p->unexpected_tail == cell)
+        p->unexpected_tail = prev;
+    return next;
+}
+
+/* Finds the first unexpected message matching; unlinks it and claims it when `take`. Drops the
+ * cancelled messages it passes. */
 static tm_shm_cell_t *unexpected_find(tm_mpi_matcher_t *p, int context_id, int source, int tag,
                                       bool take)
 {
-    tm_shm_cell_t *prev = NULL;
-    for (tm_shm_cell_t *cell = p->unexpected_head; cell;
-         prev = cell, cell = atomic_load_explicit(&cell->next, memory_order_relaxed)) {
-        if (!envelope_matches(cell_envelope(cell), context_id, source, tag))
+    tm_shm_cell_t *prev = NULL, *cell = p->unexpected_head;
+    while (cell) {
+        if (cell_cancelled(cell)) {
+            tm_shm_cell_t *next = unexpected_unlink(p, cell, prev);
+            tm_shm_cell_free(cell);
+            cell = next;
             continue;
-        if (take) {
-            tm_shm_cell_t *next = atomic_load_explicit(&cell->next, memory_order_relaxed);
-            if (prev)
-                atomic_store_explicit(&prev->next, next, memory_order_relaxed);
-            else
-                p->unexpected_head = next;
-            if (p->unexpected_tail == cell)
-                p->unexpected_tail = prev;
         }
-        return cell;
+        if (!envelope_matches(cell_envelope(cell), context_id, source, tag)) {
+            prev = cell;
+            cell = atomic_load_explicit(&cell->next, memory_order_relaxed);
+            continue;
+        }
+        if (!take)
+            return cell;
+        tm_shm_cell_t *next = unexpected_unlink(p, cell, prev);
+        if (cell_claim(cell))
+            return cell;
+        tm_shm_cell_free(cell); /* cancelled since the check above */
+        cell = next;
     }
     return NULL;
 }
@@ -485,7 +547,7 @@ static void zombies_sweep(tm_mpi_rank_t *r)
     tm_mpi_request_t **link = &r->p2p->zombies;
     while (*link) {
         tm_mpi_request_t *req = *link;
-        if (tm_mpi_request_is_complete(req)) {
+        if (tm_mpi_request_zombie_done(req)) {
             *link = req->next;
             tm_mpi_request_release(r, req);
         } else {
@@ -498,7 +560,7 @@ static bool zombies_done(void *arg)
 {
     tm_mpi_rank_t *r = arg;
     for (tm_mpi_request_t *req = r->p2p->zombies; req; req = req->next)
-        if (!tm_mpi_request_is_complete(req))
+        if (!tm_mpi_request_zombie_done(req))
             return false;
     return true;
 }
@@ -518,11 +580,18 @@ static void cells_append(tm_shm_cell_t **head, tm_shm_cell_t **tail, tm_shm_cell
  * the unexpected list. */
 static void match(tm_mpi_matcher_t *m, tm_shm_cell_t *cell)
 {
-    tm_mpi_request_t *req = posted_take(m, cell_envelope(cell));
-    if (!req) {
+    tm_mpi_request_t *prev;
+    tm_mpi_request_t *req = posted_find(m, cell_envelope(cell), &prev);
+    /* Kept as unexpected, it stays cancellable: only a delivery claims it. */
+    if (!req && !cell_cancelled(cell)) {
         cells_append(&m->unexpected_head, &m->unexpected_tail, cell);
         return;
     }
+    if (!req || !cell_claim(cell)) {
+        tm_shm_cell_free(cell); /* cancelled: as if it never came */
+        return;
+    }
+    posted_unlink(m, req, prev);
     deliver(req, cell);
     if (req->freed)
         tm_mpi_request_release(req->owner, req);
@@ -698,15 +767,28 @@ bool tm_mpi_p2p_probe(tm_mpi_rank_t *r, int source, int tag, tm_mpi_comm_t *comm
 tm_mpi_request_t *tm_mpi_p2p_mprobe(tm_mpi_rank_t *r, int source, int tag, tm_mpi_comm_t *comm,
                                     bool block, MPI_Status *status)
 {
-    /* Probe first (it waits or polls as MPI_Probe/MPI_Iprobe do), then take what it found: the
-     * first match cannot change in between, only this thread touches the lists. */
-    if (!tm_mpi_p2p_probe(r, source, tag, comm, block, status))
-        return NULL;
+    /* Probe (it waits or polls as MPI_Probe/MPI_Iprobe do), then take what it found. Only this
+     * thread touches the lists, but the sender may cancel the message in between: then take
+     * the next one, probing again. */
+    tm_shm_cell_t *cell = NULL;
+    while (!cell) {
+        if (!tm_mpi_p2p_probe(r, source, tag, comm, block, MPI_STATUS_IGNORE))
+            return NULL;
+        cell = unexpected_find(&r->p2p->match, comm->context_id, source, tag, true);
+    }
     tm_mpi_request_t *msg = tm_mpi_request_new(r, TM_MPI_REQ_MESSAGE);
-    if (!msg)
+    if (!msg) {
+        /* Back to the head of the unexpected list: it was the first match. */
+        tm_mpi_matcher_t *m = &r->p2p->match;
+        atomic_store_explicit(&cell->next, m->unexpected_head, memory_order_relaxed);
+        m->unexpected_head = cell;
+        if (!m->unexpected_tail)
+            m->unexpected_tail = cell;
         return NULL;
+    }
+    envelope_status(cell_envelope(cell), status);
     msg->comm = comm;
-    msg->cell = unexpected_find(&r->p2p->match, comm->context_id, source, tag, true);
+    msg->cell = cell;
     return msg;
 }
 
@@ -752,6 +834,29 @@ bool tm_mpi_p2p_cancel_recv(tm_mpi_rank_t *r, tm_mpi_request_t *req)
     return false;
 }
 
+bool tm_mpi_p2p_cancel_send(tm_mpi_request_t *req)
+{
+    if (!req->cell)
+        return false; /* nothing in flight: to MPI_PROC_NULL, buffered, or cancelled already */
+    uint64_t ticket = req->ticket;
+    /* acq_rel: pairs with the receiver's exchange in cell_claim (see p2p.h). The cell may have
+     * been received and reused for a later send of ours since: its ticket is then another. */
+    bool won = atomic_compare_exchange_strong_explicit(&cell_envelope(req->cell)->claim, &ticket,
+                                                       TM_MPI_CLAIM_CANCELLED, memory_order_acq_rel,
+                                                       memory_order_acquire);
+    req->cell = NULL;
+    if (!won)
+        return false;
+    req->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    req->status.MPI_TAG = MPI_ANY_TAG;
+    req->status.MPI_ERROR = MPI_SUCCESS;
+    req->status.tm_count = 0;
+    req->status.tm_cancelled = 1;
+    /* No receiver will complete it now (an eager send is complete already). */
+    atomic_store_explicit(&req->complete, 1, memory_order_release);
+    return true;
+}
+
 /* ---- waiting ------------------------------------------------------------------------------------
  */
 
@@ -786,6 +891,10 @@ void tm_mpi_request_describe(const tm_mpi_request_t *req, char *buf, size_t len)
     if (req->kind == TM_MPI_REQ_COLL) {
         snprintf(buf, len, "%s(comm=%s)", req->call ? req->call : "?",
                  req->comm ? req->comm->name : "?");
+        return;
+    }
+    if (req->kind == TM_MPI_REQ_GREQ) {
+        snprintf(buf, len, "MPI_Grequest_start(a generalized request not completed yet)");
         return;
     }
     if (req->ndests > 0) {

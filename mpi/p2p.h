@@ -33,6 +33,29 @@
  * whose number is not that count yet: a plain send waits for the broadcasts sent before it, a
  * broadcast for the earlier ones. Ranks that never root a dynamic broadcast send 0 and pay one
  * comparison per message.
+ *
+ * Cancelling a send (MPI_Cancel). Until a receiving side matches a message, its cell may sit in
+ * the mailbox (the lock-free queue), in the unexpected list or among the held-back cells, all
+ * of them the receiver's. The sender never takes it out of there: ownership of the message is
+ * decided by one atomic word of the envelope, `claim`, and the cell stays where it is.
+ *
+ *   claim = ticket (>= 2): sent, nobody owns it yet  (the sender's number for this send)
+ *   sender, MPI_Cancel:  CAS ticket -> CANCELLED     wins: the send is cancelled; the sender
+ *                                                    completes its own request and never looks
+ *                                                    at the cell again
+ *   receiver, matching:  exchange -> TAKEN           got the ticket: the message is the
+ *                                                    receiver's (a cancel now fails); got
+ *                                                    CANCELLED: it drops the cell unread
+ *
+ * Whichever RMW comes first in the word's modification order wins, so a message is either
+ * received or cancelled, never both. The receiver claims a message only when it delivers it
+ * (to a posted receive, to a receive that finds it unexpected, to MPI_Mprobe); kept as
+ * unexpected, it stays cancellable, and any walk of the lists drops the cancelled cells it
+ * passes. The cell goes back to its pool from the receiver only; the sender's pool hands it
+ * out again only to the sender, with a new ticket. That is why the ticket is per send and not
+ * a flag: a sender cancelling late, after its cell was received and reused for a later message,
+ * finds another ticket there and fails as it should (no ABA). Cells that are not cancellable
+ * (collectives, dynamic broadcasts, active messages) are TAKEN from the start.
  */
 #ifndef TM_MPI_P2P_H
 #define TM_MPI_P2P_H
@@ -77,6 +100,7 @@ typedef struct tm_mpi_mailbox {
  * the holder of the collective engine's lock for collectives. */
 typedef struct tm_mpi_matcher {
     tm_mpi_mailbox_t *mailbox;
+    uint64_t last_ticket; /* of the sends from this side (see "Cancelling a send") */
     tm_mpi_request_t *posted_head, *posted_tail;
     tm_shm_cell_t *unexpected_head, *unexpected_tail; /* linked through cell->next */
     /* Active messages (the collective side): the handler that takes their cells. */
@@ -121,7 +145,13 @@ typedef struct tm_mpi_envelope {
     int origin;
     uint32_t dyn_seq;
     bool dyn; /* a dynamic broadcast's delivery */
+    /* Who owns the message (see "Cancelling a send" above): TM_MPI_CLAIM_TAKEN, _CANCELLED, or
+     * the sender's ticket while nobody does. */
+    _Atomic uint64_t claim;
 } tm_mpi_envelope_t;
+
+#define TM_MPI_CLAIM_TAKEN     0
+#define TM_MPI_CLAIM_CANCELLED 1
 
 typedef enum tm_mpi_request_kind {
     TM_MPI_REQ_SEND,
@@ -129,7 +159,13 @@ typedef enum tm_mpi_request_kind {
     TM_MPI_REQ_MESSAGE,    /* a message taken by MPI_Mprobe/MPI_Improbe (MPI_Message handle) */
     TM_MPI_REQ_PERSISTENT, /* MPI_*_init: the arguments, and the operation of its activation */
     TM_MPI_REQ_COLL,       /* a non-blocking collective: its schedule (nbc/) */
+    TM_MPI_REQ_GREQ,       /* a generalized request (MPI_Grequest_start, greq.c) */
 } tm_mpi_request_kind_t;
+
+/* The bits of a generalized request's `complete` word (greq.c). */
+#define TM_MPI_GREQ_DONE       1u /* MPI_Grequest_complete was called */
+#define TM_MPI_GREQ_FREED      2u /* MPI_Request_free was called before that */
+#define TM_MPI_GREQ_RELEASABLE 4u /* FREED, and the free function has returned */
 
 /* What a persistent request does when started. */
 typedef enum tm_mpi_persistent_op {
@@ -154,7 +190,10 @@ struct tm_mpi_request {
     int context_id, source, tag;
     const char *call;       /* the MPI call that started it, for hang diagnosis */
     tm_mpi_request_t *next; /* posted list, free list */
-    tm_shm_cell_t *cell;    /* MESSAGE: the message, out of the matching lists */
+    /* MESSAGE: the message, out of the matching lists. SEND: the cell sent and its ticket,
+     * for MPI_Cancel (the cell may have been received and reused since: the ticket says). */
+    tm_shm_cell_t *cell;
+    uint64_t ticket;
     /* PERSISTENT: what to start (buf, count, type, comm, source = peer, tag above), and the
      * operation of the current activation (NULL: inactive). Such an operation points back. */
     tm_mpi_persistent_op_t op;
@@ -162,8 +201,15 @@ struct tm_mpi_request {
     tm_mpi_request_t *persistent;
     struct tm_nbc_sched *sched; /* COLL: the schedule, freed with the request */
     int ndests;                 /* MPIX_Ibcast_dynamic's destinations (SEND), for diagnosis */
-    int handle_index;           /* in the owner's request table */
-    bool freed;                 /* MPI_Request_free'd while pending: drop it when it completes */
+    /* GREQ: the program's callbacks and their argument, and the request's index in the
+     * process-wide table of generalized requests (its handle works from any thread) */
+    MPI_Grequest_query_function *query_fn;
+    MPI_Grequest_free_function *free_fn;
+    MPI_Grequest_cancel_function *cancel_fn;
+    void *extra_state;
+    int greq_index;
+    int handle_index; /* in the owner's request table */
+    bool freed;       /* MPI_Request_free'd while pending: drop it when it completes */
 };
 
 /* A message of MPI_Bsend, packed in the attached buffer until its send completes. */
@@ -304,6 +350,11 @@ tm_mpi_request_t *tm_mpi_p2p_mrecv(tm_mpi_rank_t *r, tm_mpi_request_t *msg, void
 /* MPI_Cancel of a receive: true when it was still posted (it is then complete and cancelled). */
 bool tm_mpi_p2p_cancel_recv(tm_mpi_rank_t *r, tm_mpi_request_t *req);
 
+/* MPI_Cancel of a send: true when no receiver had matched its message (the request is then
+ * complete and cancelled, and no receiver will see the message); false when one had (the send
+ * completes normally). */
+bool tm_mpi_p2p_cancel_send(tm_mpi_request_t *req);
+
 /* Moves messages from the rank's mailbox to their receives (or the unexpected list), and
  * progresses its collectives under way. Returns true when it did something. */
 bool tm_mpi_p2p_progress(tm_mpi_rank_t *r);
@@ -350,9 +401,36 @@ tm_mpi_request_t *tm_mpi_message_lookup(tm_mpi_rank_t *r, MPI_Message h);
 MPI_Message tm_mpi_message_handle(const tm_mpi_request_t *msg);
 void tm_mpi_request_release(tm_mpi_rank_t *r, tm_mpi_request_t *req);
 
+/* ---- generalized requests (greq.c) ---- */
+
+/* Payload bit of the handles of generalized requests: their index in the process-wide table
+ * rather than in the owner's. */
+#define TM_MPI_GREQ_HANDLE_BIT 0x02000000u
+
+/* The generalized request of handle h (any thread), NULL when there is none. */
+tm_mpi_request_t *tm_mpi_greq_lookup(MPI_Request h);
+/* Takes generalized request req out of the process-wide table (its release). */
+void tm_mpi_greq_unregister(tm_mpi_request_t *req);
+/* Completes generalized request req (complete) for a wait or test: its query function fills
+ * *status (which may be MPI_STATUS_IGNORE), then its free function runs and req is released.
+ * Returns the first error of the two callbacks. */
+int tm_mpi_greq_retire(tm_mpi_rank_t *r, tm_mpi_request_t *req, MPI_Status *status);
+/* MPI_Request_get_status on complete generalized request req: its query function's status and
+ * error. */
+int tm_mpi_greq_query(tm_mpi_request_t *req, MPI_Status *status);
+/* MPI_Request_free of generalized request req: releases it now when complete (after its free
+ * function), else once MPI_Grequest_complete has run the free function. Returns the free
+ * function's error, or MPI_SUCCESS when it runs later. */
+int tm_mpi_greq_free(tm_mpi_rank_t *r, tm_mpi_request_t *req);
+/* MPI_Cancel of generalized request req: its cancel function's error. */
+int tm_mpi_greq_cancel(tm_mpi_request_t *req);
+/* true when freed request req may go (a generalized one: once its free function returned). */
+bool tm_mpi_request_zombie_done(const tm_mpi_request_t *req);
+
 static inline bool tm_mpi_request_is_complete(const tm_mpi_request_t *req)
 {
-    /* acquire: pairs with the completer's release, so the received data and status are seen */
+    /* acquire: pairs with the completer's release, so the received data and status are seen.
+     * (A generalized request's word has other bits than DONE only once its handle is freed.) */
     return atomic_load_explicit(&req->complete, memory_order_acquire) != 0;
 }
 

@@ -68,6 +68,12 @@ tm_mpi_request_t *tm_mpi_request_lookup(tm_mpi_rank_t *r, MPI_Request h)
 {
     if (h == MPI_REQUEST_NULL)
         return NULL;
+    if (tm_mpi_handle_kind(h) == TM_MPI_KIND_REQUEST &&
+        (tm_mpi_handle_payload(h) & TM_MPI_GREQ_HANDLE_BIT)) {
+        /* Generalized: waited for, tested, freed and cancelled by its owner only */
+        tm_mpi_request_t *req = tm_mpi_greq_lookup(h);
+        return req && req->owner == r && !req->freed ? req : TM_MPI_REQUEST_INVALID;
+    }
     tm_mpi_p2p_t *p = r->p2p;
     unsigned index = tm_mpi_handle_payload(h) - 1;
     if (tm_mpi_handle_kind(h) != TM_MPI_KIND_REQUEST || index >= (unsigned)p->nrequests ||
@@ -96,6 +102,9 @@ MPI_Message tm_mpi_message_handle(const tm_mpi_request_t *msg)
 
 MPI_Request tm_mpi_request_handle(const tm_mpi_request_t *req)
 {
+    if (req->kind == TM_MPI_REQ_GREQ)
+        return TM_MPI_HANDLE(TM_MPI_KIND_REQUEST,
+                             TM_MPI_GREQ_HANDLE_BIT | ((unsigned)req->greq_index + 1));
     return TM_MPI_HANDLE(TM_MPI_KIND_REQUEST, (unsigned)req->handle_index + 1);
 }
 
@@ -106,6 +115,8 @@ void tm_mpi_request_release(tm_mpi_rank_t *r, tm_mpi_request_t *req)
         tm_mpi_type_release(req->type);
     if (req->sched)
         tm_nbc_sched_free(req->sched);
+    if (req->kind == TM_MPI_REQ_GREQ)
+        tm_mpi_greq_unregister(req);
     p->requests[req->handle_index] = NULL;
     p->free_slots[p->nfree_slots++] = req->handle_index;
     req->next = p->free_requests;
@@ -126,13 +137,21 @@ void tm_mpi_request_status(const tm_mpi_request_t *req, MPI_Status *status)
     if (req->kind == TM_MPI_REQ_RECV || req->kind == TM_MPI_REQ_COLL) {
         *status = req->status;
     } else {
-        /* A send's status says nothing but that it was not cancelled. */
+        /* A send's status says nothing but whether it was cancelled. */
         status->MPI_SOURCE = MPI_ANY_SOURCE;
         status->MPI_TAG = MPI_ANY_TAG;
         status->MPI_ERROR = MPI_SUCCESS;
         status->tm_count = 0;
-        status->tm_cancelled = 0;
+        status->tm_cancelled = req->kind == TM_MPI_REQ_SEND && req->status.tm_cancelled;
     }
+}
+
+bool tm_mpi_request_zombie_done(const tm_mpi_request_t *req)
+{
+    if (req->kind != TM_MPI_REQ_GREQ)
+        return tm_mpi_request_is_complete(req);
+    /* acquire: the free function, run by the completing thread, is done with the request */
+    return atomic_load_explicit(&req->complete, memory_order_acquire) & TM_MPI_GREQ_RELEASABLE;
 }
 
 void tm_mpi_status_proc_null(MPI_Status *status)

@@ -1,7 +1,9 @@
 /*
  * Completion calls: Wait, Test and their -all, -any and -some forms, Request_free and
  * Request_get_status. Waiting progresses the rank's messages, yields to the other ranks of its
- * core, and sleeps when nothing can happen until another rank pokes it (p2p.c).
+ * core, and sleeps when nothing can happen until another rank pokes it (p2p.c), or the thread
+ * that completes a generalized request (greq.c). A generalized request completes here through
+ * its query function (the status, and the error of the call) and its free function.
  */
 #include "config.h"
 
@@ -57,6 +59,10 @@ static void status_empty(MPI_Status *status)
  * error of the operation (a truncated receive). */
 static int retire(tm_mpi_rank_t *r, tm_mpi_request_t *req, MPI_Request *handle, MPI_Status *status)
 {
+    if (req->kind == TM_MPI_REQ_GREQ) {
+        *handle = MPI_REQUEST_NULL;
+        return tm_mpi_greq_retire(r, req, status); /* its query and free functions */
+    }
     tm_mpi_request_status(req, status);
     int err = req->kind == TM_MPI_REQ_RECV || req->kind == TM_MPI_REQ_COLL ? req->status.MPI_ERROR
                                                                            : MPI_SUCCESS;
@@ -68,12 +74,17 @@ static int retire(tm_mpi_rank_t *r, tm_mpi_request_t *req, MPI_Request *handle, 
     return err;
 }
 
-/* Reports the error of a completed operation through its communicator's handler. */
+/* Reports the error of a completed operation through its communicator's handler (that of
+ * MPI_COMM_WORLD for a generalized request). */
 static int report(tm_mpi_rank_t *r, const char *call, tm_mpi_comm_t *comm, int err)
 {
     if (err == MPI_SUCCESS)
         return err;
-    return tm_mpi_error_raise(r->rt, comm, call, err, "message truncated on receive");
+    if (err == MPI_ERR_TRUNCATE)
+        return tm_mpi_error_raise(r->rt, comm, call, err, "message truncated on receive");
+    return tm_mpi_error_raise(r->rt, comm, call, err,
+                              "the query or free function of a generalized request returned %d",
+                              err);
 }
 
 typedef struct waiting {
@@ -383,6 +394,15 @@ int PMPI_Request_free(MPI_Request *request)
                                   "complete it with MPI_Wait or MPI_Test",
                                   req->call);
     *request = MPI_REQUEST_NULL;
+    if (req->kind == TM_MPI_REQ_GREQ) {
+        /* Its free function runs now if complete, else when MPI_Grequest_complete is called. */
+        int err = tm_mpi_greq_free(r, req);
+        return err == MPI_SUCCESS ? err
+                                  : tm_mpi_error_raise(r->rt, NULL, call, err,
+                                                       "the free function of the generalized "
+                                                       "request returned %d",
+                                                       err);
+    }
     if (req->kind == TM_MPI_REQ_PERSISTENT) {
         /* The persistent request goes now; an operation under way goes when it completes. */
         tm_mpi_request_t *op = req->active;
@@ -427,8 +447,15 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (!tm_mpi_request_is_complete(req))
         tm_mpi_p2p_poll(r, enough_complete, &w);
     *flag = tm_mpi_request_is_complete(req);
-    if (*flag)
+    if (*flag && req->kind == TM_MPI_REQ_GREQ) {
+        err = tm_mpi_greq_query(req, status);
+        if (err != MPI_SUCCESS)
+            return tm_mpi_error_raise(r->rt, NULL, call, err,
+                                      "the query function of the generalized request returned %d",
+                                      err);
+    } else if (*flag) {
         tm_mpi_request_status(req, status);
+    }
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
