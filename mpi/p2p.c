@@ -289,12 +289,15 @@ int tm_mpi_matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *
                      m->dyn_sent ? m->dyn_sent[mailbox_world_rank(to)] : 0, false);
     if (!cell)
         return -ENOMEM;
-    /* Cancellable until received: the cell and its ticket, for MPI_Cancel */
-    if (m->last_ticket < TM_MPI_CLAIM_CANCELLED)
-        m->last_ticket = TM_MPI_CLAIM_CANCELLED;
-    req->cell = cell;
-    req->ticket = ++m->last_ticket;
-    atomic_store_explicit(&cell_envelope(cell)->claim, req->ticket, memory_order_relaxed);
+    /* The program's sends are cancellable until received: the cell and its ticket, for
+     * MPI_Cancel. The collectives' are not (their receivers then skip the exchange). */
+    if (m->mailbox < mailboxes + nmailboxes) {
+        if (m->last_ticket < TM_MPI_CLAIM_CANCELLED)
+            m->last_ticket = TM_MPI_CLAIM_CANCELLED;
+        req->cell = cell;
+        req->ticket = ++m->last_ticket;
+        atomic_store_explicit(&cell_envelope(cell)->claim, req->ticket, memory_order_relaxed);
+    }
     if (send_protocol(bytes, synchronous) == TM_MPI_PROTO_EAGER) {
         envelope_pack(cell, buf, count, type, bytes);
         /* The data is in the cell: the buffer is free again. Nobody else sees this request
