@@ -295,15 +295,23 @@ static void matched_probes_and_cancel(void)
     MPI_Wait(&req, &st);
     MPI_Test_cancelled(&st, &flag);
     CHECK(flag && req == MPI_REQUEST_NULL, "cancelled receive: flag %d", flag);
-    int v = 5;
+    /* A send nobody received yet is cancelled: the receive gets the next message. */
+    int v = 5, w = 6;
     MPI_Isend(&v, 1, MPI_INT, rank, 61, MPI_COMM_WORLD, &req);
     MPI_Cancel(&req);
-    /* The receive first: by rendezvous, the send completes only once received. */
-    MPI_Recv(&a, 1, MPI_INT, rank, 61, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    CHECK(a == 5, "the send whose cancel failed arrives");
     MPI_Wait(&req, &st);
     MPI_Test_cancelled(&st, &flag);
-    CHECK(!flag, "a send cannot be cancelled here, its status must say so");
+    CHECK(flag, "an unmatched send was not cancelled");
+    MPI_Send(&w, 1, MPI_INT, rank, 61, MPI_COMM_WORLD);
+    MPI_Recv(&a, 1, MPI_INT, rank, 61, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK(a == 6, "received %d, not the message after the cancelled one", a);
+    /* A send already received is not. */
+    MPI_Isend(&v, 1, MPI_INT, rank, 62, MPI_COMM_WORLD, &req);
+    MPI_Recv(&a, 1, MPI_INT, rank, 62, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Cancel(&req);
+    MPI_Wait(&req, &st);
+    MPI_Test_cancelled(&st, &flag);
+    CHECK(!flag && a == 5, "a received send was cancelled");
 }
 
 /* Under MPI_ERRORS_RETURN a Sendrecv with a bad destination returns MPI_ERR_RANK at once (its
