@@ -302,8 +302,8 @@ static void matched_probes_and_cancel(void)
     MPI_Wait(&req, &st);
     MPI_Test_cancelled(&st, &flag);
     CHECK(flag, "an unmatched send was not cancelled");
-    MPI_Send(&w, 1, MPI_INT, rank, 61, MPI_COMM_WORLD);
-    MPI_Recv(&a, 1, MPI_INT, rank, 61, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&w, 1, MPI_INT, rank, 61, &a, 1, MPI_INT, rank, 61, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
     CHECK(a == 6, "received %d, not the message after the cancelled one", a);
     /* A send already received is not. */
     MPI_Isend(&v, 1, MPI_INT, rank, 62, MPI_COMM_WORLD, &req);

@@ -146,13 +146,16 @@ static void cancel_race(int rounds, int tag)
         MPI_Wait(&sreq, &st);
         int flag = cancelled(&st);
         ncancelled += flag;
-        int replacement = -1;
+        /* Non-blocking: by rendezvous (eager_limit 0) a blocking send would wait for a
+         * receive the next rank posts only after its own sends. */
+        int replacement = -1, their_flag;
+        MPI_Request more[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
         if (flag)
-            MPI_Send(&replacement, 1, MPI_INT, next, tag, MPI_COMM_WORLD);
-        MPI_Send(&flag, 1, MPI_INT, next, tag + 1, MPI_COMM_WORLD);
-        int their_flag;
+            MPI_Isend(&replacement, 1, MPI_INT, next, tag, MPI_COMM_WORLD, &more[0]);
+        MPI_Isend(&flag, 1, MPI_INT, next, tag + 1, MPI_COMM_WORLD, &more[1]);
         MPI_Wait(&rreq, &st);
         MPI_Recv(&their_flag, 1, MPI_INT, prev, tag + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Waitall(2, more, MPI_STATUSES_IGNORE);
         int got;
         MPI_Get_count(&st, MPI_INT, &got);
         if (their_flag)

@@ -4,11 +4,14 @@
 . "$TM_SRCDIR/tests/mpi/lib.sh"
 basic=$(tm_build p2p_basic.c)
 persistent=$(tm_build p2p_persistent.c)
+cancel=$(tm_build p2p_cancel.c)
 for limit in 0 1 64K; do
     tm_run_env THREADMPI_P2P_EAGER_LIMIT=$limit 7 "$basic"
     expect_status 0 "p2p_basic with eager_limit = $limit"
     tm_run_env THREADMPI_P2P_EAGER_LIMIT=$limit 3 "$persistent"
     expect_status 0 "p2p_persistent with eager_limit = $limit"
+    tm_run_env THREADMPI_P2P_EAGER_LIMIT=$limit 3 "$cancel"
+    expect_status 0 "p2p_cancel with eager_limit = $limit"
 done
 tm_run_env THREADMPI_P2P_EAGER_LIMIT=2M 2 "$basic"
 expect_status 2 "eager_limit above 1M"
