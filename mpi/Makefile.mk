@@ -21,6 +21,7 @@ mpi_libtmmpi_la_SOURCES = \
 	mpi/info.c \
 	mpi/comm_query.c \
 	mpi/comm_create.c \
+	mpi/comm_idup.c \
 	mpi/topo.h \
 	mpi/topo_cart.c \
 	mpi/topo_graph.c \

@@ -1,6 +1,6 @@
 /*
- * Creating and freeing communicators: MPI_Comm_dup(_with_info) (which copies the topology),
- * MPI_Comm_split(_type),
+ * Creating and freeing communicators: MPI_Comm_dup(_with_info) (which copies the topology; its
+ * local part serves MPI_Comm_idup too, comm_idup.c), MPI_Comm_split(_type),
  * MPI_Comm_create, MPI_Comm_create_group, MPI_Comm_free, MPI_Comm_set_info/get_info.
  *
  * Context ids come from one process-wide counter (ranks share the address space): each new
@@ -43,10 +43,10 @@ typedef struct tm_mpi_comm_view {
 /* The first id after WORLD's (0, 1) and SELF's (2, 3). */
 static _Atomic unsigned tm_mpi_context_next = TM_MPI_CONTEXT_SELF + 2;
 
-/* A new even context id, or -1 when they are exhausted. Ids are never reused: 2^30 of them
- * outlast any program. Only uniqueness matters (the id reaches the other members through
- * messages, which order the rest): relaxed. */
-static int tm_mpi_context_alloc(void)
+/* Ids are never reused: 2^30 of them outlast any program. Only uniqueness matters (the id reaches
+ * the other members through messages, or comm_idup.c's locked table, which order the rest):
+ * relaxed. */
+int tm_mpi_comm_context_alloc(void)
 {
     unsigned id = atomic_fetch_add_explicit(&tm_mpi_context_next, 2, memory_order_relaxed);
 
@@ -240,35 +240,17 @@ static int tm_mpi_comm_check_subgroup(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, con
 
 /* ------------------------------------------------------------------ dup */
 
-static int tm_mpi_comm_dup(const char *call, MPI_Comm comm, MPI_Info info, int check_info,
+int tm_mpi_comm_dup_finish(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, int context_id,
                            MPI_Comm *newcomm)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
-    tm_mpi_comm_t *c, *nc, view;
-    int err = tm_mpi_comm_get(r, comm, call, &c);
-    int id = -1;
+    tm_mpi_comm_t *nc;
+    int failed = 0, err;
 
-    if (err != MPI_SUCCESS)
-        return err;
-    if (check_info && (err = tm_mpi_info_check(r, info, call)) != MPI_SUCCESS)
-        return err;
-    if ((err = tm_mpi_comm_check_newcomm(r, c, call, newcomm)) != MPI_SUCCESS)
-        return err;
-    tm_mpi_comm_coll_view(&view, c);
-    if (c->rank == 0) {
-        id = tm_mpi_context_alloc();
-        for (int i = 1; i < c->size; i++)
-            if (tm_mpi_comm_send(r, &view, call, &id, sizeof(id), i, TM_MPI_TAG_COMM_DUP) < 0)
-                return tm_mpi_comm_out_of_memory(r, c, call);
-    } else if (tm_mpi_comm_recv(r, &view, call, &id, sizeof(id), 0, TM_MPI_TAG_COMM_DUP) < 0) {
-        return tm_mpi_comm_out_of_memory(r, c, call);
-    }
-    if (id < 0)
+    if (context_id < 0)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_INTERN, "out of context ids");
     tm_mpi_group_retain(c->group);
-    if (tm_mpi_comm_view_new(r, c, id, c->group, c->rank, &nc) < 0)
+    if (tm_mpi_comm_view_new(r, c, context_id, c->group, c->rank, &nc) < 0)
         return tm_mpi_comm_out_of_memory(r, c, call);
-    int failed = 0;
     nc->topo = tm_mpi_topo_dup(c->topo, &failed);
     if (failed) {
         tm_mpi_comm_view_free(r, nc);
@@ -284,6 +266,32 @@ static int tm_mpi_comm_dup(const char *call, MPI_Comm comm, MPI_Info info, int c
     }
     *newcomm = nc->handle;
     return MPI_SUCCESS;
+}
+
+static int tm_mpi_comm_dup(const char *call, MPI_Comm comm, MPI_Info info, int check_info,
+                           MPI_Comm *newcomm)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c, view;
+    int err = tm_mpi_comm_get(r, comm, call, &c);
+    int id = -1;
+
+    if (err != MPI_SUCCESS)
+        return err;
+    if (check_info && (err = tm_mpi_info_check(r, info, call)) != MPI_SUCCESS)
+        return err;
+    if ((err = tm_mpi_comm_check_newcomm(r, c, call, newcomm)) != MPI_SUCCESS)
+        return err;
+    tm_mpi_comm_coll_view(&view, c);
+    if (c->rank == 0) {
+        id = tm_mpi_comm_context_alloc();
+        for (int i = 1; i < c->size; i++)
+            if (tm_mpi_comm_send(r, &view, call, &id, sizeof(id), i, TM_MPI_TAG_COMM_DUP) < 0)
+                return tm_mpi_comm_out_of_memory(r, c, call);
+    } else if (tm_mpi_comm_recv(r, &view, call, &id, sizeof(id), 0, TM_MPI_TAG_COMM_DUP) < 0) {
+        return tm_mpi_comm_out_of_memory(r, c, call);
+    }
+    return tm_mpi_comm_dup_finish(r, c, call, id, newcomm);
 }
 
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
@@ -348,7 +356,7 @@ static int tm_mpi_comm_split_lead(tm_mpi_rank_t *r, tm_mpi_comm_t *view, const c
             continue;
         }
         tm_mpi_group_t *g = tm_mpi_group_create(last - first);
-        int id = tm_mpi_context_alloc();
+        int id = tm_mpi_comm_context_alloc();
 
         if (g == NULL) {
             err = -ENOMEM; /* the members of this color and the next get MPI_COMM_NULL */
@@ -475,7 +483,7 @@ static int tm_mpi_comm_create_common(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const c
         return MPI_SUCCESS;
     tm_mpi_comm_coll_view(&view, c);
     if (c->rank == leader) {
-        id = tm_mpi_context_alloc();
+        id = tm_mpi_comm_context_alloc();
         for (int i = 0; i < g->size; i++)
             if (parent_rank[i] != leader &&
                 tm_mpi_comm_send(r, &view, call, &id, sizeof(id), parent_rank[i], tag) < 0)

@@ -1190,7 +1190,7 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[]);
  * Collective calls (all the ranks of comm call them, in the same order; MPI_Comm_create_group:
  * the members of group), except MPI_Comm_free, MPI_Comm_set_info and MPI_Comm_get_info, which
  * are local. Errors go to comm's handler. A new communicator has comm's error handler, no name
- * and, for MPI_Comm_dup only, the attributes that comm's copy callbacks copy.
+ * and, for MPI_Comm_dup and MPI_Comm_idup only, the attributes that comm's copy callbacks copy.
  */
 
 /* MPI_Comm_dup: *newcomm = a communicator with the members of comm in the same order, and a
@@ -1201,6 +1201,12 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 /* MPI_Comm_dup_with_info: MPI_Comm_dup; info (not MPI_INFO_NULL) is checked and ignored. */
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+
+/* MPI_Comm_idup: MPI_Comm_dup without waiting for the other members; newcomm may be used once
+ * *request (of a non-blocking collective: completed by MPI_Wait, MPI_Test and their forms, never
+ * freed) is complete. */
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
 
 /* MPI_Comm_split: one communicator per color (>= 0), its members ordered by key, then by rank in
  * comm; color MPI_UNDEFINED gives MPI_COMM_NULL, a negative color MPI_ERR_ARG. */

@@ -120,6 +120,7 @@ typedef struct tm_mpi_comm {
     char objname[MPI_MAX_OBJECT_NAME];    /* MPI_Comm_set_name, MPI_Comm_get_name */
     struct tm_mpi_topo *topo;             /* the process topology (topo.h), else NULL */
     unsigned coll_seq; /* collectives started on it: the tag of the next one (nbc/) */
+    unsigned idup_seq; /* MPI_Comm_idup calls on it: the key of the next one (comm_idup.c) */
 } tm_mpi_comm_t;
 
 /* A rank's MPI state: created by MPI_Init/MPI_Init_thread (rt->mpi points to it), destroyed by
@@ -172,6 +173,17 @@ int tm_mpi_comm_get(tm_mpi_rank_t *r, MPI_Comm handle, const char *call, tm_mpi_
 #define TM_MPI_TAG_COMM_SPLIT_IN  (-3)
 #define TM_MPI_TAG_COMM_SPLIT_OUT (-4)
 #define TM_MPI_TAG_COMM_CREATE    (-5)
+
+/* A new even context id from the process-wide counter (id + 1 is the collective context), or -1
+ * when they are exhausted (comm_create.c). */
+int tm_mpi_comm_context_alloc(void);
+
+/* The local part of duplicating c (MPI_Comm_dup, MPI_Comm_idup), once the members agree on
+ * `context_id` (-1: the ids ran out): r's view with c's group, topology and error handler and the
+ * attributes c's copy callbacks copy. MPI_SUCCESS with *newcomm set; otherwise reports the error
+ * for `call` through c's handler and returns the error class. */
+int tm_mpi_comm_dup_finish(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, int context_id,
+                           MPI_Comm *newcomm);
 
 /* Frees the communicators r's program left (at MPI_Finalize, after MPI_COMM_SELF's attributes
  * are deleted), deleting their attributes whatever the callbacks return. */

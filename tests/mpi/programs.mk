@@ -56,8 +56,8 @@ MPI_TEST_PROGS += \
 	tests/mpi/mpi_attr.x \
 	tests/mpi/mpi_info.x
 
-# Communicator creation, process topologies.
-MPI_TEST_PROGS += tests/mpi/comm_create.x tests/mpi/topo.x
+# Communicator creation (MPI_Comm_idup apart), process topologies.
+MPI_TEST_PROGS += tests/mpi/comm_create.x tests/mpi/comm_idup.x tests/mpi/topo.x
 
 # nbc/: the split-tree model that mpcrun --split-model prints.
 MPI_SCRIPT_TESTS += tests/mpi/split_model.sh
