@@ -69,3 +69,10 @@ TM_MPI_UNIT_TESTS += tests/unit/mpi/test_op
 tests_unit_mpi_test_op_SOURCES = tests/unit/mpi/test_op.c $(tm_mpi_unit_fake)
 tests_unit_mpi_test_op_CFLAGS = $(TM_UNIT_CFLAGS)
 tests_unit_mpi_test_op_LDADD = $(tm_mpi_unit_ldadd)
+
+# Matching (mpi/p2p.c) under races: producer threads, each a rank's sending side, and a receiver
+# posting MPI_ANY_SOURCE / MPI_ANY_TAG receives; short enough for ThreadSanitizer.
+TM_MPI_UNIT_TESTS += tests/unit/mpi/test_p2p
+tests_unit_mpi_test_p2p_SOURCES = tests/unit/mpi/test_p2p.c $(tm_mpi_unit_fake)
+tests_unit_mpi_test_p2p_CFLAGS = $(TM_UNIT_CFLAGS)
+tests_unit_mpi_test_p2p_LDADD = $(tm_mpi_unit_ldadd)
