@@ -1,8 +1,8 @@
 #!/bin/sh
 # Collectives side by side: ThreadMPI, Open MPI and MPICH (each when available) run the same
-# sources: bench/coll.c (time per call of bcast, reduce, allreduce, allgather, alltoall, barrier
-# and their non-blocking forms at 8 B, 64 KiB and 2 MiB) at 2 ranks, pinned to cores, and at 16
-# ranks on this machine's cores, oversubscribed and not pinned; bench/overlap.c (how much of
+# sources: bench/coll.c (time per call of every MPI 3.1 collective on an intracommunicator and
+# of its non-blocking form, 44 in all, at 8 B, 64 KiB and 2 MiB) at 2 ranks, pinned to cores, and
+# at 16 ranks on this machine's cores, oversubscribed and not pinned; bench/overlap.c (how much of
 # ibcast, ireduce and iallreduce of 2 MiB hides behind computation, without MPI_Test calls and
 # with 16 of them) at 2 ranks, pinned. bench/run.sh runs all of this and more in one go.
 # Each figure is the median of RUNS runs (default 3); the MPIs take turns within each run, so
@@ -104,8 +104,10 @@ echo
 if [ -n "$mpis_coll" ]; then
     coll_table coll2 2 "pinned to cores"
     coll_table coll16 16 "oversubscribed, not pinned"
-    echo "Sizes: bcast, the bytes sent; reduce and allreduce, MPI_SUM on size/8 doubles;"
-    echo "allgather, each rank's contribution; alltoall, each block (per pair of ranks)."
+    echo "Sizes: bcast, the bytes sent; reduce, allreduce, scan and exscan, MPI_SUM on size/8"
+    echo "doubles; reduce_scatter(_block), size/8 doubles of result per rank; allgather(v),"
+    echo "gather(v) and scatter(v), each rank's block; alltoall(v,w), each block (per pair of"
+    echo "ranks); neighbor_*, each block to or from one of the 2 neighbours on a periodic ring."
     echo
 fi
 

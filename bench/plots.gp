@@ -3,7 +3,10 @@
 #   p2p_latency.png    latency against the message size, one line per MPI
 #   p2p_bandwidth.png  bandwidth against the message size
 #   coll_ranks.png     each collective's time at 8 B against the number of ranks, one panel per
-#                      collective, the blocking form solid and the non-blocking one dashed
+#                      collective, the blocking form solid and the non-blocking one dashed: bcast,
+#                      reduce, allreduce, allgather, alltoall, barrier
+#   coll_ranks_more.png  the same for the others: gather(v), scatter(v), allgatherv,
+#                      alltoall(v,w), reduce_scatter(_block), scan, exscan, neighbor_*
 #   overlap.png        the overlap of ibcast, ireduce and iallreduce of 2 MiB, one bar per MPI
 #   split.png          the split-tree model's T(S) against the measured one, one colour per N
 # A figure whose rows are not in the CSV is not drawn.
@@ -44,29 +47,49 @@ if (count('p2p,bandwidth') > 0) {
         linecolor colour(m) pointtype 7 title label(m)
 }
 
-if (count('coll,') > 0) {
-    set output outdir . '/coll_ranks.png'
-    set terminal pngcairo size 1200,750 noenhanced font ',9'
-    set multiplot layout 2,3 title 'Collectives at 8 B (barriers: no data): time per call ' . \
-        'against the ranks; dashed: the non-blocking form'
-    set format x '%g'
-    set xlabel 'ranks'
-    set ylabel 'us per call'
-    set logscale y 10
-    do for [c in 'bcast reduce allreduce allgather alltoall barrier'] {
-        set title '' . c
-        b = c eq 'barrier' ? '0' : '8'
-        if (count('coll,i?' . c . ',' . b . ',') == 0) {
-            set multiplot next
-        } else {
-            plot for [m in mpis] rows('coll,' . c . ',' . b . ',[0-9]+,', m) using 4:7 \
-                    with linespoints linecolor colour(m) pointtype 7 title label(m), \
-                 for [m in mpis] rows('coll,i' . c . ',' . b . ',[0-9]+,', m) using 4:7 \
-                    with linespoints linecolor colour(m) dashtype 2 pointtype 6 notitle
-        }
+# The collectives of each figure: coll_ranks.png the six of the first tables, 2 rows of 3;
+# coll_ranks_more.png the others, 4 rows of 4 (each non-blocking form is "i" and the name).
+coll_six = 'bcast reduce allreduce allgather alltoall barrier'
+coll_more = 'gather gatherv scatter scatterv allgatherv alltoallv alltoallw reduce_scatter ' . \
+    'reduce_scatter_block scan exscan neighbor_allgather neighbor_allgatherv neighbor_alltoall ' . \
+    'neighbor_alltoallv neighbor_alltoallw'
+do for [f = 1:2] {
+    list = f == 1 ? coll_six : coll_more
+    found = 0
+    do for [c in list] {
+        found = found + count('coll,i?' . c . ',')
     }
-    unset multiplot
-    set terminal pngcairo size 900,600 noenhanced font ',10'
+    if (found > 0) {
+        if (f == 1) {
+            set output outdir . '/coll_ranks.png'
+            set terminal pngcairo size 1200,750 noenhanced font ',9'
+            set multiplot layout 2,3 title 'Collectives at 8 B (barriers: no data): time per ' . \
+                'call against the ranks; dashed: the non-blocking form'
+        } else {
+            set output outdir . '/coll_ranks_more.png'
+            set terminal pngcairo size 1400,1100 noenhanced font ',9'
+            set multiplot layout 4,4 title 'More collectives at 8 B: time per call against the ' . \
+                'ranks; dashed: the non-blocking form; neighbor_*: 2 neighbours on a ring'
+        }
+        set format x '%g'
+        set xlabel 'ranks'
+        set ylabel 'us per call'
+        set logscale y 10
+        do for [c in list] {
+            set title '' . c
+            b = c eq 'barrier' ? '0' : '8'
+            if (count('coll,i?' . c . ',' . b . ',') == 0) {
+                set multiplot next
+            } else {
+                plot for [m in mpis] rows('coll,' . c . ',' . b . ',[0-9]+,', m) using 4:7 \
+                        with linespoints linecolor colour(m) pointtype 7 title label(m), \
+                     for [m in mpis] rows('coll,i' . c . ',' . b . ',[0-9]+,', m) using 4:7 \
+                        with linespoints linecolor colour(m) dashtype 2 pointtype 6 notitle
+            }
+        }
+        unset multiplot
+        set terminal pngcairo size 900,600 noenhanced font ',10'
+    }
 }
 
 if (count('overlap,i[a-z]+,2097152,2,0') > 0) {

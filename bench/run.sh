@@ -4,9 +4,14 @@
 # the same source with each MPI's mpicc:
 #   p2p      latency, bandwidth and message rate against the message size, 2 ranks pinned
 #            (bench/p2p.c)
-#   coll     bcast, reduce, allreduce, allgather, alltoall, barrier and their non-blocking forms at
-#            8 B, 64 KiB and 2 MiB, 2 ranks pinned and 16 ranks on this machine's cores, not
-#            pinned (bench/coll.c; 4 and 8 ranks too in the full mode)
+#   coll     every MPI 3.1 collective on an intracommunicator and its non-blocking form
+#            (bench/coll.c), 2 ranks pinned and 16 ranks on this machine's cores, not pinned (4
+#            and 8 ranks too in the full mode): bcast, reduce, allreduce, allgather, alltoall,
+#            barrier at 8 B, 64 KiB and 2 MiB (job collN); the 32 others, gather(v), scatter(v),
+#            allgatherv, alltoall(v,w), reduce_scatter(_block), scan, exscan and the
+#            neighbourhood collectives on a ring, in a job of their own (collmN) at the same
+#            sizes, but in the short mode at 8 B and 64 KiB at 2 ranks and at 8 B only at 16
+#            (MPICH's 16 processes on 2 cores take about a second a measurement)
 #   overlap  ibcast, ireduce and iallreduce of 2 MiB behind computation, the IMB-NBC method, 2
 #            ranks pinned (bench/overlap.c; with 16 MPI_Test calls too in the full mode)
 #   oversub  16 and 64 ranks on this machine's cores: a token around a ring (bench/ring.c) and an
@@ -20,14 +25,16 @@
 # each figure is the median of RUNS runs. Prints one markdown table with ThreadMPI's advantage over
 # each other MPI (> 1: ThreadMPI is better) and the split-tree table, writes every figure to
 # DIR/results.csv and, with gnuplot, draws DIR/p2p_latency.png, p2p_bandwidth.png,
-# coll_ranks.png, overlap.png and split.png (bench/plots.gp).
+# coll_ranks.png (the six collectives of the first jobs), coll_ranks_more.png (the others),
+# overlap.png and split.png (bench/plots.gp).
 #
 #   bench/run.sh [--short] [-o DIR] [BUILDDIR]
 #   bench/run.sh --plot CSV [-o DIR]       the plots of a results.csv only; runs nothing
 #
 # BUILDDIR: a ThreadMPI build tree (default: the current directory). DIR: default
 # BUILDDIR/bench/results. --short: fewer sizes, rank counts and runs, shorter measurements (under
-# 5 minutes on 2 cores); the full mode takes about 25 minutes. RUNS, SECONDS_EACH (the time each
+# 5 minutes on 2 cores, about 4 estimated); the full mode takes about an hour (estimated: the
+# 32 other collectives roughly double the collectives' part). RUNS, SECONDS_EACH (the time each
 # measurement of coll and overlap aims at) and TIMEOUT (seconds before a job is ended and
 # reported) override the mode's defaults. THREADMPI_* settings in the environment reach
 # ThreadMPI's runs unchanged.
@@ -77,6 +84,9 @@ if [ "$short" = yes ]; then
     limit=${TIMEOUT:-60}
     p2p_sizes="8 1024 65536 1048576 4194304"
     coll_ranks="2 16"
+    # The sizes of the 32 other collectives at 2 ranks and at more (bench/coll.c's -c lists below).
+    more_sizes_2="8 65536"
+    more_sizes_many=8
     ovl_tests=0
     rounds=10
     mem_ranks=256
@@ -87,12 +97,25 @@ else
     limit=${TIMEOUT:-300}
     p2p_sizes="8 64 512 4096 32768 262144 1048576 4194304"
     coll_ranks="2 4 8 16"
+    more_sizes_2="8 65536 2097152"
+    more_sizes_many=$more_sizes_2
     ovl_tests="0 16"
     rounds=100
     mem_ranks=1000
     split_ranks="2 3 4 5 6 7"
 fi
 split_cores=8
+# bench/coll.c's names: the six of coll_ranks.png and the first table rows, and the others.
+coll_six=bcast,reduce,allreduce,allgather,alltoall,barrier
+coll_more=gather,gatherv,scatter,scatterv,allgatherv,alltoallv,alltoallw,reduce_scatter
+coll_more=$coll_more,reduce_scatter_block,scan,exscan,neighbor_allgather,neighbor_allgatherv
+coll_more=$coll_more,neighbor_alltoall,neighbor_alltoallv,neighbor_alltoallw
+# with_i LIST: the comma-separated names and their non-blocking forms.
+with_i() {
+    echo "$1,$(echo "$1" | sed 's/[a-z_][a-z_]*/i&/g')"
+}
+coll_six=$(with_i "$coll_six")
+coll_more=$(with_i "$coll_more")
 benches="p2p coll overlap ring startup"
 . "$src/bench/lib.sh"
 
@@ -181,7 +204,11 @@ while [ "$i" -le "$runs" ]; do
     # shellcheck disable=SC2086 # p2p_sizes is a list of words
     measure p2p "$i" 2 p2p $p2p_sizes
     for n in $coll_ranks; do
-        measure "coll$n" "$i" "$n" coll -T "$each"
+        measure "coll$n" "$i" "$n" coll -T "$each" -c "$coll_six"
+        sizes=$more_sizes_many
+        [ "$n" -gt 2 ] || sizes=$more_sizes_2
+        # shellcheck disable=SC2086 # sizes is a list of words
+        measure "collm$n" "$i" "$n" coll -T "$each" -c "$coll_more" $sizes
     done
     for t in $ovl_tests; do
         measure "ovl$t" "$i" 2 overlap -T "$each" -t "$t"
@@ -223,8 +250,10 @@ for m in $mpis_p2p; do
 done
 for n in $coll_ranks; do
     for m in $mpis_coll; do
-        keys "coll$n" | while read -r k s; do
-            row coll "$k" "$s" "$n" "" "$m" "$(median 4 "$k" "$s" "$work/coll$n.$m".*)" us lower
+        for job in "coll$n" "collm$n"; do
+            keys "$job" | while read -r k s; do
+                row coll "$k" "$s" "$n" "" "$m" "$(median 4 "$k" "$s" "$work/$job.$m".*)" us lower
+            done
         done
     done
 done
@@ -369,8 +398,10 @@ fi
     echo
     echo "CSV: $csv"
     plot "$csv"
-    echo "Sizes: bcast, the bytes sent; reduce and allreduce, MPI_SUM on size/8 doubles;"
-    echo "allgather, each rank's contribution; alltoall, each block. Open MPI's and MPICH's"
-    echo "job_rss is mpirun's or the largest process's, ThreadMPI's the whole job's."
+    echo "Sizes: bcast, the bytes sent; reduce, allreduce, scan and exscan, MPI_SUM on size/8"
+    echo "doubles; reduce_scatter(_block), size/8 doubles of result per rank; allgather(v),"
+    echo "gather(v) and scatter(v), each rank's block; alltoall(v,w), each block; neighbor_*, each"
+    echo "block to or from one of the 2 neighbours on a ring. Open MPI's and MPICH's job_rss is"
+    echo "mpirun's or the largest process's, ThreadMPI's the whole job's."
     print_notes
 } | tee "$dir/results.md"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench/run.sh, the side-by-side benchmark suite, without running any benchmark (too slow for the
-# suite): --help prints the usage, a bad option is a usage error, and --plot draws the five PNG
+# suite): --help prints the usage, a bad option is a usage error, and --plot draws the six PNG
 # files of bench/plots.gp from a small CSV of every kind of row (or, without gnuplot, fails and
 # says so).
 . "$TM_SRCDIR/tests/mpi/lib.sh"
@@ -25,7 +25,10 @@ csv="$work/results.csv"
             echo "p2p,latency,$s,2,,$m,$s.5,us,lower"
             echo "p2p,bandwidth,$s,2,,$m,$s,MB/s,higher"
         done
-        for c in bcast reduce allreduce allgather alltoall barrier; do
+        for c in bcast reduce allreduce allgather alltoall barrier gather gatherv scatter scatterv \
+            allgatherv alltoallv alltoallw reduce_scatter reduce_scatter_block scan exscan \
+            neighbor_allgather neighbor_allgatherv neighbor_alltoall neighbor_alltoallv \
+            neighbor_alltoallw; do
             b=8
             [ "$c" = barrier ] && b=0
             for n in 2 16; do
@@ -49,11 +52,21 @@ sh "$run" --plot "$csv" -o "$work/plots" > "$out" 2> "$err" < /dev/null
 status=$?
 if command -v gnuplot > /dev/null; then
     expect_status 0 "run.sh --plot"
-    for png in p2p_latency p2p_bandwidth coll_ranks overlap split; do
+    for png in p2p_latency p2p_bandwidth coll_ranks coll_ranks_more overlap split; do
         [ -s "$work/plots/$png.png" ] || fail "run.sh --plot drew no $png.png: $(cat "$out" "$err")"
         # A PNG file starts with \211PNG.
         head -c 4 "$work/plots/$png.png" | grep -q PNG || fail "$png.png is not a PNG file"
     done
+    # A figure without rows is not drawn: the six collectives of coll_ranks.png alone (the CSV of
+    # a run before bench/coll.c had the others) draw no coll_ranks_more.png.
+    grep -E '^(section|coll,i?(bcast|reduce|allreduce|allgather|alltoall|barrier),)' "$csv" \
+        > "$work/six.csv"
+    mkdir "$work/six"
+    sh "$run" --plot "$work/six.csv" -o "$work/six" > "$out" 2> "$err" < /dev/null
+    status=$?
+    expect_status 0 "run.sh --plot of the six collectives"
+    [ -s "$work/six/coll_ranks.png" ] || fail "run.sh --plot drew no coll_ranks.png of the six"
+    [ ! -e "$work/six/coll_ranks_more.png" ] || fail "coll_ranks_more.png drawn without its rows"
 else
     expect_status 1 "run.sh --plot without gnuplot"
     expect_err 'gnuplot is not installed' "run.sh --plot without gnuplot"
