@@ -90,6 +90,10 @@ EXTRA_DIST += tests/mpi/profile.c
 # and prints its parts, model, error and what-if.
 MPI_SCRIPT_TESTS += tests/mpi/bench_breakdown.sh
 
+# bench/coll.c (every collective, blocking and non-blocking, each result checked): it builds with
+# ThreadMPI's mpicc and runs on 3 ranks with a tiny measurement time.
+MPI_SCRIPT_TESTS += tests/mpi/bench_coll.sh
+
 # bench/run.sh, the side-by-side suite: its usage, and its plots drawn from a small CSV (no
 # benchmark runs).
 MPI_SCRIPT_TESTS += tests/mpi/bench_run.sh
