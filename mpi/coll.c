@@ -95,10 +95,8 @@ int tm_mpi_coll_run(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, tm_
         *request = tm_mpi_request_handle(req);
         return MPI_SUCCESS;
     }
-    if (!tm_mpi_request_is_complete(req)) {
-        tm_mpi_p2p_note_blocked(r, "%s(comm=%s)", call, comm->name);
-        tm_mpi_p2p_wait_until(r, request_done, req);
-    }
+    if (!tm_mpi_request_is_complete(req)) /* noted as "call(comm=name)" */
+        tm_mpi_p2p_wait_noted(r, request_done, req, tm_mpi_request_note, req);
     int err = req->status.MPI_ERROR;
     tm_mpi_request_release(r, req);
     if (err != MPI_SUCCESS)

@@ -915,7 +915,18 @@ void tm_mpi_request_describe(const tm_mpi_request_t *req, char *buf, size_t len)
              req->comm ? req->comm->name : "?");
 }
 
+void tm_mpi_request_note(void *req, char *buf, size_t len)
+{
+    tm_mpi_request_describe(req, buf, len);
+}
+
 void tm_mpi_p2p_wait_until(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg)
+{
+    tm_mpi_p2p_wait_noted(r, done, arg, NULL, NULL);
+}
+
+void tm_mpi_p2p_wait_noted(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
+                           void (*note)(void *note_arg, char *buf, size_t len), void *note_arg)
 {
     TM_RT_PROFILE_SCOPE(PROGRESS);
     tm_mpi_mailbox_t *mb = r->p2p->match.mailbox;
@@ -943,6 +954,12 @@ void tm_mpi_p2p_wait_until(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg)
         atomic_thread_fence(memory_order_seq_cst);
         bool work = mailbox_has_work(mb) || (done && done(arg)) ||
                     (colls && (mailbox_has_work(coll) || tm_nbc_progress(r->nbc, true)));
+        if (!work && note) { /* about to sleep: now the note is worth writing */
+            note(note_arg, r->rt->blocked_in, sizeof r->rt->blocked_in);
+            /* release: the runtime's diagnosis reads the text after seeing the flag */
+            atomic_store_explicit(&r->rt->blocked, 1, memory_order_release);
+            note = NULL;
+        }
         if (!work)
             tm_rt_profile_park();
         atomic_store_explicit(&mb->sleeper, NULL, memory_order_relaxed);

@@ -376,6 +376,16 @@ void tm_mpi_request_describe(const tm_mpi_request_t *req, char *buf, size_t len)
  * sleeping when there is nothing else to do until something is given to this rank. */
 void tm_mpi_p2p_wait_until(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg);
 
+/* tm_mpi_p2p_wait_until, the note for hang diagnosis written by note(note_arg, buf, len) only
+ * when the rank is about to sleep: most waits end before, and formatting the text (a
+ * vsnprintf, a thousand instructions) on each would cost more than the wait. A rank that
+ * hangs sleeps, so it is noted. */
+void tm_mpi_p2p_wait_noted(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
+                           void (*note)(void *note_arg, char *buf, size_t len), void *note_arg);
+
+/* A note of tm_mpi_p2p_wait_noted for waiting on one request (a tm_mpi_request_t *). */
+void tm_mpi_request_note(void *req, char *buf, size_t len);
+
 /* Wakes whoever sleeps waiting for `mailbox` (tm_mpi_p2p_wait_until, a progress thread). Any
  * thread. */
 void tm_mpi_mailbox_poke(tm_mpi_mailbox_t *mailbox);

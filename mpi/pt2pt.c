@@ -108,12 +108,8 @@ static bool request_done(void *arg)
 static int finish(tm_mpi_rank_t *r, const char *call, tm_mpi_request_t *req, MPI_Status *status)
 {
     TM_RT_PROFILE_SCOPE(PROGRESS);
-    if (!tm_mpi_request_is_complete(req)) {
-        char what[160];
-        tm_mpi_request_describe(req, what, sizeof what);
-        tm_mpi_p2p_note_blocked(r, "%s", what);
-        tm_mpi_p2p_wait_until(r, request_done, req);
-    }
+    if (!tm_mpi_request_is_complete(req))
+        tm_mpi_p2p_wait_noted(r, request_done, req, tm_mpi_request_note, req);
     tm_mpi_request_status(req, status);
     int err = req->kind == TM_MPI_REQ_RECV ? req->status.MPI_ERROR : MPI_SUCCESS;
     tm_mpi_comm_t *comm = req->comm;

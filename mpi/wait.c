@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "p2p.h"
@@ -103,23 +104,39 @@ static bool enough_complete(void *arg)
     return false;
 }
 
-/* Records what a blocking completion call waits for: "MPI_Waitall(3 requests, first pending:
- * MPI_Irecv(source=1, tag=0, comm=MPI_COMM_WORLD))". */
-static void note_blocked(tm_mpi_rank_t *r, const char *call, tm_mpi_request_t **reqs, int count)
+/* What a blocking completion call waits for, for hang diagnosis: "MPI_Waitall(3 requests, 2
+ * pending, the first: MPI_Irecv(source=1, tag=0, comm=MPI_COMM_WORLD))". Written only when the
+ * rank goes to sleep (tm_mpi_p2p_wait_noted). */
+typedef struct blocked_note {
+    const char *call;
+    tm_mpi_request_t **reqs;
+    int count;
+} blocked_note_t;
+
+static void note_write(void *arg, char *buf, size_t len)
 {
+    const blocked_note_t *n = arg;
     char what[160] = "";
     int pending = 0;
-    for (int i = 0; i < count; i++) {
-        if (!reqs[i] || tm_mpi_request_is_complete(reqs[i]))
+    for (int i = 0; i < n->count; i++) {
+        if (!n->reqs[i] || tm_mpi_request_is_complete(n->reqs[i]))
             continue;
         if (pending++ == 0)
-            tm_mpi_request_describe(reqs[i], what, sizeof what);
+            tm_mpi_request_describe(n->reqs[i], what, sizeof what);
     }
-    if (count == 1)
-        tm_mpi_p2p_note_blocked(r, "%s(%s)", call, what);
+    if (n->count == 1)
+        snprintf(buf, len, "%s(%s)", n->call, what);
     else
-        tm_mpi_p2p_note_blocked(r, "%s(%d requests, %d pending, the first: %s)", call, count,
-                                pending, what);
+        snprintf(buf, len, "%s(%d requests, %d pending, the first: %s)", n->call, n->count, pending,
+                 what);
+}
+
+/* Waits until w is done, noted as call on reqs[0, count). */
+static void wait_noted(tm_mpi_rank_t *r, const char *call, tm_mpi_request_t **reqs, int count,
+                       waiting_t *w)
+{
+    blocked_note_t note = {call, reqs, count};
+    tm_mpi_p2p_wait_noted(r, enough_complete, w, note_write, &note);
 }
 
 /* Resolves the array into a temporary one: small arrays on the stack. */
@@ -149,10 +166,8 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         return MPI_SUCCESS;
     }
     waiting_t w = {&req, 1, 1};
-    if (!tm_mpi_request_is_complete(req)) {
-        note_blocked(r, call, &req, 1);
-        tm_mpi_p2p_wait_until(r, enough_complete, &w);
-    }
+    if (!tm_mpi_request_is_complete(req))
+        wait_noted(r, call, &req, 1, &w);
     tm_mpi_comm_t *comm = req->comm;
     return report(r, call, comm, retire(r, req, request, status));
 }
@@ -206,8 +221,7 @@ static int all(const char *call, int count, MPI_Request requests[], int *flag, M
     waiting_t w = {reqs, count, active};
     bool done = active == 0 || enough_complete(&w);
     if (!done && block) {
-        note_blocked(r, call, reqs, count);
-        tm_mpi_p2p_wait_until(r, enough_complete, &w);
+        wait_noted(r, call, reqs, count, &w);
         done = true;
     } else if (!done) {
         tm_mpi_p2p_poll(r, enough_complete, &w);
@@ -276,8 +290,7 @@ static int any(const char *call, int count, MPI_Request requests[], int *index, 
     }
     if (!enough_complete(&w)) {
         if (block) {
-            note_blocked(r, call, reqs, count);
-            tm_mpi_p2p_wait_until(r, enough_complete, &w);
+            wait_noted(r, call, reqs, count, &w);
         } else {
             tm_mpi_p2p_poll(r, enough_complete, &w);
         }
@@ -337,8 +350,7 @@ static int some(const char *call, int incount, MPI_Request requests[], int *outc
     waiting_t w = {reqs, incount, 1};
     if (!enough_complete(&w)) {
         if (block) {
-            note_blocked(r, call, reqs, incount);
-            tm_mpi_p2p_wait_until(r, enough_complete, &w);
+            wait_noted(r, call, reqs, incount, &w);
         } else {
             tm_mpi_p2p_poll(r, enough_complete, &w);
         }
