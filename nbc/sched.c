@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,9 +18,12 @@
 
 tm_nbc_sched_t *tm_nbc_sched_create(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, size_t scratch)
 {
-    tm_nbc_sched_t *s = calloc(1, sizeof *s);
+    tm_nbc_sched_t *s = malloc(sizeof *s);
     if (!s)
         return NULL;
+    /* The inline rooms are written before they are read: only the fields before them need
+     * clearing. */
+    memset(s, 0, offsetof(tm_nbc_sched_t, rounds_inline));
     if (scratch) {
         /* 64-byte alignment: any type, and whole cache lines for the copies. */
         s->scratch = aligned_alloc(64, (scratch + 63) & ~(size_t)63);
@@ -28,6 +32,10 @@ tm_nbc_sched_t *tm_nbc_sched_create(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, size_
             return NULL;
         }
     }
+    s->rounds = s->rounds_inline;
+    s->rounds_cap = TM_NBC_SCHED_INLINE;
+    s->actions = s->actions_inline;
+    s->actions_cap = TM_NBC_SCHED_INLINE;
     s->owner = r;
     s->group = comm->group;
     tm_mpi_group_retain(s->group);
@@ -43,18 +51,31 @@ void *tm_nbc_sched_scratch(tm_nbc_sched_t *s)
     return s->scratch;
 }
 
+/* Doubles the capacity *cap of array *items of `size`-byte elements, which starts in the
+ * schedule (`inline_items`) and moves to the heap the first time. false when out of memory (the
+ * array is then unchanged). */
+static bool array_grow(void **items, void *inline_items, int *cap, size_t size)
+{
+    size_t bytes = 2 * (size_t)*cap * size;
+    void *grown;
+    if (*items == inline_items) {
+        grown = malloc(bytes);
+        if (grown)
+            memcpy(grown, inline_items, (size_t)*cap * size);
+    } else {
+        grown = realloc(*items, bytes);
+    }
+    if (!grown)
+        return false;
+    *items = grown;
+    *cap *= 2;
+    return true;
+}
+
 /* The current round, made when needed. */
 static tm_nbc_round_t *round_current(tm_nbc_sched_t *s)
 {
     if (s->nrounds == 0) {
-        if (s->rounds_cap == 0) {
-            s->rounds = malloc(8 * sizeof *s->rounds);
-            if (!s->rounds) {
-                s->err = -ENOMEM;
-                return NULL;
-            }
-            s->rounds_cap = 8;
-        }
         s->rounds[0] = (tm_nbc_round_t){.end = 0, .where = TM_NBC_ANY};
         s->nrounds = 1;
     }
@@ -69,15 +90,10 @@ static tm_nbc_action_t *action_add(tm_nbc_sched_t *s, tm_nbc_action_kind_t kind)
     tm_nbc_round_t *round = round_current(s);
     if (!round)
         return NULL;
-    if (s->nactions == s->actions_cap) {
-        int cap = s->actions_cap ? 2 * s->actions_cap : 8;
-        tm_nbc_action_t *a = realloc(s->actions, (size_t)cap * sizeof *a);
-        if (!a) {
-            s->err = -ENOMEM;
-            return NULL;
-        }
-        s->actions = a;
-        s->actions_cap = cap;
+    if (s->nactions == s->actions_cap &&
+        !array_grow((void **)&s->actions, s->actions_inline, &s->actions_cap, sizeof *s->actions)) {
+        s->err = -ENOMEM;
+        return NULL;
     }
     tm_nbc_action_t *a = &s->actions[s->nactions++];
     memset(a, 0, sizeof *a);
@@ -154,14 +170,10 @@ void tm_nbc_sched_barrier(tm_nbc_sched_t *s, tm_nbc_where_t where)
         round->where = where;
         return;
     }
-    if (s->nrounds == s->rounds_cap) {
-        tm_nbc_round_t *r = realloc(s->rounds, 2 * (size_t)s->rounds_cap * sizeof *r);
-        if (!r) {
-            s->err = -ENOMEM;
-            return;
-        }
-        s->rounds = r;
-        s->rounds_cap *= 2;
+    if (s->nrounds == s->rounds_cap &&
+        !array_grow((void **)&s->rounds, s->rounds_inline, &s->rounds_cap, sizeof *s->rounds)) {
+        s->err = -ENOMEM;
+        return;
     }
     s->rounds[s->nrounds++] = (tm_nbc_round_t){.end = s->nactions, .where = where};
 }
@@ -197,8 +209,10 @@ void tm_nbc_sched_free(tm_nbc_sched_t *s)
         }
     }
     tm_mpi_group_release(s->group);
-    free(s->actions);
-    free(s->rounds);
+    if (s->actions != s->actions_inline)
+        free(s->actions);
+    if (s->rounds != s->rounds_inline)
+        free(s->rounds);
     free(s->scratch);
     free(s);
 }

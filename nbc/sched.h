@@ -64,15 +64,17 @@ typedef struct tm_nbc_round {
     tm_nbc_where_t where;
 } tm_nbc_round_t;
 
+#define TM_NBC_SCHED_INLINE 4
+
 struct tm_nbc_sched {
     tm_mpi_rank_t *owner;
     tm_mpi_group_t *group; /* the communicator's members (a reference), for peers' mailboxes */
     int context_id;
     int rank; /* the owner's, in the communicator */
     int tag;
-    tm_nbc_action_t *actions;
+    tm_nbc_action_t *actions; /* actions_inline, or from the heap once it is too small */
     int nactions, actions_cap;
-    tm_nbc_round_t *rounds;
+    tm_nbc_round_t *rounds; /* rounds_inline, or from the heap once it is too small */
     int nrounds, rounds_cap;
     /* The round running, or nrounds once done (the lock holder's; atomic for the debugger and
      * diagnostics that read it without the lock). */
@@ -83,6 +85,10 @@ struct tm_nbc_sched {
     void *scratch;
     tm_mpi_request_t *req; /* the collective's request, once started */
     tm_nbc_sched_t *next;  /* in the engine's list */
+    /* Room for the small schedules (a blocking collective on few ranks is a round or two of
+     * one or two actions), which then cost no allocation beyond the schedule itself. */
+    tm_nbc_round_t rounds_inline[TM_NBC_SCHED_INLINE];
+    tm_nbc_action_t actions_inline[TM_NBC_SCHED_INLINE];
 };
 
 /* Adds started schedule s to r's engine (which runs it from now on). */
