@@ -577,6 +577,20 @@ static int measure(enum coll c, struct bufs *b, double target)
     return ok;
 }
 
+/* Frees b's buffers (free(NULL) is fine: after a failed allocation too). */
+static void free_bufs(struct bufs *b)
+{
+    free(b->send);
+    free(b->recv);
+    free(b->ramp);
+    free(b->dsend);
+    free(b->drecv);
+    free(b->counts);
+    free(b->displs);
+    free(b->dcounts);
+    free(b->types);
+}
+
 /* Allocates b's buffers for b->bytes; returns 0, or -1 when memory runs out (nothing left). */
 static int alloc_bufs(struct bufs *b)
 {
@@ -593,29 +607,8 @@ static int alloc_bufs(struct bufs *b)
     if (b->send && b->recv && b->ramp && b->dsend && b->drecv && b->counts && b->displs &&
         b->dcounts && b->types)
         return 0;
-    free(b->send);
-    free(b->recv);
-    free(b->ramp);
-    free(b->dsend);
-    free(b->drecv);
-    free(b->counts);
-    free(b->displs);
-    free(b->dcounts);
-    free(b->types);
+    free_bufs(b);
     return -1;
-}
-
-static void free_bufs(struct bufs *b)
-{
-    free(b->send);
-    free(b->recv);
-    free(b->ramp);
-    free(b->dsend);
-    free(b->drecv);
-    free(b->counts);
-    free(b->displs);
-    free(b->dcounts);
-    free(b->types);
 }
 
 int main(int argc, char **argv)
