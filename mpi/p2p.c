@@ -42,6 +42,10 @@ static void mailboxes_create(void)
         atomic_init(&mailboxes[i].sleeper, NULL);
         atomic_init(&mailboxes[i].helper, NULL);
         mailboxes[i].pool = NULL;
+        for (int f = 0; f < TM_MPI_FASTBOX_MAX; f++)
+            atomic_init(&mailboxes[i].fastboxes[f], NULL);
+        atomic_init(&mailboxes[i].nfastboxes, 0);
+        atomic_init(&mailboxes[i].fastboxes_taken, 0);
     }
 }
 
@@ -55,9 +59,27 @@ static inline tm_mpi_envelope_t *cell_envelope(tm_shm_cell_t *cell)
     return (tm_mpi_envelope_t *)cell->data;
 }
 
+_Static_assert(sizeof(tm_mpi_envelope_t) + 8 <= TM_SHM_CELL_LINE_DATA,
+               "an envelope and 8 bytes of data fit a cell's first line");
+
 static inline unsigned char *cell_payload(tm_shm_cell_t *cell)
 {
     return cell->data + sizeof(tm_mpi_envelope_t);
+}
+
+/* Where a RNDV or SHARED message's receiver copies from (in place of the data). */
+static inline tm_mpi_source_data_t *cell_source(tm_shm_cell_t *cell)
+{
+    return (tm_mpi_source_data_t *)cell_payload(cell);
+}
+
+/* The bytes of data of the message of `cell`. */
+static inline size_t cell_bytes(tm_shm_cell_t *cell)
+{
+    const tm_mpi_envelope_t *env = cell_envelope(cell);
+    return env->protocol == TM_MPI_PROTO_RNDV || env->protocol == TM_MPI_PROTO_SHARED
+               ? cell_source(cell)->bytes
+               : env->bytes;
 }
 
 /* Gives mailbox `mb` its cell pool (a rank that initializes again after a failed start keeps
@@ -72,6 +94,8 @@ static int mailbox_pool(tm_mpi_mailbox_t *mb, int world_rank)
     else if (node < 0)
         node = -1;
     size_t payload = eager_limit > TM_MPI_AM_MIN_PAYLOAD ? eager_limit : TM_MPI_AM_MIN_PAYLOAD;
+    if (payload < sizeof(tm_mpi_source_data_t))
+        payload = sizeof(tm_mpi_source_data_t);
     return tm_shm_pool_create(sizeof(tm_mpi_envelope_t) + payload, node, &mb->pool);
 }
 
@@ -105,6 +129,7 @@ int tm_mpi_p2p_init(tm_mpi_rank_t *r)
 
 static void zombies_sweep(tm_mpi_rank_t *r);
 static bool zombies_done(void *arg);
+static void fastboxes_close(tm_mpi_matcher_t *m);
 
 /* The receiving side takes the message of `cell` (see "Cancelling a send" in p2p.h): false when
  * its sender cancelled it first; the caller then drops the cell without touching the send's
@@ -135,10 +160,11 @@ static void cells_drop(tm_shm_cell_t *head)
         tm_shm_cell_t *cell = head;
         head = atomic_load_explicit(&cell->next, memory_order_relaxed);
         tm_mpi_envelope_t *env = cell_envelope(cell);
+        tm_mpi_source_data_t *from = cell_source(cell);
         if (env->protocol == TM_MPI_PROTO_RNDV && cell_claim(cell))
-            tm_mpi_request_complete(env->send_request, env->sender_mailbox);
+            tm_mpi_request_complete(from->send_request, from->sender_mailbox);
         else if (env->protocol == TM_MPI_PROTO_SHARED)
-            env->done(env->done_arg);
+            from->done(from->done_arg);
         tm_shm_cell_free(cell);
     }
 }
@@ -152,6 +178,7 @@ void tm_mpi_matcher_fini(tm_mpi_matcher_t *m)
     m->unexpected_head = m->unexpected_tail = NULL;
     cells_drop(m->held_head);
     m->held_head = m->held_tail = NULL;
+    fastboxes_close(m);
     free(m->dyn_sent);
     free(m->dyn_delivered);
     m->dyn_sent = m->dyn_delivered = NULL;
@@ -230,6 +257,172 @@ void tm_mpi_mailbox_poke_rank(tm_mpi_mailbox_t *mailbox)
         tm_rt_profile_unpark(ult);
 }
 
+/* ---- fastboxes ---------------------------------------------------------------------------------
+ *
+ * A fastbox is a ring of cells (shm/ring.c) from one sending side to one receiving side of the
+ * same kind (program or collectives), for the eager messages that fit its cells: the sender
+ * writes the message in place and the receiver reads it there. Through the queue, a message also
+ * costs the cache lines of the queue's links and of the pool's free lists, each a transfer
+ * between cores on the way.
+ *
+ * Opening: the first small eager message from a side to another opens a fastbox, unless the
+ * receiving side has TM_MPI_FASTBOX_MAX already (a side receiving from many polls only the first
+ * few; the others use the queue, and a refused sender never asks again). The sender makes it and
+ * sends a FASTBOX cell through the queue; from that cell on, the receiver polls it after the
+ * queue.
+ *
+ * Order: from the opening on, the sender numbers every message it sends to that side (pair_seq,
+ * from 1), through the fastbox or the queue: messages that do not fit a fastbox cell, or find it
+ * full, take the queue. The receiver takes each sender's messages in that order: a queue cell
+ * ahead of its turn waits among the held-back cells (as for dynamic broadcasts), and a fastbox
+ * whose oldest cell is not its turn is left alone until it is. Messages sent before the opening
+ * went through the queue ahead of the FASTBOX cell, so they come first anyway.
+ * Dynamic broadcasts reach a destination through the queue, from other ranks, while the root's
+ * messages sent before one may sit in the root's fastbox: a delivery is taken in only when no
+ * message of its root numbered for it waits at the head of that fastbox or among the held-back
+ * cells (dyn_preceded). With the queue alone, the queue's order did that.
+ *
+ * Cells: the receiver frees them in any order, like pool cells; one kept as unexpected keeps the
+ * cells after it from being written again (the sender then uses the queue until it is
+ * received). They are cancellable as other cells (see p2p.h): the claim word is in the cell.
+ *
+ * Lifetime: two references, the sender's and the receiver's, each dropped when that side
+ * finalizes; the last frees the fastbox.
+ */
+struct tm_mpi_fastbox {
+    tm_shm_ring_t *ring;
+    int from;                                     /* the sending side's world rank */
+    _Atomic int refs;                             /* its sender's and its receiver's */
+    alignas(TM_SHM_CACHE_LINE) uint32_t next_seq; /* sender only: the next message's pair_seq */
+    alignas(TM_SHM_CACHE_LINE) uint32_t expected; /* receiver only: pair_seq of the next to take */
+};
+
+/* The data bytes a fastbox cell carries after its envelope. */
+#define FASTBOX_PAYLOAD                                                                            \
+    (TM_MPI_FASTBOX_LINES * TM_SHM_CACHE_LINE - sizeof(tm_shm_cell_t) - sizeof(tm_mpi_envelope_t))
+
+/* A fastbox_to entry for a side that refused one. */
+#define FASTBOX_REFUSED ((tm_mpi_fastbox_t *)(uintptr_t)1)
+
+static inline uint32_t pair_seq_next(uint32_t seq)
+{
+    return seq == UINT32_MAX ? 1 : seq + 1; /* 0 means "not numbered" */
+}
+
+static void fastbox_unref(tm_mpi_fastbox_t *fb)
+{
+    /* acq_rel: the other side's last uses of the ring come before the free */
+    if (atomic_fetch_sub_explicit(&fb->refs, 1, memory_order_acq_rel) == 1) {
+        tm_shm_ring_destroy(fb->ring);
+        free(fb);
+    }
+}
+
+/* Opens a fastbox from m's side to mailbox `to` (world rank `dest`); NULL when `to` has its
+ * share or memory is short (the queue then carries everything, as before). */
+static tm_mpi_fastbox_t *fastbox_open(tm_mpi_matcher_t *m, tm_mpi_mailbox_t *to, int dest)
+{
+    m->fastbox_to[dest] = FASTBOX_REFUSED; /* unless opened below */
+    /* Relaxed: a counter of reservations, nothing is published through it. */
+    if (atomic_fetch_add_explicit(&to->fastboxes_taken, 1, memory_order_relaxed) >=
+        TM_MPI_FASTBOX_MAX)
+        return NULL;
+    tm_mpi_fastbox_t *fb = aligned_alloc(TM_SHM_CACHE_LINE, sizeof *fb);
+    tm_shm_cell_t *cell = tm_shm_cell_alloc(m->mailbox->pool);
+    if (!fb || !cell ||
+        tm_shm_ring_create(TM_MPI_FASTBOX_LINES * TM_SHM_CACHE_LINE - sizeof(tm_shm_cell_t),
+                           TM_MPI_FASTBOX_CELLS, &fb->ring) < 0) {
+        free(fb);
+        if (cell)
+            tm_shm_cell_free(cell);
+        atomic_fetch_sub_explicit(&to->fastboxes_taken, 1, memory_order_relaxed);
+        return NULL;
+    }
+    fb->from = mailbox_world_rank(m->mailbox);
+    atomic_init(&fb->refs, 2);
+    fb->next_seq = 1;
+    fb->expected = 1;
+    tm_mpi_envelope_t *env = cell_envelope(cell);
+    memset(env, 0, sizeof *env);
+    env->protocol = TM_MPI_PROTO_FASTBOX;
+    env->origin = fb->from;
+    atomic_store_explicit(&env->claim, TM_MPI_CLAIM_TAKEN, memory_order_relaxed);
+    memcpy(cell_payload(cell), &fb, sizeof fb);
+    /* No poke: the message that opens it follows at once, and pokes. */
+    tm_shm_queue_push(&to->inbound, cell);
+    m->fastbox_to[dest] = fb;
+    return fb;
+}
+
+/* The fastbox from m's side to mailbox `to` (world rank `dest`), else NULL; with `open`, opened
+ * now if there is none yet. */
+static inline tm_mpi_fastbox_t *fastbox_to(tm_mpi_matcher_t *m, tm_mpi_mailbox_t *to, int dest,
+                                           bool open)
+{
+    if (!m->fastbox_to) {
+        if (!open || !(m->fastbox_to = calloc((size_t)nmailboxes, sizeof *m->fastbox_to)))
+            return NULL;
+    }
+    tm_mpi_fastbox_t *fb = m->fastbox_to[dest];
+    if (fb == FASTBOX_REFUSED)
+        return NULL;
+    if (!fb && open)
+        fb = fastbox_open(m, to, dest);
+    return fb;
+}
+
+/* The receiving side of m takes in the FASTBOX cell that opens a fastbox: it polls it from now
+ * on. */
+static void fastbox_accept(tm_mpi_matcher_t *m, tm_shm_cell_t *cell)
+{
+    tm_mpi_fastbox_t *fb;
+    memcpy(&fb, cell_payload(cell), sizeof fb);
+    tm_shm_cell_free(cell);
+    if (!m->fastbox_from &&
+        !(m->fastbox_from = calloc((size_t)nmailboxes, sizeof *m->fastbox_from)))
+        tm_rt_job_abort(mailbox_world_rank(m->mailbox), MPI_ERR_NO_MEM,
+                        "out of memory opening a fastbox");
+    m->fastbox_from[fb->from] = fb;
+    tm_mpi_mailbox_t *mb = m->mailbox;
+    int n = atomic_load_explicit(&mb->nfastboxes, memory_order_relaxed);
+    atomic_store_explicit(&mb->fastboxes[n], fb, memory_order_relaxed);
+    /* release: a thread reading the count as a hint then sees the pointer */
+    atomic_store_explicit(&mb->nfastboxes, n + 1, memory_order_release);
+}
+
+/* Drops m's ends of its fastboxes (its side finalizes). */
+static void fastboxes_close(tm_mpi_matcher_t *m)
+{
+    if (m->fastbox_from) {
+        for (int i = 0; i < nmailboxes; i++)
+            if (m->fastbox_from[i])
+                fastbox_unref(m->fastbox_from[i]);
+        free(m->fastbox_from);
+        m->fastbox_from = NULL;
+        atomic_store_explicit(&m->mailbox->nfastboxes, 0, memory_order_relaxed);
+        atomic_store_explicit(&m->mailbox->fastboxes_taken, 0, memory_order_relaxed);
+    }
+    if (m->fastbox_to) {
+        for (int i = 0; i < nmailboxes; i++)
+            if (m->fastbox_to[i] && m->fastbox_to[i] != FASTBOX_REFUSED)
+                fastbox_unref(m->fastbox_to[i]);
+        free(m->fastbox_to);
+        m->fastbox_to = NULL;
+    }
+}
+
+bool tm_mpi_mailbox_idle(const tm_mpi_mailbox_t *mb)
+{
+    if (!tm_shm_queue_is_empty(&mb->inbound))
+        return false;
+    int n = atomic_load_explicit(&mb->nfastboxes, memory_order_acquire);
+    for (int i = 0; i < n; i++)
+        if (!tm_shm_ring_is_empty(
+                atomic_load_explicit(&mb->fastboxes[i], memory_order_relaxed)->ring))
+            return false;
+    return true;
+}
+
 /* ---- sending ----------------------------------------------------------------------------------
  */
 
@@ -239,26 +432,32 @@ static inline tm_mpi_protocol_t send_protocol(size_t bytes, bool synchronous)
     return bytes <= eager_limit && !synchronous ? TM_MPI_PROTO_EAGER : TM_MPI_PROTO_RNDV;
 }
 
-/* A cell of m's pool with its envelope's matching and ordering fields set (the protocol's are
- * the caller's); NULL when out of memory. */
-static tm_shm_cell_t *envelope_new(tm_mpi_matcher_t *m, int context_id, int source, int tag,
-                                   size_t bytes, int origin, uint32_t dyn_seq, bool dyn)
+/* Sets the matching and ordering fields of the envelope of `cell` (the protocol's are the
+ * caller's; pair_seq is 0). */
+static void envelope_fill(tm_shm_cell_t *cell, int context_id, int source, int tag, size_t bytes,
+                          int origin, uint32_t dyn_seq, bool dyn)
 {
-    tm_shm_cell_t *cell = tm_shm_cell_alloc(m->mailbox->pool);
-    if (!cell)
-        return NULL;
     tm_mpi_envelope_t *env = cell_envelope(cell);
     env->context_id = context_id;
     env->source = source;
     env->tag = tag;
-    env->bytes = bytes;
-    env->sender_mailbox = m->mailbox;
+    env->bytes = bytes <= UINT32_MAX ? (uint32_t)bytes : UINT32_MAX; /* else the source data's */
     env->origin = origin;
     env->dyn_seq = dyn_seq;
+    env->pair_seq = 0;
     env->dyn = dyn;
     /* Not cancellable unless tm_mpi_matcher_send gives it a ticket. Relaxed: the push that
      * hands the cell over publishes it. */
     atomic_store_explicit(&env->claim, TM_MPI_CLAIM_TAKEN, memory_order_relaxed);
+}
+
+/* A cell of m's pool with its envelope filled (envelope_fill); NULL when out of memory. */
+static tm_shm_cell_t *envelope_new(tm_mpi_matcher_t *m, int context_id, int source, int tag,
+                                   size_t bytes, int origin, uint32_t dyn_seq, bool dyn)
+{
+    tm_shm_cell_t *cell = tm_shm_cell_alloc(m->mailbox->pool);
+    if (cell)
+        envelope_fill(cell, context_id, source, tag, bytes, origin, dyn_seq, dyn);
     return cell;
 }
 
@@ -283,12 +482,22 @@ int tm_mpi_matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *
                         const tm_mpi_type_t *type, size_t bytes, tm_mpi_mailbox_t *to,
                         int context_id, int source, int tag, bool synchronous)
 {
-    /* In order after this rank's dynamic broadcasts to the destination (see p2p.h) */
-    tm_shm_cell_t *cell =
-        envelope_new(m, context_id, source, tag, bytes, mailbox_world_rank(m->mailbox),
-                     m->dyn_sent ? m->dyn_sent[mailbox_world_rank(to)] : 0, false);
-    if (!cell)
+    int dest = mailbox_world_rank(to);
+    bool eager = send_protocol(bytes, synchronous) == TM_MPI_PROTO_EAGER;
+    bool small = eager && bytes <= FASTBOX_PAYLOAD;
+    tm_mpi_fastbox_t *fb = fastbox_to(m, to, dest, small);
+    tm_shm_cell_t *cell = small && fb ? tm_shm_ring_alloc(fb->ring) : NULL;
+    bool boxed = cell != NULL;
+    if (!boxed && !(cell = tm_shm_cell_alloc(m->mailbox->pool)))
         return -ENOMEM;
+    /* In order after this rank's dynamic broadcasts to the destination (see p2p.h), and after
+     * its messages through the other way when it has a fastbox there. */
+    envelope_fill(cell, context_id, source, tag, bytes, mailbox_world_rank(m->mailbox),
+                  m->dyn_sent ? m->dyn_sent[dest] : 0, false);
+    if (fb) {
+        cell_envelope(cell)->pair_seq = fb->next_seq;
+        fb->next_seq = pair_seq_next(fb->next_seq);
+    }
     /* The program's sends are cancellable until received: the cell and its ticket, for
      * MPI_Cancel. The collectives' are not (their receivers then skip the exchange). */
     if (m->mailbox < mailboxes + nmailboxes) {
@@ -298,20 +507,27 @@ int tm_mpi_matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *
         req->ticket = ++m->last_ticket;
         atomic_store_explicit(&cell_envelope(cell)->claim, req->ticket, memory_order_relaxed);
     }
-    if (send_protocol(bytes, synchronous) == TM_MPI_PROTO_EAGER) {
+    if (eager) {
         envelope_pack(cell, buf, count, type, bytes);
         /* The data is in the cell: the buffer is free again. Nobody else sees this request
          * yet, so a plain store would do; the atomic keeps the one way of completing. */
         atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
     } else {
-        tm_mpi_envelope_t *env = cell_envelope(cell);
-        env->protocol = TM_MPI_PROTO_RNDV;
-        env->buf = buf;
-        env->count = count;
-        env->type = type;
-        env->send_request = req;
+        tm_mpi_source_data_t *from = cell_source(cell);
+        cell_envelope(cell)->protocol = TM_MPI_PROTO_RNDV;
+        from->buf = buf;
+        from->count = count;
+        from->type = type;
+        from->send_request = req;
+        from->sender_mailbox = m->mailbox;
+        from->bytes = bytes;
     }
-    cell_post(cell, to);
+    if (boxed) {
+        tm_shm_ring_push(fb->ring, cell);
+        tm_mpi_mailbox_poke(to);
+    } else {
+        cell_post(cell, to);
+    }
     return 0;
 }
 
@@ -326,13 +542,14 @@ tm_shm_cell_t *tm_mpi_matcher_dyn_make(tm_mpi_matcher_t *m, int context_id, int 
     if (!done) {
         envelope_pack(cell, buf, count, type, bytes);
     } else {
-        tm_mpi_envelope_t *env = cell_envelope(cell);
-        env->protocol = TM_MPI_PROTO_SHARED;
-        env->buf = buf;
-        env->count = count;
-        env->type = type;
-        env->done = done;
-        env->done_arg = done_arg;
+        tm_mpi_source_data_t *from = cell_source(cell);
+        cell_envelope(cell)->protocol = TM_MPI_PROTO_SHARED;
+        from->buf = buf;
+        from->count = count;
+        from->type = type;
+        from->done = done;
+        from->done_arg = done_arg;
+        from->bytes = bytes;
     }
     return cell;
 }
@@ -377,7 +594,6 @@ tm_shm_cell_t *tm_mpi_am_alloc(tm_mpi_matcher_t *m, int kind)
     atomic_store_explicit(&env->claim, TM_MPI_CLAIM_TAKEN, memory_order_relaxed);
     env->protocol = TM_MPI_PROTO_AM;
     env->tag = kind;
-    env->sender_mailbox = m->mailbox;
     env->origin = mailbox_world_rank(m->mailbox);
     return cell;
 }
@@ -445,7 +661,7 @@ static void deliver(tm_mpi_request_t *req, tm_shm_cell_t *cell)
 {
     tm_mpi_envelope_t *env = cell_envelope(cell);
     size_t capacity = req->count * req->type->size;
-    size_t n = env->bytes;
+    size_t n = cell_bytes(cell);
     req->status.MPI_ERROR = MPI_SUCCESS;
     if (n > capacity) {
         n = capacity;
@@ -457,12 +673,13 @@ static void deliver(tm_mpi_request_t *req, tm_shm_cell_t *cell)
         tm_rt_profile_end(copy);
     } else {
         /* The one copy: from the sender's buffer straight into the receiver's, type to type. */
-        tm_mpi_type_copy(req->buf, req->count, req->type, env->buf, env->count, env->type, 0, n);
+        tm_mpi_source_data_t *from = cell_source(cell);
+        tm_mpi_type_copy(req->buf, req->count, req->type, from->buf, from->count, from->type, 0, n);
         tm_rt_profile_end(copy);
         if (env->protocol == TM_MPI_PROTO_RNDV)
-            tm_mpi_request_complete(env->send_request, env->sender_mailbox);
+            tm_mpi_request_complete(from->send_request, from->sender_mailbox);
         else
-            env->done(env->done_arg);
+            from->done(from->done_arg);
     }
     req->status.MPI_SOURCE = env->source;
     req->status.MPI_TAG = env->tag;
@@ -600,11 +817,36 @@ static void match(tm_mpi_matcher_t *m, tm_shm_cell_t *cell)
         tm_mpi_request_release(req->owner, req);
 }
 
+/* true when a message of the root of dynamic broadcast `env` (number env->dyn_seq) that was
+ * sent before it waits here: at the head of the root's fastbox, or held back. Such messages
+ * carry the broadcast's number as their dyn_seq; the root sent them before it started the
+ * broadcast, so they are in the fastbox or the queue ahead of any of its deliveries, and the
+ * broadcast must wait for them (non-overtaking). */
+static bool dyn_preceded(const tm_mpi_matcher_t *m, const tm_mpi_envelope_t *env)
+{
+    tm_mpi_fastbox_t *fb = m->fastbox_from ? m->fastbox_from[env->origin] : NULL;
+    tm_shm_cell_t *head = fb ? tm_shm_ring_peek(fb->ring) : NULL;
+    if (head && cell_envelope(head)->dyn_seq == env->dyn_seq)
+        return true;
+    for (tm_shm_cell_t *cell = m->held_head; cell;
+         cell = atomic_load_explicit(&cell->next, memory_order_relaxed)) {
+        const tm_mpi_envelope_t *e = cell_envelope(cell);
+        if (!e->dyn && e->origin == env->origin && e->dyn_seq == env->dyn_seq)
+            return true;
+    }
+    return false;
+}
+
 /* true when every dynamic broadcast of the message's origin that comes before it here has been
- * taken in (see "Order with dynamic broadcasts" in p2p.h). */
+ * taken in (see "Order with dynamic broadcasts" in p2p.h), and every message its sender sent
+ * here before it when it has a fastbox here (see "Fastboxes"). */
 static inline bool in_order(const tm_mpi_matcher_t *m, const tm_mpi_envelope_t *env)
 {
-    return env->dyn_seq == (m->dyn_delivered ? m->dyn_delivered[env->origin] : 0);
+    if (env->dyn_seq != (m->dyn_delivered ? m->dyn_delivered[env->origin] : 0))
+        return false;
+    if (env->pair_seq != 0)
+        return env->pair_seq == m->fastbox_from[env->origin]->expected;
+    return !env->dyn || !dyn_preceded(m, env);
 }
 
 /* Takes in a message that is in order; returns true when it was a dynamic broadcast (the
@@ -613,6 +855,10 @@ static bool take_in(tm_mpi_matcher_t *m, tm_shm_cell_t *cell)
 {
     tm_mpi_envelope_t *env = cell_envelope(cell);
     bool dyn = env->dyn;
+    if (env->pair_seq != 0) {
+        tm_mpi_fastbox_t *fb = m->fastbox_from[env->origin];
+        fb->expected = pair_seq_next(fb->expected);
+    }
     if (dyn) {
         if (!m->dyn_delivered &&
             !(m->dyn_delivered = calloc((size_t)nmailboxes, sizeof *m->dyn_delivered)))
@@ -653,19 +899,62 @@ static void held_release(tm_mpi_matcher_t *m)
 
 bool tm_mpi_matcher_progress(tm_mpi_matcher_t *m)
 {
-    bool did = false;
+    tm_mpi_mailbox_t *mb = m->mailbox;
+    bool did = false, moved, stalled;
     tm_shm_cell_t *cell;
-    while ((cell = tm_shm_queue_pop(&m->mailbox->inbound)) != NULL) {
-        did = true;
-        tm_mpi_envelope_t *env = cell_envelope(cell);
-        if (env->protocol == TM_MPI_PROTO_AM)
-            m->am_handler(m->am_arg, cell);
-        else if (!in_order(m, env))
-            cells_append(&m->held_head, &m->held_tail, cell);
-        else if (take_in(m, cell) && m->held_head)
+    do {
+        moved = stalled = false;
+        while ((cell = tm_shm_queue_pop(&mb->inbound)) != NULL) {
+            moved = true;
+            tm_mpi_envelope_t *env = cell_envelope(cell);
+            if (env->protocol == TM_MPI_PROTO_AM)
+                m->am_handler(m->am_arg, cell);
+            else if (env->protocol == TM_MPI_PROTO_FASTBOX)
+                fastbox_accept(m, cell);
+            else if (!in_order(m, env))
+                cells_append(&m->held_head, &m->held_tail, cell);
+            else if (take_in(m, cell) && m->held_head)
+                held_release(m);
+        }
+        /* Relaxed: this thread adds the fastboxes. */
+        int n = atomic_load_explicit(&mb->nfastboxes, memory_order_relaxed);
+        for (int i = 0; i < n; i++) {
+            tm_shm_ring_t *ring =
+                atomic_load_explicit(&mb->fastboxes[i], memory_order_relaxed)->ring;
+            while ((cell = tm_shm_ring_peek(ring)) != NULL) {
+                if (!in_order(m, cell_envelope(cell))) {
+                    stalled = true; /* until its turn comes, through the queue */
+                    break;
+                }
+                tm_shm_ring_pop(ring);
+                moved = true;
+                take_in(m, cell); /* never a dynamic broadcast */
+            }
+        }
+        if (moved && m->held_head)
             held_release(m);
-    }
+        did |= moved;
+        /* A fastbox waiting for its turn may have it now. */
+    } while (moved && stalled);
     return did;
+}
+
+/* true when m's mailbox has a message m can take in now: the exact test of its consumer, after
+ * a seq_cst fence. A fastbox whose oldest cell waits for its turn has none: the message it
+ * waits for comes through the queue, which pokes. */
+static bool matcher_has_work(const tm_mpi_matcher_t *m)
+{
+    const tm_mpi_mailbox_t *mb = m->mailbox;
+    if (!tm_shm_queue_is_empty(&mb->inbound))
+        return true;
+    int n = atomic_load_explicit(&mb->nfastboxes, memory_order_relaxed);
+    for (int i = 0; i < n; i++) {
+        tm_shm_cell_t *cell =
+            tm_shm_ring_peek(atomic_load_explicit(&mb->fastboxes[i], memory_order_relaxed)->ring);
+        if (cell && in_order(m, cell_envelope(cell)))
+            return true;
+    }
+    return false;
 }
 
 bool tm_mpi_p2p_progress(tm_mpi_rank_t *r)
@@ -688,15 +977,16 @@ static void peer_name(int rank, char *buf, size_t len)
         snprintf(buf, len, "%d", rank);
 }
 
-/* The status a receive of this message gets (the count before any truncation). */
-static void envelope_status(const tm_mpi_envelope_t *env, MPI_Status *status)
+/* The status a receive of the message of `cell` gets (the count before any truncation). */
+static void envelope_status(tm_shm_cell_t *cell, MPI_Status *status)
 {
     if (status == MPI_STATUS_IGNORE)
         return;
+    const tm_mpi_envelope_t *env = cell_envelope(cell);
     status->MPI_SOURCE = env->source;
     status->MPI_TAG = env->tag;
     status->MPI_ERROR = MPI_SUCCESS;
-    status->tm_count = (MPI_Count)env->bytes;
+    status->tm_count = (MPI_Count)cell_bytes(cell);
     status->tm_cancelled = 0;
 }
 
@@ -763,7 +1053,7 @@ bool tm_mpi_p2p_probe(tm_mpi_rank_t *r, int source, int tag, tm_mpi_comm_t *comm
     }
     if (!found)
         return false;
-    envelope_status(cell_envelope(found), status);
+    envelope_status(found, status);
     return true;
 }
 
@@ -789,7 +1079,7 @@ tm_mpi_request_t *tm_mpi_p2p_mprobe(tm_mpi_rank_t *r, int source, int tag, tm_mp
             m->unexpected_tail = cell;
         return NULL;
     }
-    envelope_status(cell_envelope(cell), status);
+    envelope_status(cell, status);
     msg->comm = comm;
     msg->cell = cell;
     return msg;
@@ -862,11 +1152,6 @@ bool tm_mpi_p2p_cancel_send(tm_mpi_request_t *req)
 
 /* ---- waiting ------------------------------------------------------------------------------------
  */
-
-static bool mailbox_has_work(tm_mpi_mailbox_t *mb)
-{
-    return !tm_shm_queue_is_empty(&mb->inbound);
-}
 
 void tm_mpi_p2p_poll(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg)
 {
@@ -952,8 +1237,8 @@ void tm_mpi_p2p_wait_noted(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
         if (colls)
             atomic_store_explicit(&coll->sleeper, self, memory_order_relaxed);
         atomic_thread_fence(memory_order_seq_cst);
-        bool work = mailbox_has_work(mb) || (done && done(arg)) ||
-                    (colls && (mailbox_has_work(coll) || tm_nbc_progress(r->nbc, true)));
+        bool work = matcher_has_work(&r->p2p->match) || (done && done(arg)) ||
+                    (colls && (!tm_mpi_mailbox_idle(coll) || tm_nbc_progress(r->nbc, true)));
         if (!work && note) { /* about to sleep: now the note is worth writing */
             note(note_arg, r->rt->blocked_in, sizeof r->rt->blocked_in);
             /* release: the runtime's diagnosis reads the text after seeing the flag */

@@ -82,6 +82,13 @@
 
 typedef struct tm_mpi_request tm_mpi_request_t;
 
+/* Fastboxes (see "Fastboxes" in p2p.c): at most TM_MPI_FASTBOX_MAX into one receiving side, each
+ * a ring of TM_MPI_FASTBOX_CELLS cells of two cache lines (eager messages of up to 72 bytes). */
+#define TM_MPI_FASTBOX_MAX   8
+#define TM_MPI_FASTBOX_CELLS 64
+#define TM_MPI_FASTBOX_LINES 2
+typedef struct tm_mpi_fastbox tm_mpi_fastbox_t;
+
 /* A mailbox: one of a world rank's two receiving sides. Each rank has one for the program's
  * point-to-point traffic and one for its collectives (nbc/), so that the rank's progress thread
  * can match collective messages without touching the program's matching lists. */
@@ -93,6 +100,12 @@ typedef struct tm_mpi_mailbox {
     alignas(TM_SHM_CACHE_LINE) tm_sched_ult_t *_Atomic sleeper;
     tm_sched_ult_t *_Atomic helper;
     tm_shm_pool_t *pool; /* the cells sent from this side, made at the rank's MPI_Init */
+    /* The fastboxes into this side, which its consumer polls after the queue: added by the
+     * consumer (others read them as hints, for idleness); `fastboxes_taken` counts those the
+     * senders reserved, up to TM_MPI_FASTBOX_MAX. */
+    alignas(TM_SHM_CACHE_LINE) tm_mpi_fastbox_t *_Atomic fastboxes[TM_MPI_FASTBOX_MAX];
+    _Atomic int nfastboxes;
+    _Atomic int fastboxes_taken;
 } tm_mpi_mailbox_t;
 
 /* A receiving side's matching state: its mailbox, the receives posted and the messages that
@@ -112,43 +125,57 @@ typedef struct tm_mpi_matcher {
     uint32_t *dyn_sent;
     uint32_t *dyn_delivered;
     tm_shm_cell_t *held_head, *held_tail;
+    /* Fastboxes (NULL until needed): per world rank, this side's fastbox to its side of the same
+     * kind (sending) and its fastbox into this side (receiving). */
+    tm_mpi_fastbox_t **fastbox_to;
+    tm_mpi_fastbox_t **fastbox_from;
 } tm_mpi_matcher_t;
 
 typedef enum tm_mpi_protocol {
-    TM_MPI_PROTO_EAGER,  /* data in the cell */
-    TM_MPI_PROTO_RNDV,   /* the receiver copies from the sender's buffer */
-    TM_MPI_PROTO_SHARED, /* the receiver copies from data the runtime holds for several
-                          * receivers (a dynamic broadcast's), then calls done(done_arg) */
-    TM_MPI_PROTO_AM,     /* an active message: for the receiving side's handler, not matched */
+    TM_MPI_PROTO_EAGER,   /* data in the cell */
+    TM_MPI_PROTO_RNDV,    /* the receiver copies from the sender's buffer */
+    TM_MPI_PROTO_SHARED,  /* the receiver copies from data the runtime holds for several
+                           * receivers (a dynamic broadcast's), then calls done(done_arg) */
+    TM_MPI_PROTO_AM,      /* an active message: for the receiving side's handler, not matched */
+    TM_MPI_PROTO_FASTBOX, /* a fastbox opens: the receiving side polls it from now on */
 } tm_mpi_protocol_t;
 
-/* What a cell carries before its eager data. */
+/* What a cell carries before its data: what matching and ordering read, 40 bytes, so that with
+ * the cell's links an envelope and 8 bytes of eager data are one cache line. */
 typedef struct tm_mpi_envelope {
     int context_id;
     int source; /* sender's rank in the communicator */
     int tag;
-    int protocol;
-    size_t bytes; /* of data */
-    /* RNDV: the sender's buffer, its layout (held by the send request), and the request to
-     * complete once copied */
-    const void *buf;
-    size_t count;
-    const tm_mpi_type_t *type;
-    tm_mpi_request_t *send_request;
-    tm_mpi_mailbox_t *sender_mailbox; /* to poke when the send completes */
-    /* SHARED: called once the data is copied (or the message dropped at MPI_Finalize) */
-    void (*done)(void *arg);
-    void *done_arg;
+    uint8_t protocol; /* tm_mpi_protocol_t */
+    bool dyn;         /* a dynamic broadcast's delivery */
     /* Order with dynamic broadcasts (see the opening comment): the world rank of the sending
      * rank (of the root, for a broadcast), and the count of its dynamic broadcasts to this
      * destination before this message (for a broadcast: its own number) */
     int origin;
     uint32_t dyn_seq;
-    bool dyn; /* a dynamic broadcast's delivery */
+    /* Order with fastboxes (see p2p.c): the message's number among those the sending side sent
+     * to this side since it opened a fastbox to it; 0 before, and for dynamic broadcasts. */
+    uint32_t pair_seq;
+    uint32_t bytes; /* of data (EAGER, AM); RNDV and SHARED: in tm_mpi_source_data_t */
     /* Who owns the message (see "Cancelling a send" above): TM_MPI_CLAIM_TAKEN, _CANCELLED, or
      * the sender's ticket while nobody does. */
     _Atomic uint64_t claim;
 } tm_mpi_envelope_t;
+
+/* What a RNDV or SHARED cell carries in place of data: where the receiver copies from. */
+typedef struct tm_mpi_source_data {
+    size_t bytes; /* of data */
+    /* the sender's buffer and its layout (held by the send request, or by the runtime) */
+    const void *buf;
+    size_t count;
+    const tm_mpi_type_t *type;
+    /* RNDV: the request to complete once copied, and the mailbox to poke then */
+    tm_mpi_request_t *send_request;
+    tm_mpi_mailbox_t *sender_mailbox;
+    /* SHARED: called once the data is copied (or the message dropped at MPI_Finalize) */
+    void (*done)(void *arg);
+    void *done_arg;
+} tm_mpi_source_data_t;
 
 #define TM_MPI_CLAIM_TAKEN     0
 #define TM_MPI_CLAIM_CANCELLED 1
@@ -271,6 +298,10 @@ int tm_mpi_matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *
  * it may complete at once. */
 void tm_mpi_matcher_recv(tm_mpi_matcher_t *m, tm_mpi_request_t *req, int context_id, int source,
                          int tag);
+
+/* true when nothing waits in mailbox mb, queue or fastboxes. Exact from its consumer after a
+ * seq_cst fence (the sleeper's check); a hint from other threads. */
+bool tm_mpi_mailbox_idle(const tm_mpi_mailbox_t *mb);
 
 /* Moves the messages of m's mailbox to their receives or to the unexpected list. Returns true
  * when it did something. */

@@ -85,7 +85,7 @@ int tm_nbc_engine_create(tm_mpi_rank_t *r)
 bool tm_nbc_has_work(const tm_nbc_engine_t *e)
 {
     return atomic_load_explicit(&e->nscheds, memory_order_relaxed) != 0 ||
-           !tm_shm_queue_is_empty(&e->match.mailbox->inbound);
+           !tm_mpi_mailbox_idle(e->match.mailbox);
 }
 
 bool tm_nbc_has_progress_thread(const tm_nbc_engine_t *e)
@@ -304,7 +304,7 @@ static void progress_main(void *arg)
         /* release: a poker on another core reads the ULT through this pointer */
         atomic_store_explicit(&e->match.mailbox->helper, self, memory_order_release);
         atomic_thread_fence(memory_order_seq_cst);
-        if (tm_shm_queue_is_empty(&e->match.mailbox->inbound) &&
+        if (tm_mpi_mailbox_idle(e->match.mailbox) &&
             !atomic_load_explicit(&e->stop, memory_order_relaxed))
             tm_sched_park();
         atomic_store_explicit(&e->match.mailbox->helper, NULL, memory_order_relaxed);
@@ -332,7 +332,7 @@ void tm_nbc_engine_add(tm_mpi_rank_t *r, tm_nbc_sched_t *s, bool background)
 static bool engine_quiet(void *arg)
 {
     tm_nbc_engine_t *e = arg;
-    return tm_shm_queue_is_empty(&e->match.mailbox->inbound);
+    return tm_mpi_mailbox_idle(e->match.mailbox);
 }
 
 void tm_nbc_engine_destroy(tm_mpi_rank_t *r)

@@ -15,9 +15,10 @@
 #include <numa.h>
 
 #include "shm/pool.h"
+#include "shm/ring.h"
 
 _Static_assert(sizeof(tm_shm_chunk_t) <= TM_SHM_CACHE_LINE, "a chunk header fits one line");
-_Static_assert(sizeof(tm_shm_cell_t) == TM_SHM_CACHE_LINE, "a cell header is one line");
+_Static_assert(sizeof(tm_shm_cell_t) < TM_SHM_CACHE_LINE, "a cell's links leave room on its line");
 _Static_assert(offsetof(struct tm_shm_pool, returned) >= TM_SHM_CACHE_LINE,
                "the return list away from the owner's fields");
 
@@ -105,7 +106,7 @@ int tm_shm_pool_create(size_t cell_size, int numa_node, tm_shm_pool_t **pool_p)
     pool->fresh = NULL;
     pool->nfresh = 0;
     pool->cell_size = cell_size;
-    pool->stride = sizeof(tm_shm_cell_t) + tm_shm_round_up(cell_size, TM_SHM_CACHE_LINE);
+    pool->stride = tm_shm_round_up(sizeof(tm_shm_cell_t) + cell_size, TM_SHM_CACHE_LINE);
     /* numa_alloc_* hands out whole pages anyway: fill them with cells rather than waste them. */
     pool->chunk_bytes =
         tm_shm_round_up(TM_SHM_CACHE_LINE + TM_SHM_CHUNK_MIN_CELLS * pool->stride, page);
@@ -167,6 +168,10 @@ void tm_shm_cell_free(tm_shm_cell_t *cell)
     tm_shm_cell_t *head;
 
     assert(pool != NULL && "a queue's stub is not a pool's cell");
+    if (TM_SHM_POOL_IS_RING(pool)) {
+        tm_shm_ring_release(TM_SHM_POOL_RING(pool), cell);
+        return;
+    }
     head = atomic_load_explicit(&pool->returned, memory_order_relaxed);
     do
         atomic_store_explicit(&cell->next, head, memory_order_relaxed);

@@ -43,7 +43,7 @@ struct tm_shm_pool {
     tm_shm_cell_t *free_list;
     tm_shm_chunk_t *chunks;
     size_t cell_size;   /* data bytes asked for */
-    size_t stride;      /* bytes from one cell to the next: header + data, in whole lines */
+    size_t stride;      /* bytes from one cell to the next: links + data, in whole lines */
     size_t chunk_bytes; /* whole pages */
     size_t chunk_cells;
     size_t nchunks;

@@ -34,8 +34,8 @@
 
 #include "shm/shm.h"
 
-_Static_assert(offsetof(tm_shm_cell_t, data) == TM_SHM_CACHE_LINE,
-               "a cell's header is one cache line, its data starts on the next");
+_Static_assert(offsetof(tm_shm_cell_t, data) == 2 * sizeof(void *),
+               "a cell's data follows its two links on its first line");
 _Static_assert(offsetof(tm_shm_queue_t, head) - offsetof(tm_shm_queue_t, tail) >= TM_SHM_CACHE_LINE,
                "producers' tail and consumer's head on separate cache lines");
 _Static_assert(offsetof(tm_shm_queue_t, stub) - offsetof(tm_shm_queue_t, head) >= TM_SHM_CACHE_LINE,

@@ -30,11 +30,17 @@
 
 typedef struct tm_shm_pool tm_shm_pool_t;
 
+/* A cell starts a cache line, and its data follows its two links on that line: a message whose
+ * envelope and data fit in the line's remaining 48 bytes costs its receiver one line. The data is
+ * 8-byte aligned (enough for every C type an MPI message carries). */
 typedef struct tm_shm_cell {
-    struct tm_shm_cell *_Atomic next;                /* link while in a queue or a free list */
-    tm_shm_pool_t *pool;                             /* owner, for tm_shm_cell_free */
-    alignas(TM_SHM_CACHE_LINE) unsigned char data[]; /* the pool's cell_size bytes */
+    struct tm_shm_cell *_Atomic next; /* link while in a queue or a free list */
+    tm_shm_pool_t *pool;              /* owner, for tm_shm_cell_free */
+    alignas(8) unsigned char data[];  /* the pool's cell_size bytes */
 } tm_shm_cell_t;
+
+/* Data bytes of a cell's first cache line. */
+#define TM_SHM_CELL_LINE_DATA (TM_SHM_CACHE_LINE - sizeof(tm_shm_cell_t))
 
 /* MPSC queue (Vyukov's intrusive node queue, see queue.c). Head and tail live on separate cache
  * lines, and the stub on a third; the structure is embedded in its owner's state and initialized
@@ -44,7 +50,8 @@ typedef struct tm_shm_queue {
     /* Consumer: the oldest node still in the queue. Written by the consumer only; atomic so that
      * tm_shm_queue_is_empty may read it from any thread. */
     alignas(TM_SHM_CACHE_LINE) tm_shm_cell_t *_Atomic head;
-    tm_shm_cell_t stub; /* sentinel that keeps the list non-empty when all cells are popped */
+    alignas(TM_SHM_CACHE_LINE)
+        tm_shm_cell_t stub; /* sentinel that keeps the list non-empty when all cells are popped */
 } tm_shm_queue_t;
 
 void tm_shm_queue_init(tm_shm_queue_t *q);
@@ -73,6 +80,36 @@ tm_shm_cell_t *tm_shm_queue_pop(tm_shm_queue_t *q);
  * different moments. */
 bool tm_shm_queue_is_empty(const tm_shm_queue_t *q);
 
+/* Ring (ring.c): a single-producer single-consumer ring of cells between one sender and one
+ * receiver, the fast path for small messages between ranks that talk often (a "fastbox", as MPICH
+ * and Open MPI call theirs). The producer writes a cell in place and publishes it with one store;
+ * the consumer polls the next cell's line. No atomic read-modify-write, no pointer chasing: a
+ * message costs the receiver the cache lines it fills, where the queue adds its links' lines.
+ * The consumer may keep popped cells (as unexpected messages, say) and free them in any order;
+ * a cell is written again only once every cell before it was freed too. */
+typedef struct tm_shm_ring tm_shm_ring_t;
+
+/* A ring of `ncells` (a power of two) cells of `cell_size` data bytes. */
+int tm_shm_ring_create(size_t cell_size, size_t ncells, tm_shm_ring_t **ring_p);
+/* Data bytes of the ring's cells. */
+size_t tm_shm_ring_cell_size(const tm_shm_ring_t *ring);
+/* Producer: the next cell to fill, or NULL when the ring is full. The same cell until pushed. */
+tm_shm_cell_t *tm_shm_ring_alloc(tm_shm_ring_t *ring);
+/* Producer: publishes the cell tm_shm_ring_alloc returned (a release store; the producer may
+ * then look for a sleeping consumer with a seq_cst fence and load, as after a queue push). */
+void tm_shm_ring_push(tm_shm_ring_t *ring, tm_shm_cell_t *cell);
+/* Consumer: the oldest cell pushed and not popped, else NULL; it stays in the ring until
+ * tm_shm_ring_pop. */
+tm_shm_cell_t *tm_shm_ring_peek(tm_shm_ring_t *ring);
+/* Consumer: takes the cell tm_shm_ring_peek returned; it is the consumer's until
+ * tm_shm_cell_free (consumer only, for ring cells), and its `next` is free for its lists. */
+void tm_shm_ring_pop(tm_shm_ring_t *ring);
+/* true when no cell waits to be popped. Exact from the consumer, after a seq_cst fence (the
+ * consumer's half of the sleep/wake handshake, as tm_shm_queue_is_empty); a hint from others. */
+bool tm_shm_ring_is_empty(const tm_shm_ring_t *ring);
+/* Frees the ring; no cell of it may be in use any more. */
+void tm_shm_ring_destroy(tm_shm_ring_t *ring);
+
 /* numa_node of tm_shm_pool_create: pages spread round-robin over every NUMA node. */
 #define TM_SHM_NUMA_INTERLEAVE (-2)
 
@@ -89,7 +126,7 @@ size_t tm_shm_pool_cell_size(const tm_shm_pool_t *pool);
  * only. */
 tm_shm_cell_t *tm_shm_cell_alloc(tm_shm_pool_t *pool);
 
-/* Gives a cell back to its pool: any thread. */
+/* Gives a cell back to its pool (any thread), or to its ring (the ring's consumer only). */
 void tm_shm_cell_free(tm_shm_cell_t *cell);
 
 /* Frees the pool and all its memory; every cell must have been freed back. */

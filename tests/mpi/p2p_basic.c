@@ -135,6 +135,46 @@ static void order_and_tags(void)
     CHECK(a == 1 && b == 2, "tags: a=%d b=%d", a, b);
 }
 
+/* Non-overtaking when a sender's small messages go through its fastbox and the others, or those
+ * that find it full, through the queue: every rank but 0 sends rank 0 many messages at once,
+ * mostly small, every 7th too big for a fastbox cell, and rank 0 receives them from
+ * MPI_ANY_SOURCE while they still come (fastboxes full and freed again on the way). */
+static void order_fastbox(void)
+{
+    enum { N = 600, BIG = 40 };
+    /* Its own communicator: a sender done early goes on to the next test, whose messages to
+     * rank 0 must not match here. */
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    if (rank != 0) {
+        static int out[N][BIG];
+        static MPI_Request reqs[N];
+        for (int m = 0; m < N; m++) {
+            int len = m % 7 == 3 ? BIG : 1 + m % 4;
+            for (int i = 0; i < len; i++)
+                out[m][i] = rank * 100000 + m;
+            MPI_Isend(out[m], len, MPI_INT, 0, m % 5, comm, &reqs[m]);
+        }
+        MPI_Waitall(N, reqs, MPI_STATUSES_IGNORE);
+        MPI_Comm_free(&comm);
+        return;
+    }
+    int *next = calloc((size_t)size, sizeof *next);
+    int in[BIG];
+    for (int k = 0; k < N * (size - 1); k++) {
+        MPI_Status st;
+        MPI_Recv(in, BIG, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &st);
+        int s = st.MPI_SOURCE, m = next[s]++, count;
+        MPI_Get_count(&st, MPI_INT, &count);
+        CHECK(count == (m % 7 == 3 ? BIG : 1 + m % 4) && in[0] == s * 100000 + m &&
+                  in[count - 1] == s * 100000 + m && st.MPI_TAG == m % 5,
+              "fastbox order: from %d expected message %d, got %d ints starting %d tag %d", s, m,
+              count, in[0], st.MPI_TAG);
+    }
+    free(next);
+    MPI_Comm_free(&comm);
+}
+
 /* Probe for the size, then receive; Iprobe finds nothing where nothing was sent. */
 static void probes(void)
 {
@@ -338,6 +378,7 @@ int main(int argc, char **argv)
             ring(sizes[i]);
     any_source();
     order_and_tags();
+    order_fastbox();
     probes();
     synchronous();
     completions();

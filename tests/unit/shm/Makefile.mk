@@ -6,10 +6,12 @@ tm_shm_test_ldadd = shm/libtmshm.la $(NUMA_LIBS) $(CHECK_LIBS)
 check_PROGRAMS += \
 	tests/unit/shm/test_queue \
 	tests/unit/shm/test_pool \
+	tests/unit/shm/test_ring \
 	tests/unit/shm/test_transport
 TESTS += \
 	tests/unit/shm/test_queue \
 	tests/unit/shm/test_pool \
+	tests/unit/shm/test_ring \
 	tests/unit/shm/test_transport
 
 tests_unit_shm_test_queue_SOURCES = tests/unit/shm/test_queue.c
@@ -23,3 +25,7 @@ tests_unit_shm_test_pool_LDADD = $(tm_shm_test_ldadd)
 tests_unit_shm_test_transport_SOURCES = tests/unit/shm/test_transport.c
 tests_unit_shm_test_transport_CFLAGS = $(TM_UNIT_CFLAGS)
 tests_unit_shm_test_transport_LDADD = $(tm_shm_test_ldadd)
+
+tests_unit_shm_test_ring_SOURCES = tests/unit/shm/test_ring.c
+tests_unit_shm_test_ring_CFLAGS = $(TM_UNIT_CFLAGS)
+tests_unit_shm_test_ring_LDADD = $(tm_shm_test_ldadd)

@@ -78,7 +78,7 @@ START_TEST(test_pool_cell_layout)
         for (size_t i = 0; i < n; i++) {
             cells[i] = tm_shm_cell_alloc(pool);
             ck_assert_ptr_nonnull(cells[i]);
-            ck_assert_uint_eq((uintptr_t)cells[i]->data % TM_SHM_CACHE_LINE, 0);
+            ck_assert_uint_eq((uintptr_t)cells[i] % TM_SHM_CACHE_LINE, 0);
             ck_assert_ptr_eq(cells[i]->pool, pool);
             memset(cells[i]->data, (int)(i & 0xff), sizes[s]);
         }

@@ -12,7 +12,7 @@
 
 #include "shm/shm.h"
 
-/* A cell with room for a test payload, the way a pool lays it out: header line, then data. */
+/* A cell with room for a test payload, the way a pool lays it out: links, then data. */
 typedef struct item {
     tm_shm_cell_t cell;
     struct {
