@@ -1026,7 +1026,7 @@ int tm_mpi_p2p_irecv(tm_mpi_rank_t *r, void *buf, size_t count, tm_mpi_type_t *t
     req->count = count;
     tm_mpi_type_retain(type);
     req->type = type;
-    tm_mpi_p2p_progress(r);
+    /* tm_mpi_matcher_recv takes in what waits in the mailbox first. */
     tm_mpi_matcher_recv(&r->p2p->match, req, comm->context_id, source, tag);
     *req_p = req;
     return 0;
