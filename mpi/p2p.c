@@ -471,6 +471,21 @@ static void envelope_pack(tm_shm_cell_t *cell, const void *buf, size_t count,
     tm_rt_profile_end(copy);
 }
 
+/* RNDV or SHARED: where the receiver copies from, in place of the data (the caller sets the
+ * protocol's own fields of tm_mpi_source_data_t). */
+static tm_mpi_source_data_t *envelope_source(tm_shm_cell_t *cell, tm_mpi_protocol_t protocol,
+                                             const void *buf, size_t count,
+                                             const tm_mpi_type_t *type, size_t bytes)
+{
+    tm_mpi_source_data_t *from = cell_source(cell);
+    cell_envelope(cell)->protocol = (uint8_t)protocol;
+    from->buf = buf;
+    from->count = count;
+    from->type = type;
+    from->bytes = bytes;
+    return from;
+}
+
 /* Hands the cell to mailbox `to` and wakes whoever sleeps on it. */
 static void cell_post(tm_shm_cell_t *cell, tm_mpi_mailbox_t *to)
 {
@@ -513,14 +528,10 @@ int tm_mpi_matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *
          * yet, so a plain store would do; the atomic keeps the one way of completing. */
         atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
     } else {
-        tm_mpi_source_data_t *from = cell_source(cell);
-        cell_envelope(cell)->protocol = TM_MPI_PROTO_RNDV;
-        from->buf = buf;
-        from->count = count;
-        from->type = type;
+        tm_mpi_source_data_t *from =
+            envelope_source(cell, TM_MPI_PROTO_RNDV, buf, count, type, bytes);
         from->send_request = req;
         from->sender_mailbox = m->mailbox;
-        from->bytes = bytes;
     }
     if (boxed) {
         tm_shm_ring_push(fb->ring, cell);
@@ -542,14 +553,10 @@ tm_shm_cell_t *tm_mpi_matcher_dyn_make(tm_mpi_matcher_t *m, int context_id, int 
     if (!done) {
         envelope_pack(cell, buf, count, type, bytes);
     } else {
-        tm_mpi_source_data_t *from = cell_source(cell);
-        cell_envelope(cell)->protocol = TM_MPI_PROTO_SHARED;
-        from->buf = buf;
-        from->count = count;
-        from->type = type;
+        tm_mpi_source_data_t *from =
+            envelope_source(cell, TM_MPI_PROTO_SHARED, buf, count, type, bytes);
         from->done = done;
         from->done_arg = done_arg;
-        from->bytes = bytes;
     }
     return cell;
 }
