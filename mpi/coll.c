@@ -96,7 +96,7 @@ int tm_mpi_coll_run(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, tm_
         return MPI_SUCCESS;
     }
     if (!tm_mpi_request_is_complete(req)) /* noted as "call(comm=name)" */
-        tm_mpi_p2p_wait_noted(r, request_done, req, tm_mpi_request_note, req);
+        tm_mpi_p2p_wait_noted(r, request_done, req, tm_mpi_request_blocked_note, req);
     int err = req->status.MPI_ERROR;
     tm_mpi_request_release(r, req);
     if (err != MPI_SUCCESS)

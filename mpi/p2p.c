@@ -1170,46 +1170,100 @@ void tm_mpi_p2p_poll(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg)
     tm_mpi_p2p_progress(r);
 }
 
+/* The runtime's diagnosis: a note recorded by blocked_record, in words. */
+static void blocked_describe(const void *bytes, char *buf, size_t len)
+{
+    tm_mpi_blocked_note_t note;
+    memcpy(&note, bytes, sizeof note);
+    if (note.count == 0) {
+        snprintf(buf, len, "%s", note.text);
+        return;
+    }
+    char what[160] = "";
+    if (note.pending > 0)
+        tm_mpi_request_note_words(&note.first, what, sizeof what);
+    if (!note.call)
+        snprintf(buf, len, "%s", what);
+    else if (note.count == 1)
+        snprintf(buf, len, "%s(%s)", note.call, what);
+    else
+        snprintf(buf, len, "%s(%d requests, %d pending, the first: %s)", note.call, note.count,
+                 note.pending, what);
+}
+
+_Static_assert(sizeof(tm_mpi_blocked_note_t) <= TM_RT_BLOCKED_NOTE_SIZE,
+               "a blocked note fits the runtime's");
+
+/* Hands `note` to the runtime's diagnosis: the rank blocks from now until its wait ends. */
+static void blocked_record(tm_mpi_rank_t *r, const tm_mpi_blocked_note_t *note)
+{
+    memcpy(r->rt->blocked_note, note, sizeof *note);
+    r->rt->blocked_describe = blocked_describe;
+    /* release: the diagnosis reads the note after seeing the flag */
+    atomic_store_explicit(&r->rt->blocked, 1, memory_order_release);
+}
+
 void tm_mpi_p2p_note_blocked(tm_mpi_rank_t *r, const char *fmt, ...)
 {
+    tm_mpi_blocked_note_t note = {.count = 0};
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->rt->blocked_in, sizeof r->rt->blocked_in, fmt, ap);
+    vsnprintf(note.text, sizeof note.text, fmt, ap);
     va_end(ap);
-    /* release: the runtime's diagnosis reads the text after seeing the flag */
-    atomic_store_explicit(&r->rt->blocked, 1, memory_order_release);
+    blocked_record(r, &note);
+}
+
+void tm_mpi_request_note(const tm_mpi_request_t *req, tm_mpi_request_note_t *note)
+{
+    note->call = req->call;
+    note->kind = req->kind;
+    note->peer = req->source;
+    note->tag = req->tag;
+    note->ndests = req->ndests;
+    const char *comm = req->comm ? req->comm->name : "?";
+    size_t n = strnlen(comm, sizeof note->comm - 1);
+    memcpy(note->comm, comm, n);
+    note->comm[n] = '\0';
+}
+
+void tm_mpi_request_note_words(const tm_mpi_request_note_t *note, char *buf, size_t len)
+{
+    char peer[24], tag[24];
+    const char *call = note->call ? note->call : "?";
+    if (note->kind == TM_MPI_REQ_COLL) {
+        snprintf(buf, len, "%s(comm=%s)", call, note->comm);
+        return;
+    }
+    if (note->kind == TM_MPI_REQ_GREQ) {
+        snprintf(buf, len, "MPI_Grequest_start(a generalized request not completed yet)");
+        return;
+    }
+    if (note->ndests > 0) {
+        snprintf(buf, len, "%s(ndests=%d, tag=%d, comm=%s)", call, note->ndests, note->tag,
+                 note->comm);
+        return;
+    }
+    peer_name(note->peer, peer, sizeof peer);
+    if (note->tag == MPI_ANY_TAG)
+        snprintf(tag, sizeof tag, "MPI_ANY_TAG");
+    else
+        snprintf(tag, sizeof tag, "%d", note->tag);
+    snprintf(buf, len, "%s(%s=%s, tag=%s, comm=%s)", call,
+             note->kind == TM_MPI_REQ_SEND ? "dest" : "source", peer, tag, note->comm);
 }
 
 void tm_mpi_request_describe(const tm_mpi_request_t *req, char *buf, size_t len)
 {
-    char peer[24], tag[24];
-    if (req->kind == TM_MPI_REQ_COLL) {
-        snprintf(buf, len, "%s(comm=%s)", req->call ? req->call : "?",
-                 req->comm ? req->comm->name : "?");
-        return;
-    }
-    if (req->kind == TM_MPI_REQ_GREQ) {
-        snprintf(buf, len, "MPI_Grequest_start(a generalized request not completed yet)");
-        return;
-    }
-    if (req->ndests > 0) {
-        snprintf(buf, len, "%s(ndests=%d, tag=%d, comm=%s)", req->call ? req->call : "?",
-                 req->ndests, req->tag, req->comm ? req->comm->name : "?");
-        return;
-    }
-    peer_name(req->source, peer, sizeof peer);
-    if (req->tag == MPI_ANY_TAG)
-        snprintf(tag, sizeof tag, "MPI_ANY_TAG");
-    else
-        snprintf(tag, sizeof tag, "%d", req->tag);
-    snprintf(buf, len, "%s(%s=%s, tag=%s, comm=%s)", req->call ? req->call : "?",
-             req->kind == TM_MPI_REQ_SEND ? "dest" : "source", peer, tag,
-             req->comm ? req->comm->name : "?");
+    tm_mpi_request_note_t note;
+    tm_mpi_request_note(req, &note);
+    tm_mpi_request_note_words(&note, buf, len);
 }
 
-void tm_mpi_request_note(void *req, char *buf, size_t len)
+void tm_mpi_request_blocked_note(void *req, tm_mpi_blocked_note_t *out)
 {
-    tm_mpi_request_describe(req, buf, len);
+    out->call = NULL;
+    out->count = out->pending = 1;
+    tm_mpi_request_note(req, &out->first);
 }
 
 void tm_mpi_p2p_wait_until(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg)
@@ -1218,7 +1272,7 @@ void tm_mpi_p2p_wait_until(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg)
 }
 
 void tm_mpi_p2p_wait_noted(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
-                           void (*note)(void *note_arg, char *buf, size_t len), void *note_arg)
+                           void (*note)(void *note_arg, tm_mpi_blocked_note_t *out), void *note_arg)
 {
     TM_RT_PROFILE_SCOPE(PROGRESS);
     tm_mpi_mailbox_t *mb = r->p2p->match.mailbox;
@@ -1246,10 +1300,10 @@ void tm_mpi_p2p_wait_noted(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
         atomic_thread_fence(memory_order_seq_cst);
         bool work = matcher_has_work(&r->p2p->match) || (done && done(arg)) ||
                     (colls && (!tm_mpi_mailbox_idle(coll) || tm_nbc_progress(r->nbc, true)));
-        if (!work && note) { /* about to sleep: now the note is worth writing */
-            note(note_arg, r->rt->blocked_in, sizeof r->rt->blocked_in);
-            /* release: the runtime's diagnosis reads the text after seeing the flag */
-            atomic_store_explicit(&r->rt->blocked, 1, memory_order_release);
+        if (!work && note) { /* about to sleep: now the note is worth making */
+            tm_mpi_blocked_note_t record;
+            note(note_arg, &record);
+            blocked_record(r, &record);
             note = NULL;
         }
         if (!work)

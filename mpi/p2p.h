@@ -395,27 +395,58 @@ bool tm_mpi_p2p_progress(tm_mpi_rank_t *r);
  * thus never starves the ranks of its core that it waits for. */
 void tm_mpi_p2p_poll(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg);
 
-/* Records, for hang diagnosis (mpcrun --timeout), what the rank is about to block in; the wait
- * that follows (tm_mpi_p2p_wait_until) clears it when it ends. printf-like. */
+/* ---- hang diagnosis (mpcrun --timeout) ----
+ * A rank about to sleep in a wait records what it waits for, as values in the runtime's note
+ * (runtime/rank.h); they become words only if the diagnosis runs. Ranks sharing a core sleep at
+ * nearly every message they wait for: formatting text there (vsnprintf, a thousand
+ * instructions each) made a token ring of 16 ranks on 2 cores 40% slower. */
+
+/* One request, for "MPI_Irecv(source=5, tag=7, comm=MPI_COMM_WORLD)". */
+typedef struct tm_mpi_request_note {
+    const char *call; /* the call that started it (a string constant), or NULL */
+    tm_mpi_request_kind_t kind;
+    int peer, tag, ndests;
+    char comm[48]; /* its communicator's name, cut short */
+} tm_mpi_request_note_t;
+
+/* What a blocked rank waits for. */
+typedef struct tm_mpi_blocked_note {
+    const char *call;   /* the waiting call ("MPI_Waitall"); NULL: the request's own call */
+    int count, pending; /* requests waited for, and those not complete; 0 requests: `text` */
+    union {
+        tm_mpi_request_note_t first; /* the first request not complete */
+        char text[192];
+    };
+} tm_mpi_blocked_note_t;
+
+/* The values of req that its description shows. */
+void tm_mpi_request_note(const tm_mpi_request_t *req, tm_mpi_request_note_t *note);
+
+/* "MPI_Irecv(source=5, tag=7, comm=MPI_COMM_WORLD)": a request's note in words. */
+void tm_mpi_request_note_words(const tm_mpi_request_note_t *note, char *buf, size_t len);
+
+/* Both: what a request is, in words. */
+void tm_mpi_request_describe(const tm_mpi_request_t *req, char *buf, size_t len);
+
+/* Records, for hang diagnosis, what the rank is about to block in, as text: for the rare waits
+ * that are not on requests. The wait that follows (tm_mpi_p2p_wait_until) clears it when it
+ * ends. printf-like. */
 void tm_mpi_p2p_note_blocked(tm_mpi_rank_t *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-
-/* "MPI_Irecv(source=5, tag=7, comm=MPI_COMM_WORLD)": what a request is, in words. */
-void tm_mpi_request_describe(const tm_mpi_request_t *req, char *buf, size_t len);
 
 /* Waits until done(arg) is true, progressing, yielding to the other ranks of the VP, and
  * sleeping when there is nothing else to do until something is given to this rank. */
 void tm_mpi_p2p_wait_until(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg);
 
-/* tm_mpi_p2p_wait_until, the note for hang diagnosis written by note(note_arg, buf, len) only
- * when the rank is about to sleep: most waits end before, and formatting the text (a
- * vsnprintf, a thousand instructions) on each would cost more than the wait. A rank that
- * hangs sleeps, so it is noted. */
+/* tm_mpi_p2p_wait_until, with the note for hang diagnosis made by note(note_arg, out) only when
+ * the rank is about to sleep: most waits end before. A rank that hangs sleeps, so it is noted. */
 void tm_mpi_p2p_wait_noted(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
-                           void (*note)(void *note_arg, char *buf, size_t len), void *note_arg);
+                           void (*note)(void *note_arg, tm_mpi_blocked_note_t *out),
+                           void *note_arg);
 
-/* A note of tm_mpi_p2p_wait_noted for waiting on one request (a tm_mpi_request_t *). */
-void tm_mpi_request_note(void *req, char *buf, size_t len);
+/* A note of tm_mpi_p2p_wait_noted for waiting on one request (a tm_mpi_request_t *) in the
+ * call that started it (MPI_Recv). */
+void tm_mpi_request_blocked_note(void *req, tm_mpi_blocked_note_t *out);
 
 /* Wakes whoever sleeps waiting for `mailbox` (tm_mpi_p2p_wait_until, a progress thread). Any
  * thread. */

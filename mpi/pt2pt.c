@@ -109,7 +109,7 @@ static int finish(tm_mpi_rank_t *r, const char *call, tm_mpi_request_t *req, MPI
 {
     TM_RT_PROFILE_SCOPE(PROGRESS);
     if (!tm_mpi_request_is_complete(req))
-        tm_mpi_p2p_wait_noted(r, request_done, req, tm_mpi_request_note, req);
+        tm_mpi_p2p_wait_noted(r, request_done, req, tm_mpi_request_blocked_note, req);
     tm_mpi_request_status(req, status);
     int err = req->kind == TM_MPI_REQ_RECV ? req->status.MPI_ERROR : MPI_SUCCESS;
     tm_mpi_comm_t *comm = req->comm;

@@ -105,7 +105,7 @@ static bool enough_complete(void *arg)
 }
 
 /* What a blocking completion call waits for, for hang diagnosis: "MPI_Waitall(3 requests, 2
- * pending, the first: MPI_Irecv(source=1, tag=0, comm=MPI_COMM_WORLD))". Written only when the
+ * pending, the first: MPI_Irecv(source=1, tag=0, comm=MPI_COMM_WORLD))". Noted only when the
  * rank goes to sleep (tm_mpi_p2p_wait_noted). */
 typedef struct blocked_note {
     const char *call;
@@ -113,22 +113,18 @@ typedef struct blocked_note {
     int count;
 } blocked_note_t;
 
-static void note_write(void *arg, char *buf, size_t len)
+static void note_make(void *arg, tm_mpi_blocked_note_t *out)
 {
     const blocked_note_t *n = arg;
-    char what[160] = "";
-    int pending = 0;
+    out->call = n->call;
+    out->count = n->count;
+    out->pending = 0;
     for (int i = 0; i < n->count; i++) {
         if (!n->reqs[i] || tm_mpi_request_is_complete(n->reqs[i]))
             continue;
-        if (pending++ == 0)
-            tm_mpi_request_describe(n->reqs[i], what, sizeof what);
+        if (out->pending++ == 0)
+            tm_mpi_request_note(n->reqs[i], &out->first);
     }
-    if (n->count == 1)
-        snprintf(buf, len, "%s(%s)", n->call, what);
-    else
-        snprintf(buf, len, "%s(%d requests, %d pending, the first: %s)", n->call, n->count, pending,
-                 what);
 }
 
 /* Waits until w is done, noted as call on reqs[0, count). */
@@ -136,7 +132,7 @@ static void wait_noted(tm_mpi_rank_t *r, const char *call, tm_mpi_request_t **re
                        waiting_t *w)
 {
     blocked_note_t note = {call, reqs, count};
-    tm_mpi_p2p_wait_noted(r, enough_complete, w, note_write, &note);
+    tm_mpi_p2p_wait_noted(r, enough_complete, w, note_make, &note);
 }
 
 /* Resolves the array into a temporary one: small arrays on the stack. */

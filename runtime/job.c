@@ -210,9 +210,11 @@ static void *timeout_main(void *arg)
         job_rank_t *r = &job.ranks[i];
         if (atomic_load_explicit(&r->ended, memory_order_acquire))
             fprintf(stderr, "rank %d: finished\n", i);
-        else if (atomic_load_explicit(&r->pub.blocked, memory_order_acquire))
-            fprintf(stderr, "rank %d: %s\n", i, r->pub.blocked_in);
-        else
+        else if (atomic_load_explicit(&r->pub.blocked, memory_order_acquire)) {
+            char what[256];
+            r->pub.blocked_describe(r->pub.blocked_note, what, sizeof what);
+            fprintf(stderr, "rank %d: %s\n", i, what);
+        } else
             fprintf(stderr, "rank %d: running, not blocked in MPI\n", i);
     }
     job_remove_files();

@@ -17,15 +17,23 @@ typedef enum tm_rt_mpi_state {
     TM_RT_MPI_FINALIZED
 } tm_rt_mpi_state_t;
 
+/* Bytes of a blocked rank's note (below). */
+#define TM_RT_BLOCKED_NOTE_SIZE 256
+
 typedef struct tm_rt_rank {
     int world_rank;
     _Atomic int mpi_state; /* tm_rt_mpi_state_t; written by mpi/, read by the runtime */
     int thread_level;      /* the level MPI_Init_thread provided */
     void *mpi;             /* per-rank state owned by mpi/ (NULL until it sets it) */
     /* What the rank waits for while it blocks in MPI, for hang diagnosis (mpcrun --timeout):
-     * mpi/ writes the text, then sets `blocked` (release); clears it when the wait ends. */
+     * mpi/ records it in `blocked_note`, then sets `blocked` (release), and clears `blocked`
+     * when the wait ends. The note holds values of mpi/'s own layout, not text: ranks sharing a
+     * core block at nearly every message, and a formatted print there would cost more than the
+     * message. The diagnosis turns it into words with `blocked_describe`, e.g.
+     * "MPI_Recv(source=5, tag=7, comm=MPI_COMM_WORLD)". */
     _Atomic int blocked;
-    char blocked_in[192]; /* e.g. "MPI_Recv(source=5, tag=7, comm=MPI_COMM_WORLD)" */
+    void (*blocked_describe)(const void *note, char *buf, size_t len);
+    _Alignas(16) unsigned char blocked_note[TM_RT_BLOCKED_NOTE_SIZE];
 } tm_rt_rank_t;
 
 /* The rank whose ULT is calling, or NULL when the caller is not a rank's main ULT. */

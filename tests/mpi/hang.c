@@ -1,6 +1,7 @@
 /* A deadlock for mpcrun --timeout to diagnose: rank 0 receives what rank 1 never sends, rank 1
  * waits for a non-blocking receive from rank 0, rank 2 sends a large message nobody receives,
- * rank 3 probes, the other ranks finish. */
+ * rank 3 probes, rank 4 waits for all of three requests on a communicator of the program, two of
+ * which never complete, the other ranks finish. */
 #include <mpi.h>
 
 static char big[1 << 16];
@@ -8,9 +9,11 @@ static char big[1 << 16];
 int main(int argc, char **argv)
 {
     int rank, v;
-    MPI_Request req;
+    MPI_Request req, reqs[3];
+    MPI_Comm halo;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_dup(MPI_COMM_WORLD, &halo);
     if (rank == 0) {
         MPI_Recv(&v, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else if (rank == 1) {
@@ -20,6 +23,12 @@ int main(int argc, char **argv)
         MPI_Send(big, sizeof big, MPI_BYTE, 0, 9, MPI_COMM_WORLD);
     } else if (rank == 3) {
         MPI_Probe(MPI_ANY_SOURCE, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (rank == 4) {
+        int w[2];
+        reqs[0] = MPI_REQUEST_NULL;
+        MPI_Irecv(&w[0], 1, MPI_INT, 0, 11, halo, &reqs[1]);
+        MPI_Irecv(&w[1], 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, halo, &reqs[2]);
+        MPI_Waitall(3, reqs, MPI_STATUSES_IGNORE);
     }
     MPI_Finalize();
     return 0;
