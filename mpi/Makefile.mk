@@ -78,4 +78,5 @@ mpi_libtmmpi_la_SOURCES += \
 	mpi/coll_allgather.c \
 	mpi/coll_alltoall.c \
 	mpi/coll_allreduce.c \
+	mpi/coll_flat.c \
 	mpi/coll_shared.c

@@ -1,7 +1,9 @@
 /*
  * MPI_Allreduce and MPI_Iallreduce.
  *
- * MPI_IN_PLACE (sendbuf): the data is taken from recvbuf. Blocking: recursive doubling below
+ * MPI_IN_PLACE (sendbuf): the data is taken from recvbuf. Blocking: the flat algorithm for small
+ * data on up to 64 ranks (coll_flat.c: the last member to arrive folds everyone's data); else
+ * recursive doubling below
  * ALLREDUCE_SMALL bytes, on fewer than 4 ranks, for non-commutative operations and for fewer
  * elements than ranks; else Rabenseifner's reduce-scatter + allgather, which moves 2n instead of
  * n lg p bytes; for large data and commutative operations, the shared-address-space algorithm
@@ -51,6 +53,9 @@ static int allreduce(const char *call, const void *sendbuf, void *recvbuf, int c
     if (nonblocking) {
         s = tm_nbc_allreduce_split(r, c, data, recvbuf, n, type, op,
                                    tm_mpi_coll_levels(c, true, false));
+    } else if (tm_mpi_coll_use_flat_reduce(c, n, type)) {
+        tm_mpi_coll_flat_reduce(r, c, call, data, recvbuf, n, type, op, -1);
+        return MPI_SUCCESS;
     } else if (tm_mpi_coll_use_shared(c, n, type, op)) {
         return tm_mpi_coll_allreduce_shared(r, c, call, data, recvbuf, n, type, op);
     } else {

@@ -1,5 +1,6 @@
 /*
- * MPI_Barrier and MPI_Ibarrier.
+ * MPI_Barrier and MPI_Ibarrier: dissemination (nbc/); blocking, on up to 64 ranks, the flat
+ * algorithm (coll_flat.c).
  */
 #include "config.h"
 
@@ -14,6 +15,10 @@ static int barrier(const char *call, MPI_Comm handle, MPI_Request *request, bool
         err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
     if (err != MPI_SUCCESS)
         return err;
+    if (!nonblocking && tm_mpi_coll_use_flat(c, 0)) {
+        tm_mpi_coll_flat_barrier(r, c, call);
+        return MPI_SUCCESS;
+    }
     int levels = tm_mpi_coll_levels(c, nonblocking, false);
     return tm_mpi_coll_run(r, c, call, tm_nbc_barrier_dissemination(r, c, levels), request);
 }

@@ -1,5 +1,7 @@
 /*
- * MPI_Bcast and MPI_Ibcast.
+ * MPI_Bcast and MPI_Ibcast: a binomial tree (nbc/), whose levels split between the rank and its
+ * progress thread when non-blocking; blocking, for small data on up to 64 ranks, the flat
+ * algorithm (coll_flat.c).
  */
 #include "config.h"
 
@@ -20,6 +22,10 @@ static int bcast(const char *call, void *buf, int count, MPI_Datatype datatype, 
         err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
     if (err != MPI_SUCCESS)
         return err;
+    if (!nonblocking && tm_mpi_coll_use_flat(c, (size_t)count * type->size)) {
+        tm_mpi_coll_flat_bcast(r, c, call, buf, (size_t)count, type, root);
+        return MPI_SUCCESS;
+    }
     int levels = tm_mpi_coll_levels(c, nonblocking, false);
     return tm_mpi_coll_run(
         r, c, call, tm_nbc_bcast_binomial(r, c, buf, (size_t)count, type, root, levels), request);

@@ -14,6 +14,8 @@
 #include "mpi.h"
 #pragma GCC visibility pop
 
+#include <stdint.h>
+
 #include "runtime/profile.h"
 #include "runtime/rank.h"
 
@@ -121,6 +123,8 @@ typedef struct tm_mpi_comm {
     struct tm_mpi_topo *topo;             /* the process topology (topo.h), else NULL */
     unsigned coll_seq; /* collectives started on it: the tag of the next one (nbc/) */
     unsigned idup_seq; /* MPI_Comm_idup calls on it: the key of the next one (comm_idup.c) */
+    struct tm_mpi_coll_flat *flat; /* the block of its flat collectives, else NULL (coll_flat.c) */
+    uint64_t flat_rounds;          /* flat collectives it ran */
 } tm_mpi_comm_t;
 
 /* A rank's MPI state: created by MPI_Init/MPI_Init_thread (rt->mpi points to it), destroyed by

@@ -1,7 +1,8 @@
 /* A deadlock for mpcrun --timeout to diagnose: rank 0 receives what rank 1 never sends, rank 1
  * waits for a non-blocking receive from rank 0, rank 2 sends a large message nobody receives,
  * rank 3 probes, rank 4 waits for all of three requests on a communicator of the program, two of
- * which never complete, the other ranks finish. */
+ * which never complete, rank 5 waits in a barrier that rank 4 never joins, the other ranks
+ * finish. */
 #include <mpi.h>
 
 static char big[1 << 16];
@@ -10,10 +11,11 @@ int main(int argc, char **argv)
 {
     int rank, v;
     MPI_Request req, reqs[3];
-    MPI_Comm halo;
+    MPI_Comm halo, pair;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_dup(MPI_COMM_WORLD, &halo);
+    MPI_Comm_split(MPI_COMM_WORLD, rank == 4 || rank == 5 ? 0 : MPI_UNDEFINED, 0, &pair);
     if (rank == 0) {
         MPI_Recv(&v, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else if (rank == 1) {
@@ -29,6 +31,8 @@ int main(int argc, char **argv)
         MPI_Irecv(&w[0], 1, MPI_INT, 0, 11, halo, &reqs[1]);
         MPI_Irecv(&w[1], 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, halo, &reqs[2]);
         MPI_Waitall(3, reqs, MPI_STATUSES_IGNORE);
+    } else if (rank == 5) {
+        MPI_Barrier(pair);
     }
     MPI_Finalize();
     return 0;

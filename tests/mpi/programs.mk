@@ -68,7 +68,8 @@ MPI_TEST_PROGS += tests/mpi/mpi_op.x
 # Collectives, against serial references (argument `nb`: the non-blocking forms); every S of the
 # split-tree (coll_split.sh).
 MPI_TEST_PROGS += tests/mpi/coll_rooted.x tests/mpi/coll_reduce.x tests/mpi/coll_all.x \
-	tests/mpi/coll_neighbor.x tests/mpi/coll_nbc_many.x tests/mpi/coll_errors.x
+	tests/mpi/coll_neighbor.x tests/mpi/coll_nbc_many.x tests/mpi/coll_errors.x \
+	tests/mpi/coll_flat.x
 MPI_SCRIPT_TESTS += tests/mpi/coll_split.sh
 
 # runtime/: placement of ranks and progress threads, and the configuration's layers and errors

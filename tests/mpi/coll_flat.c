@@ -1,0 +1,89 @@
+/* Small blocking collectives back to back, as the flat algorithm runs them (mpi/coll_flat.c):
+ * every round's result is checked, so that a member that writes its slot for the next round, or
+ * a last member that writes the next result, before every member is done with this round shows.
+ * Roots and values change at every round; rounds alternate between MPI_COMM_WORLD and the two
+ * halves of an MPI_Comm_split (one context id for two groups), with point-to-point traffic on
+ * the way. Also with more ranks than the flat algorithm takes (the message algorithms). */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define ROUNDS 400
+
+static int failures;
+
+static void check(long got, long want, const char *what, int round, int rank)
+{
+    if (got == want || failures++ > 5)
+        return;
+    fprintf(stderr, "coll_flat: rank %d, round %d: %s is %ld, expected %ld\n", rank, round, what,
+            got, want);
+}
+
+/* Sum over the ranks of comm of value(rank, round). */
+static long value(int rank, int round)
+{
+    return 1000L * rank + round;
+}
+
+static long sum(int size, int round)
+{
+    long s = 0;
+    for (int k = 0; k < size; k++)
+        s += value(k, round);
+    return s;
+}
+
+static void rounds(MPI_Comm comm, int first)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    for (int t = first; t < first + ROUNDS; t++) {
+        long in = value(rank, t), out = -1;
+        int root = t % size;
+        MPI_Allreduce(&in, &out, 1, MPI_LONG, MPI_SUM, comm);
+        check(out, sum(size, t), "allreduce", t, rank);
+        long b = rank == root ? 7L * t : -1;
+        MPI_Bcast(&b, 1, MPI_LONG, root, comm);
+        check(b, 7L * t, "bcast", t, rank);
+        out = -1;
+        MPI_Reduce(&in, &out, 1, MPI_LONG, MPI_MAX, root, comm);
+        if (rank == root)
+            check(out, value(size - 1, t), "reduce", t, rank);
+        if (t % 7 == 0) {
+            /* a message around the ring between rounds */
+            long token = t, got = -1;
+            MPI_Sendrecv(&token, 1, MPI_LONG, (rank + 1) % size, t, &got, 1, MPI_LONG,
+                         (rank + size - 1) % size, t, comm, MPI_STATUS_IGNORE);
+            check(got, t, "sendrecv", t, rank);
+        }
+        /* in place, with two elements */
+        long two[2] = {in, -in};
+        MPI_Allreduce(MPI_IN_PLACE, two, 2, MPI_LONG, MPI_SUM, comm);
+        check(two[0], sum(size, t), "allreduce in place [0]", t, rank);
+        check(two[1], -sum(size, t), "allreduce in place [1]", t, rank);
+        if (t % 3 == 0)
+            MPI_Barrier(comm);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    MPI_Comm half;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &half);
+    rounds(MPI_COMM_WORLD, 0);
+    rounds(half, ROUNDS);
+    rounds(MPI_COMM_WORLD, 2 * ROUNDS);
+    MPI_Comm_free(&half);
+    int all;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("coll_flat: %s\n", all ? "FAILED" : "ok");
+    MPI_Finalize();
+    return all ? 1 : 0;
+}
