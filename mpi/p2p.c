@@ -1007,9 +1007,10 @@ void tm_mpi_matcher_recv(tm_mpi_matcher_t *m, tm_mpi_request_t *req, int context
     req->context_id = context_id;
     req->source = source;
     req->tag = tag;
-    /* Messages already in the mailbox come before this receive: sort them first, so that an
-     * older message is never passed by a newer one. */
-    tm_mpi_matcher_progress(m);
+    /* Messages taken in already wait among the unexpected ones; those still in the mailbox find
+     * this receive posted when they are taken in, in their order. Taking them in here first
+     * would cost each message a trip through the unexpected list when the receives are posted
+     * ahead of a wait, as a window of them is. */
     tm_shm_cell_t *cell = unexpected_find(m, context_id, source, tag, true);
     if (cell) {
         deliver(req, cell);
@@ -1034,7 +1035,6 @@ int tm_mpi_p2p_irecv(tm_mpi_rank_t *r, void *buf, size_t count, tm_mpi_type_t *t
     req->count = count;
     tm_mpi_type_retain(type);
     req->type = type;
-    /* tm_mpi_matcher_recv takes in what waits in the mailbox first. */
     tm_mpi_matcher_recv(&r->p2p->match, req, comm->context_id, source, tag);
     *req_p = req;
     return 0;

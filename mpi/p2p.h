@@ -295,7 +295,8 @@ int tm_mpi_matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *
                         int context_id, int source, int tag, bool synchronous);
 
 /* Posts receive req (whose buf, count and type are set) for (context_id, source, tag) on m;
- * it may complete at once. */
+ * it completes at once when a message taken in already matches. It does not take in the
+ * mailbox: messages still there find it posted when they are (tm_mpi_matcher_progress). */
 void tm_mpi_matcher_recv(tm_mpi_matcher_t *m, tm_mpi_request_t *req, int context_id, int source,
                          int tag);
 
