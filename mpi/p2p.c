@@ -130,6 +130,7 @@ int tm_mpi_p2p_init(tm_mpi_rank_t *r)
 
 static void zombies_sweep(tm_mpi_rank_t *r);
 static bool zombies_done(void *arg);
+static void unexpected_return(tm_mpi_unexpected_t *u, tm_shm_cell_t *cell);
 static void fastboxes_close(tm_mpi_matcher_t *m);
 
 /* The receiving side takes the message of `cell` (see "Cancelling a send" in p2p.h): false when
@@ -175,8 +176,9 @@ void tm_mpi_matcher_fini(tm_mpi_matcher_t *m)
     /* Unexpected messages nobody received, and those held back for a dynamic broadcast that
      * never came: give their cells back, completing rendezvous senders so that none of them
      * waits for ever. */
-    cells_drop(m->unexpected_head);
-    m->unexpected_head = m->unexpected_tail = NULL;
+    for (int b = 0; b < TM_MPI_UNEXPECTED_BINS; b++)
+        cells_drop(m->unexpected.head[b]);
+    memset(&m->unexpected, 0, sizeof m->unexpected);
     cells_drop(m->held_head);
     m->held_head = m->held_tail = NULL;
     fastboxes_close(m);
@@ -204,9 +206,7 @@ void tm_mpi_p2p_finalize(tm_mpi_rank_t *r)
      * sender like an unexpected one. */
     for (int i = 0; i < p->nrequests; i++)
         if (p->requests[i] && p->requests[i]->kind == TM_MPI_REQ_MESSAGE && p->requests[i]->cell) {
-            tm_shm_cell_t *cell = p->requests[i]->cell;
-            atomic_store_explicit(&cell->next, p->match.unexpected_head, memory_order_relaxed);
-            p->match.unexpected_head = cell;
+            unexpected_return(&p->match.unexpected, p->requests[i]->cell);
             p->requests[i]->cell = NULL;
         }
     for (int i = 0; i < p->nrequests; i++) {
@@ -726,47 +726,117 @@ static void posted_unlink(tm_mpi_matcher_t *p, tm_mpi_request_t *req, tm_mpi_req
     req->next = NULL;
 }
 
-/* Unlinks unexpected `cell`, which follows prev; returns the one after it. */
-static tm_shm_cell_t *unexpected_unlink(tm_mpi_matcher_t *p, tm_shm_cell_t *cell,
+/* Appends `cell` to the list (head, tail) linked through cell->next. */
+static void cells_append(tm_shm_cell_t **head, tm_shm_cell_t **tail, tm_shm_cell_t *cell)
+{
+    atomic_store_explicit(&cell->next, NULL, memory_order_relaxed);
+    if (*tail)
+        atomic_store_explicit(&(*tail)->next, cell, memory_order_relaxed);
+    else
+        *head = cell;
+    *tail = cell;
+}
+
+static inline unsigned unexpected_bin(int source)
+{
+    return (unsigned)source % TM_MPI_UNEXPECTED_BINS;
+}
+
+/* Keeps `cell` (taken in, matching no posted receive) after the others of its bin. */
+static void unexpected_add(tm_mpi_unexpected_t *u, tm_shm_cell_t *cell)
+{
+    tm_mpi_envelope_t *env = cell_envelope(cell);
+    unsigned b = unexpected_bin(env->source);
+    env->arrival = u->arrivals++;
+    cells_append(&u->head[b], &u->tail[b], cell);
+    u->nonempty |= UINT64_C(1) << b;
+}
+
+/* Puts back `cell`, taken from the unexpected messages, first in its bin: it was the first
+ * match (its arrival number is kept). */
+static void unexpected_return(tm_mpi_unexpected_t *u, tm_shm_cell_t *cell)
+{
+    unsigned b = unexpected_bin(cell_envelope(cell)->source);
+    atomic_store_explicit(&cell->next, u->head[b], memory_order_relaxed);
+    u->head[b] = cell;
+    if (!u->tail[b])
+        u->tail[b] = cell;
+    u->nonempty |= UINT64_C(1) << b;
+}
+
+/* Unlinks `cell` of bin b, which follows prev; returns the one after it. */
+static tm_shm_cell_t *unexpected_unlink(tm_mpi_unexpected_t *u, unsigned b, tm_shm_cell_t *cell,
                                         tm_shm_cell_t *prev)
 {
     tm_shm_cell_t *next = atomic_load_explicit(&cell->next, memory_order_relaxed);
     if (prev)
         atomic_store_explicit(&prev->next, next, memory_order_relaxed);
     else
-        p->unexpected_head = next;
-    if (p->unexpected_tail == cell)
-        p->unexpected_tail = prev;
+        u->head[b] = next;
+    if (u->tail[b] == cell)
+        u->tail[b] = prev;
+    if (!u->head[b])
+        u->nonempty &= ~(UINT64_C(1) << b);
     return next;
 }
 
-/* Finds the first unexpected message matching; unlinks it and claims it when `take`. Drops the
- * cancelled messages it passes. */
-static tm_shm_cell_t *unexpected_find(tm_mpi_matcher_t *p, int context_id, int source, int tag,
-                                      bool take)
+/* The first message of bin b that matches; *prev_p = the one before it. Drops the cancelled
+ * messages it passes. */
+static tm_shm_cell_t *unexpected_bin_find(tm_mpi_unexpected_t *u, unsigned b, int context_id,
+                                          int source, int tag, tm_shm_cell_t **prev_p)
 {
-    tm_shm_cell_t *prev = NULL, *cell = p->unexpected_head;
+    tm_shm_cell_t *prev = NULL, *cell = u->head[b];
     while (cell) {
         if (cell_cancelled(cell)) {
-            tm_shm_cell_t *next = unexpected_unlink(p, cell, prev);
+            tm_shm_cell_t *next = unexpected_unlink(u, b, cell, prev);
             tm_shm_cell_free(cell);
             cell = next;
             continue;
         }
-        if (!envelope_matches(cell_envelope(cell), context_id, source, tag)) {
-            prev = cell;
-            cell = atomic_load_explicit(&cell->next, memory_order_relaxed);
-            continue;
+        if (envelope_matches(cell_envelope(cell), context_id, source, tag)) {
+            *prev_p = prev;
+            return cell;
         }
-        if (!take)
-            return cell;
-        tm_shm_cell_t *next = unexpected_unlink(p, cell, prev);
-        if (cell_claim(cell))
-            return cell;
-        tm_shm_cell_free(cell); /* cancelled since the check above */
-        cell = next;
+        prev = cell;
+        cell = atomic_load_explicit(&cell->next, memory_order_relaxed);
     }
     return NULL;
+}
+
+/* Finds the first unexpected message matching (from MPI_ANY_SOURCE: the earliest arrival among
+ * the bins' first matches); unlinks it and claims it when `take`. Drops the cancelled messages
+ * it passes. */
+static tm_shm_cell_t *unexpected_find(tm_mpi_matcher_t *m, int context_id, int source, int tag,
+                                      bool take)
+{
+    tm_mpi_unexpected_t *u = &m->unexpected;
+    for (;;) {
+        tm_shm_cell_t *found = NULL, *found_prev = NULL;
+        unsigned found_bin = 0;
+        if (source != MPI_ANY_SOURCE) {
+            found_bin = unexpected_bin(source);
+            found = unexpected_bin_find(u, found_bin, context_id, source, tag, &found_prev);
+        } else {
+            for (uint64_t bins = u->nonempty; bins; bins &= bins - 1) {
+                unsigned b = (unsigned)__builtin_ctzll(bins);
+                tm_shm_cell_t *prev,
+                    *cell = unexpected_bin_find(u, b, context_id, source, tag, &prev);
+                /* Arrival numbers wrap: compare their difference. */
+                if (cell && (!found || (int32_t)(cell_envelope(cell)->arrival -
+                                                 cell_envelope(found)->arrival) < 0)) {
+                    found = cell;
+                    found_prev = prev;
+                    found_bin = b;
+                }
+            }
+        }
+        if (!found || !take)
+            return found;
+        unexpected_unlink(u, found_bin, found, found_prev);
+        if (cell_claim(found))
+            return found;
+        tm_shm_cell_free(found); /* cancelled since the check above: look again */
+    }
 }
 
 /* Requests freed by MPI_Request_free while pending go when they complete. */
@@ -793,17 +863,6 @@ static bool zombies_done(void *arg)
     return true;
 }
 
-/* Appends `cell` to the list (head, tail) linked through cell->next. */
-static void cells_append(tm_shm_cell_t **head, tm_shm_cell_t **tail, tm_shm_cell_t *cell)
-{
-    atomic_store_explicit(&cell->next, NULL, memory_order_relaxed);
-    if (*tail)
-        atomic_store_explicit(&(*tail)->next, cell, memory_order_relaxed);
-    else
-        *head = cell;
-    *tail = cell;
-}
-
 /* Matches a message that is in order: to the first posted receive it fits, else to the end of
  * the unexpected list. */
 static void match(tm_mpi_matcher_t *m, tm_shm_cell_t *cell)
@@ -812,7 +871,7 @@ static void match(tm_mpi_matcher_t *m, tm_shm_cell_t *cell)
     tm_mpi_request_t *req = posted_find(m, cell_envelope(cell), &prev);
     /* Kept as unexpected, it stays cancellable: only a delivery claims it. */
     if (!req && !cell_cancelled(cell)) {
-        cells_append(&m->unexpected_head, &m->unexpected_tail, cell);
+        unexpected_add(&m->unexpected, cell);
         return;
     }
     if (!req || !cell_claim(cell)) {
@@ -1079,12 +1138,8 @@ tm_mpi_request_t *tm_mpi_p2p_mprobe(tm_mpi_rank_t *r, int source, int tag, tm_mp
     }
     tm_mpi_request_t *msg = tm_mpi_request_new(r, TM_MPI_REQ_MESSAGE);
     if (!msg) {
-        /* Back to the head of the unexpected list: it was the first match. */
-        tm_mpi_matcher_t *m = &r->p2p->match;
-        atomic_store_explicit(&cell->next, m->unexpected_head, memory_order_relaxed);
-        m->unexpected_head = cell;
-        if (!m->unexpected_tail)
-            m->unexpected_tail = cell;
+        /* Back first among the unexpected: it was the first match. */
+        unexpected_return(&r->p2p->match.unexpected, cell);
         return NULL;
     }
     envelope_status(cell, status);

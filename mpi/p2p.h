@@ -108,6 +108,18 @@ typedef struct tm_mpi_mailbox {
     _Atomic int fastboxes_taken;
 } tm_mpi_mailbox_t;
 
+/* The messages that arrived before their receive, in bins by source (the sender's rank in its
+ * communicator, modulo TM_MPI_UNEXPECTED_BINS), each in arrival order, linked through
+ * cell->next. A receive from one source searches its bin only: a sender that runs ahead (a leaf
+ * of a tree of reductions, round after round) then no longer lengthens every other sender's
+ * search. One from MPI_ANY_SOURCE takes the earliest arrival among the bins' first matches. */
+#define TM_MPI_UNEXPECTED_BINS 64
+typedef struct tm_mpi_unexpected {
+    tm_shm_cell_t *head[TM_MPI_UNEXPECTED_BINS], *tail[TM_MPI_UNEXPECTED_BINS];
+    uint64_t nonempty; /* bit b: bin b holds a message */
+    uint32_t arrivals; /* messages kept so far: the next one's number (it wraps) */
+} tm_mpi_unexpected_t;
+
 /* A receiving side's matching state: its mailbox, the receives posted and the messages that
  * arrived before their receive. Owned by one thread at a time: the rank's for point-to-point,
  * the holder of the collective engine's lock for collectives. */
@@ -115,7 +127,7 @@ typedef struct tm_mpi_matcher {
     tm_mpi_mailbox_t *mailbox;
     uint64_t last_ticket; /* of the sends from this side (see "Cancelling a send") */
     tm_mpi_request_t *posted_head, *posted_tail;
-    tm_shm_cell_t *unexpected_head, *unexpected_tail; /* linked through cell->next */
+    tm_mpi_unexpected_t unexpected;
     /* Active messages (the collective side): the handler that takes their cells. */
     void (*am_handler)(void *arg, tm_shm_cell_t *cell);
     void *am_arg;
@@ -153,9 +165,14 @@ typedef struct tm_mpi_envelope {
      * destination before this message (for a broadcast: its own number) */
     int origin;
     uint32_t dyn_seq;
-    /* Order with fastboxes (see p2p.c): the message's number among those the sending side sent
-     * to this side since it opened a fastbox to it; 0 before, and for dynamic broadcasts. */
-    uint32_t pair_seq;
+    union {
+        /* Order with fastboxes (see p2p.c): the message's number among those the sending side
+         * sent to this side since it opened a fastbox to it; 0 before, and for dynamic
+         * broadcasts. Used until the message is taken in. */
+        uint32_t pair_seq;
+        /* Then, kept as unexpected: its number among the arrivals (tm_mpi_unexpected_t). */
+        uint32_t arrival;
+    };
     uint32_t bytes; /* of data (EAGER, AM); RNDV and SHARED: in tm_mpi_source_data_t */
     /* Who owns the message (see "Cancelling a send" above): TM_MPI_CLAIM_TAKEN, _CANCELLED, or
      * the sender's ticket while nobody does. */
