@@ -71,13 +71,13 @@ static inline bool tm_mpi_coll_use_shared(const tm_mpi_comm_t *c, size_t count,
            tm_mpi_op_is_commutative(op);
 }
 
-/* Flat collectives (coll_flat.c): small blocking barrier, broadcast, reduce and allreduce
- * through a block of memory the members share, where the member that arrives last does the
- * work. Up to TM_MPI_COLL_FLAT_RANKS members and TM_MPI_COLL_FLAT_BYTES of data per member.
- * Measured on 2 cores, 8 bytes, flat against the message algorithms: 2 ranks pinned, allreduce
- * 0.35 against 0.86 us, barrier 0.20 against 0.60, bcast 0.29 against 0.38; 16 ranks, allreduce
- * 3.0 against 21.6 us, bcast 2.6 against 5.3; 64 ranks, allreduce 11 against 122 us, bcast 9.2
- * against 8.4 (the last member's wake-ups, one by one, catch up with the tree). */
+/* Flat collectives (coll_flat.c): small blocking barrier, broadcast, reduce, allreduce,
+ * allgather and alltoall through a block of memory the members share, where the member that
+ * arrives last does the work. Up to TM_MPI_COLL_FLAT_RANKS members and TM_MPI_COLL_FLAT_BYTES of
+ * data per member. Measured on 2 cores, 8 bytes, flat against the message algorithms: 2 ranks
+ * pinned, allreduce 0.35 against 0.86 us, barrier 0.20 against 0.60, bcast 0.29 against 0.38; 16
+ * ranks, allreduce 3.0 against 21.6 us, bcast 2.6 against 5.3; 64 ranks, allreduce 11 against 122
+ * us, bcast 9.2 against 8.4 (the last member's wake-ups, one by one, catch up with the tree). */
 #define TM_MPI_COLL_FLAT_RANKS 64
 #define TM_MPI_COLL_FLAT_BYTES 256
 
@@ -93,6 +93,15 @@ void tm_mpi_coll_flat_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call
 void tm_mpi_coll_flat_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
                              void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
                              int root);
+/* Allgather and alltoall (sendbuf NULL: in place): every member reads every slot after the
+ * round. Flat when one rank's blocks (allgather: its one block; alltoall: all size of them)
+ * fit TM_MPI_COLL_FLAT_BYTES. */
+void tm_mpi_coll_flat_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                                const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
+                                void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype);
+void tm_mpi_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                               const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
+                               void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype);
 /* Drops c's reference to its block (its view goes). */
 void tm_mpi_coll_flat_release(tm_mpi_comm_t *c);
 

@@ -1,6 +1,7 @@
 /*
- * Flat collectives: the small blocking barrier, broadcast, reduce and allreduce through a block
- * of memory the members of a communicator share (the ranks are threads of one process).
+ * Flat collectives: the small blocking barrier, broadcast, reduce, allreduce, allgather and
+ * alltoall through a block of memory the members of a communicator share (the ranks are threads
+ * of one process).
  *
  * Each member copies its data into its slot of the block and arrives: one fetch-and-add on the
  * block's arrival counter. The member that arrives last does the whole collective's work at
@@ -8,20 +9,23 @@
  * or copies the root's slot there (broadcast); then it opens the round (a release store of the
  * number of rounds done) and pokes the members that sleep. The others wait for the round like
  * any blocking call (progressing, yielding to the ranks of their core, then sleeping), then copy
- * the result out.
+ * the result out; for allgather and alltoall, each member copies its blocks straight from every
+ * member's slot.
  *
  *   member k:  slot[k] := data; arrived += 1 ------------------------+
  *              the last (arrived = size * rounds):                  | every member
  *                result := slot[0] op ... op slot[size-1]; done := rounds; poke
  *              the others: wait until done = rounds                 |
- *              recvbuf := result  <--------------------------------+
+ *              recvbuf := result (or blocks of the slots)  <-------+
  *
- * Reuse without a second synchronisation: a member writes its slot for round t + 1 only after
- * round t is open, and the last member read every slot before opening it. The result of round
- * t + 1 is written only when every member arrived at t + 1, so each has copied round t's out.
+ * Reuse without a second synchronisation: the slots come in two sets, for odd and even rounds.
+ * A member writes its slot for round t + 2 after round t + 1 opened, which needed every member
+ * to arrive at t + 1, so to be done reading round t's slots. The result of round t + 1 is
+ * written only when every member arrived at t + 1, so each has copied round t's out.
  *
  * Cost, p members and n bytes: p slot writes and p arrivals (one contended cache line), p - 1
- * folds of n bytes by one member, and a wake-up of each member that slept: no message, no
+ * folds of n bytes by one member (allgather, alltoall: each member reads p slots), and a wake-up
+ * of each member that slept: no message, no
  * matching, and one switch of each rank's core instead of lg p. The message algorithms' rounds
  * each cost a message and, with several ranks per core, a switch to each receiver: on 16 ranks
  * on 2 cores an 8-byte allreduce took 20 us by recursive doubling. Only the last member computes,
@@ -52,10 +56,12 @@ struct tm_mpi_coll_flat {
     alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t arrived; /* arrivals, every round together */
     alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t done;    /* rounds open */
     alignas(TM_SHM_CACHE_LINE) unsigned char result[TM_MPI_COLL_FLAT_BYTES];
-    /* size slots of TM_MPI_COLL_FLAT_BYTES, each on lines of its own */
+    /* Two sets of size slots, for odd and even rounds: a line that holds the slot's length,
+     * then TM_MPI_COLL_FLAT_BYTES of data. */
     alignas(TM_SHM_CACHE_LINE) unsigned char slots[];
 };
 
+#define FLAT_SLOT_STRIDE (TM_SHM_CACHE_LINE + TM_MPI_COLL_FLAT_BYTES)
 _Static_assert(TM_MPI_COLL_FLAT_BYTES % TM_SHM_CACHE_LINE == 0, "slots fill whole lines");
 
 static struct {
@@ -75,7 +81,7 @@ static tm_mpi_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
     while (f && (f->context_id != c->context_id || f->leader != leader))
         f = f->next;
     if (!f) {
-        size_t bytes = sizeof *f + (size_t)c->size * TM_MPI_COLL_FLAT_BYTES;
+        size_t bytes = sizeof *f + 2 * (size_t)c->size * FLAT_SLOT_STRIDE;
         if (!(f = aligned_alloc(TM_SHM_CACHE_LINE, bytes))) {
             pthread_mutex_unlock(&registry.lock);
             tm_rt_job_abort(r->rt->world_rank, MPI_ERR_NO_MEM,
@@ -116,9 +122,17 @@ void tm_mpi_coll_flat_release(tm_mpi_comm_t *c)
         free(f);
 }
 
-static unsigned char *flat_slot(tm_mpi_coll_flat_t *f, int rank)
+/* The data of `rank`'s slot for round `round`. */
+static unsigned char *flat_slot(tm_mpi_coll_flat_t *f, uint64_t round, int rank)
 {
-    return f->slots + (size_t)rank * TM_MPI_COLL_FLAT_BYTES;
+    return f->slots + ((round & 1) * (size_t)f->size + (size_t)rank) * FLAT_SLOT_STRIDE +
+           TM_SHM_CACHE_LINE;
+}
+
+/* Its length: bytes of data, for the members that read it after the round (allgather). */
+static size_t *flat_slot_len(tm_mpi_coll_flat_t *f, uint64_t round, int rank)
+{
+    return (size_t *)(void *)(flat_slot(f, round, rank) - TM_SHM_CACHE_LINE);
 }
 
 /* What the last member does for the round: the result from the slots. */
@@ -147,23 +161,23 @@ static void flat_note(void *arg, tm_mpi_blocked_note_t *out)
 
 /* Arrives at the round after the member's slot is written; the last member computes `kind`'s
  * result, opens the round and wakes the others, who wait for it. */
-static void flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, flat_kind_t kind,
-                       size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op, int root)
+static void flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uint64_t round,
+                       flat_kind_t kind, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
+                       int root)
 {
     tm_mpi_coll_flat_t *f = c->flat;
-    uint64_t round = ++c->flat_rounds;
     /* acq_rel: each member's slot before its arrival; the last sees every slot (the arrivals
      * are one release sequence on the counter). */
     uint64_t before = atomic_fetch_add_explicit(&f->arrived, 1, memory_order_acq_rel);
     if (before + 1 == round * (uint64_t)c->size) {
         size_t bytes = type ? count * type->size : count; /* a broadcast's count is bytes */
         if (kind == FLAT_BCAST) {
-            memcpy(f->result, flat_slot(f, root), bytes);
+            memcpy(f->result, flat_slot(f, round, root), bytes);
         } else if (kind == FLAT_REDUCE && bytes > 0) {
             /* In rank order, for operations that do not commute: slot[k] op (the rest). */
-            memcpy(f->result, flat_slot(f, c->size - 1), bytes);
+            memcpy(f->result, flat_slot(f, round, c->size - 1), bytes);
             for (int k = c->size - 2; k >= 0; k--)
-                tm_mpi_op_apply(op, flat_slot(f, k), f->result, count, type);
+                tm_mpi_op_apply(op, flat_slot(f, round, k), f->result, count, type);
         }
         /* release: the result before the round opens */
         atomic_store_explicit(&f->done, round, memory_order_release);
@@ -191,33 +205,92 @@ bool tm_mpi_coll_use_flat_reduce(const tm_mpi_comm_t *c, size_t count, const tm_
     return dense && tm_mpi_coll_use_flat(c, count * type->size);
 }
 
-void tm_mpi_coll_flat_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
+/* The number of c's next round, its block made if needed. */
+static uint64_t flat_next(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
 {
     flat_get(r, c);
-    flat_round(r, c, call, FLAT_BARRIER, 0, NULL, NULL, 0);
+    return ++c->flat_rounds;
+}
+
+void tm_mpi_coll_flat_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
+{
+    flat_round(r, c, call, flat_next(r, c), FLAT_BARRIER, 0, NULL, NULL, 0);
 }
 
 void tm_mpi_coll_flat_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *buf,
                             size_t count, tm_mpi_type_t *type, int root)
 {
-    tm_mpi_coll_flat_t *f = flat_get(r, c);
+    uint64_t round = flat_next(r, c);
     size_t bytes = count * type->size;
     if (c->rank == root && bytes > 0)
-        tm_mpi_type_pack(buf, count, type, 0, bytes, flat_slot(f, root));
-    flat_round(r, c, call, FLAT_BCAST, bytes, NULL, NULL, root);
+        tm_mpi_type_pack(buf, count, type, 0, bytes, flat_slot(c->flat, round, root));
+    flat_round(r, c, call, round, FLAT_BCAST, bytes, NULL, NULL, root);
     if (c->rank != root && bytes > 0)
-        tm_mpi_type_unpack(f->result, bytes, buf, count, type, 0);
+        tm_mpi_type_unpack(c->flat->result, bytes, buf, count, type, 0);
 }
 
 void tm_mpi_coll_flat_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
                              void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
                              int root)
 {
-    tm_mpi_coll_flat_t *f = flat_get(r, c);
+    uint64_t round = flat_next(r, c);
     size_t bytes = count * type->size;
     if (bytes > 0)
-        memcpy(flat_slot(f, c->rank), data, bytes);
-    flat_round(r, c, call, FLAT_REDUCE, count, type, op, root);
+        memcpy(flat_slot(c->flat, round, c->rank), data, bytes);
+    flat_round(r, c, call, round, FLAT_REDUCE, count, type, op, root);
     if ((root < 0 || c->rank == root) && bytes > 0) /* root -1: allreduce */
-        memcpy(recvbuf, f->result, bytes);
+        memcpy(recvbuf, c->flat->result, bytes);
+}
+
+/* Block k of (count, type) elements in buf. */
+static void *flat_block(void *buf, size_t count, const tm_mpi_type_t *type, int k)
+{
+    return (char *)buf + (MPI_Aint)k * (MPI_Aint)count * type->extent;
+}
+
+void tm_mpi_coll_flat_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                                const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
+                                void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype)
+{
+    uint64_t round = flat_next(r, c);
+    tm_mpi_coll_flat_t *f = c->flat;
+    unsigned char *mine = flat_slot(f, round, c->rank);
+    if (sendbuf)
+        *flat_slot_len(f, round, c->rank) =
+            tm_mpi_type_pack(sendbuf, sendcount, stype, 0, sendcount * stype->size, mine);
+    else /* in place: the rank's block is in recvbuf already */
+        *flat_slot_len(f, round, c->rank) =
+            tm_mpi_type_pack(flat_block(recvbuf, recvcount, rtype, c->rank), recvcount, rtype, 0,
+                             recvcount * rtype->size, mine);
+    /* Every member reads every slot after the round: the other set of slots takes the next
+     * round, and the one after waits for this round's readers (they arrive at the next one). */
+    flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0);
+    for (int k = 0; k < c->size; k++)
+        if (sendbuf || k != c->rank)
+            tm_mpi_type_unpack(flat_slot(f, round, k), *flat_slot_len(f, round, k),
+                               flat_block(recvbuf, recvcount, rtype, k), recvcount, rtype, 0);
+}
+
+void tm_mpi_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                               const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
+                               void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype)
+{
+    uint64_t round = flat_next(r, c);
+    tm_mpi_coll_flat_t *f = c->flat;
+    if (!sendbuf) { /* in place: the blocks to send are in recvbuf, as the receive's */
+        sendbuf = recvbuf;
+        sendcount = recvcount;
+        stype = rtype;
+    }
+    /* Every block to send, one after the other; the slot's length is one block's. */
+    size_t block = sendcount * stype->size;
+    tm_mpi_type_pack(sendbuf, sendcount * (size_t)c->size, stype, 0, block * (size_t)c->size,
+                     flat_slot(f, round, c->rank));
+    *flat_slot_len(f, round, c->rank) = block;
+    flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0);
+    for (int k = 0; k < c->size; k++) {
+        size_t len = *flat_slot_len(f, round, k);
+        tm_mpi_type_unpack(flat_slot(f, round, k) + (size_t)c->rank * len, len,
+                           flat_block(recvbuf, recvcount, rtype, k), recvcount, rtype, 0);
+    }
 }

@@ -1,4 +1,5 @@
 /* Small blocking collectives back to back, as the flat algorithm runs them (mpi/coll_flat.c):
+ * barrier, bcast, reduce, allreduce, allgather and alltoall;
  * every round's result is checked, so that a member that writes its slot for the next round, or
  * a last member that writes the next result, before every member is done with this round shows.
  * Roots and values change at every round; rounds alternate between MPI_COMM_WORLD and the two
@@ -63,6 +64,16 @@ static void rounds(MPI_Comm comm, int first)
         MPI_Allreduce(MPI_IN_PLACE, two, 2, MPI_LONG, MPI_SUM, comm);
         check(two[0], sum(size, t), "allreduce in place [0]", t, rank);
         check(two[1], -sum(size, t), "allreduce in place [1]", t, rank);
+        /* every rank's value to all, and a value per pair */
+        long all[80], sendto[80], recvfrom[80];
+        MPI_Allgather(&in, 1, MPI_LONG, all, 1, MPI_LONG, comm);
+        for (int k = 0; k < size; k++)
+            check(all[k], value(k, t), "allgather", t, rank);
+        for (int k = 0; k < size; k++)
+            sendto[k] = 100000L * rank + 100L * k + t % 100;
+        MPI_Alltoall(sendto, 1, MPI_LONG, recvfrom, 1, MPI_LONG, comm);
+        for (int k = 0; k < size; k++)
+            check(recvfrom[k], 100000L * k + 100L * rank + t % 100, "alltoall", t, rank);
         if (t % 3 == 0)
             MPI_Barrier(comm);
     }
@@ -75,6 +86,11 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size > 80) {
+        if (rank == 0)
+            fprintf(stderr, "coll_flat: at most 80 ranks\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &half);
     rounds(MPI_COMM_WORLD, 0);
     rounds(half, ROUNDS);
