@@ -2,7 +2,9 @@
  * MPI_Allgather, MPI_Iallgather, MPI_Allgatherv and MPI_Iallgatherv.
  *
  * MPI_IN_PLACE (sendbuf): each rank's block is already in its place in recvbuf; the send
- * arguments are then ignored. The algorithm is picked from the data each rank receives in all:
+ * arguments are then ignored. Blocking MPI_Allgather of blocks of little data on up to 64 ranks
+ * takes the flat algorithm (coll_flat.c). Otherwise the algorithm is picked from the data each
+ * rank receives in all:
  * recursive doubling (MPI_Allgather on power-of-two sizes) or Bruck's algorithm, lg p steps, for
  * little data; above, the ring, whose p - 1 steps each move one block between neighbours.
  */

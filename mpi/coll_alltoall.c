@@ -3,9 +3,11 @@
  *
  * MPI_IN_PLACE (sendbuf): the data to send is taken from recvbuf, with the receive counts,
  * displacements and types, and the send arguments are ignored; the algorithm stages what it
- * would overwrite before sending it. MPI_Alltoall with small blocks on enough ranks uses Bruck's
- * algorithm (lg p steps, each block moved lg p / 2 times); everything else the pairwise exchange
- * (p - 1 steps, each block moved once), which also takes per-peer counts and types.
+ * would overwrite before sending it. Blocking MPI_Alltoall of little data in all on up to 64
+ * ranks takes the flat algorithm (coll_flat.c). MPI_Alltoall with small blocks on enough ranks
+ * uses Bruck's algorithm (lg p steps, each block moved lg p / 2 times); everything else the
+ * pairwise exchange (p - 1 steps, each block moved once), which also takes per-peer counts and
+ * types.
  */
 #include "config.h"
 

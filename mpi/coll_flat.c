@@ -1,7 +1,7 @@
 /*
- * Flat collectives: the small blocking barrier, broadcast, reduce, allreduce, allgather and
- * alltoall through a block of memory the members of a communicator share (the ranks are threads
- * of one process).
+ * Flat collectives: the small blocking barrier, broadcast, reduce, allreduce, allgather,
+ * alltoall, gather and scatter through a block of memory the members of a communicator share
+ * (the ranks are threads of one process).
  *
  * Each member copies its data into its slot of the block and arrives: one fetch-and-add on the
  * block's arrival counter. The member that arrives last does the whole collective's work at
@@ -9,8 +9,8 @@
  * or copies the root's slot there (broadcast); then it opens the round (a release store of the
  * number of rounds done) and pokes the members that sleep. The others wait for the round like
  * any blocking call (progressing, yielding to the ranks of their core, then sleeping), then copy
- * the result out; for allgather and alltoall, each member copies its blocks straight from every
- * member's slot.
+ * the result out; for allgather, alltoall, gather and scatter, each member (the root, for
+ * gather) copies its blocks straight from the slots.
  *
  *   member k:  slot[k] := data; arrived += 1 ------------------------+
  *              the last (arrived = size * rounds):                  | every member
@@ -293,4 +293,45 @@ void tm_mpi_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *c
         tm_mpi_type_unpack(flat_slot(f, round, k) + (size_t)c->rank * len, len,
                            flat_block(recvbuf, recvcount, rtype, k), recvcount, rtype, 0);
     }
+}
+
+void tm_mpi_coll_flat_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                             const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
+                             void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype, int root)
+{
+    uint64_t round = flat_next(r, c);
+    tm_mpi_coll_flat_t *f = c->flat;
+    *flat_slot_len(f, round, c->rank) = tm_mpi_type_pack(
+        sendbuf, sendcount, stype, 0, sendcount * stype->size, flat_slot(f, round, c->rank));
+    /* Everyone waits for the round: the root reads the slots after it. */
+    flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0);
+    if (c->rank != root)
+        return;
+    for (int k = 0; k < c->size; k++) {
+        void *block = flat_block(recvbuf, recvcount, rtype, k);
+        if (k != root || block != sendbuf) /* the root's own block, in place: there already */
+            tm_mpi_type_unpack(flat_slot(f, round, k), *flat_slot_len(f, round, k), block,
+                               recvcount, rtype, 0);
+    }
+}
+
+void tm_mpi_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                              const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
+                              void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype, int root)
+{
+    uint64_t round = flat_next(r, c);
+    tm_mpi_coll_flat_t *f = c->flat;
+    if (c->rank == root) {
+        size_t block = sendcount * stype->size;
+        tm_mpi_type_pack(sendbuf, sendcount * (size_t)c->size, stype, 0, block * (size_t)c->size,
+                         flat_slot(f, round, root));
+        *flat_slot_len(f, round, root) = block;
+    }
+    flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0);
+    /* The root's own block, in place, is in sendbuf already (which may be read-only). */
+    if (c->rank == root && recvbuf == flat_block((void *)sendbuf, sendcount, stype, root))
+        return;
+    size_t len = *flat_slot_len(f, round, root);
+    tm_mpi_type_unpack(flat_slot(f, round, root) + (size_t)c->rank * len, len, recvbuf, recvcount,
+                       rtype, 0);
 }

@@ -1,5 +1,6 @@
 /*
- * MPI_Gather, MPI_Igather, MPI_Gatherv and MPI_Igatherv.
+ * MPI_Gather, MPI_Igather, MPI_Gatherv and MPI_Igatherv. Blocking MPI_Gather of little data on up
+ * to 64 ranks takes the flat algorithm (coll_flat.c); the others a binomial tree (nbc/).
  *
  * The receive arguments are significant at the root only: the other ranks check none of them.
  * MPI_IN_PLACE (at the root only) becomes the root's own block of recvbuf, which the algorithms
@@ -44,6 +45,11 @@ static int gather(const char *call, const void *sendbuf, int sendcount, MPI_Data
         sendbuf = (char *)recvbuf + (MPI_Aint)root * recvcount * rtype->extent;
         sendcount = recvcount;
         stype = rtype;
+    }
+    if (!nonblocking && tm_mpi_coll_use_flat(c, (size_t)sendcount * stype->size)) {
+        tm_mpi_coll_flat_gather(r, c, call, sendbuf, (size_t)sendcount, stype, recvbuf,
+                                (size_t)recvcount, rtype, root);
+        return MPI_SUCCESS;
     }
     int levels = tm_mpi_coll_levels(c, nonblocking, true);
     return tm_mpi_coll_run(

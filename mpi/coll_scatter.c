@@ -1,5 +1,6 @@
 /*
- * MPI_Scatter, MPI_Iscatter, MPI_Scatterv and MPI_Iscatterv.
+ * MPI_Scatter, MPI_Iscatter, MPI_Scatterv and MPI_Iscatterv. Blocking MPI_Scatter of little data
+ * on up to 64 ranks takes the flat algorithm (coll_flat.c); the others a binomial tree (nbc/).
  *
  * The send arguments are significant at the root only: the other ranks check none of them.
  * MPI_IN_PLACE as recvbuf (at the root only) becomes the root's own block of sendbuf, which the
@@ -45,6 +46,11 @@ static int scatter(const char *call, const void *sendbuf, int sendcount, MPI_Dat
         recvbuf = (char *)sendbuf + (MPI_Aint)root * sendcount * stype->extent;
         recvcount = sendcount;
         rtype = stype;
+    }
+    if (!nonblocking && tm_mpi_coll_use_flat(c, (size_t)c->size * recvcount * rtype->size)) {
+        tm_mpi_coll_flat_scatter(r, c, call, sendbuf, (size_t)sendcount, stype, recvbuf,
+                                 (size_t)recvcount, rtype, root);
+        return MPI_SUCCESS;
     }
     int levels = tm_mpi_coll_levels(c, nonblocking, true);
     return tm_mpi_coll_run(r, c, call,

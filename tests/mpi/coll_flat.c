@@ -1,5 +1,5 @@
 /* Small blocking collectives back to back, as the flat algorithm runs them (mpi/coll_flat.c):
- * barrier, bcast, reduce, allreduce, allgather and alltoall;
+ * barrier, bcast, reduce, allreduce, allgather, alltoall, gather and scatter;
  * every round's result is checked, so that a member that writes its slot for the next round, or
  * a last member that writes the next result, before every member is done with this round shows.
  * Roots and values change at every round; rounds alternate between MPI_COMM_WORLD and the two
@@ -74,6 +74,16 @@ static void rounds(MPI_Comm comm, int first)
         MPI_Alltoall(sendto, 1, MPI_LONG, recvfrom, 1, MPI_LONG, comm);
         for (int k = 0; k < size; k++)
             check(recvfrom[k], 100000L * k + 100L * rank + t % 100, "alltoall", t, rank);
+        /* to the root, and from it */
+        MPI_Gather(&in, 1, MPI_LONG, all, 1, MPI_LONG, root, comm);
+        if (rank == root)
+            for (int k = 0; k < size; k++)
+                check(all[k], value(k, t), "gather", t, rank);
+        for (int k = 0; k < size; k++)
+            sendto[k] = value(k, t) + 1;
+        long mine = -1;
+        MPI_Scatter(sendto, 1, MPI_LONG, &mine, 1, MPI_LONG, root, comm);
+        check(mine, value(rank, t) + 1, "scatter", t, rank);
         if (t % 3 == 0)
             MPI_Barrier(comm);
     }
