@@ -72,12 +72,13 @@ static inline bool tm_mpi_coll_use_shared(const tm_mpi_comm_t *c, size_t count,
 }
 
 /* Flat collectives (coll_flat.c): small blocking barrier, broadcast, reduce, allreduce,
- * allgather, alltoall, gather and scatter through a block of memory the members share, where the member that
- * arrives last does the work. Up to TM_MPI_COLL_FLAT_RANKS members and TM_MPI_COLL_FLAT_BYTES of
- * data per member. Measured on 2 cores, 8 bytes, flat against the message algorithms: 2 ranks
- * pinned, allreduce 0.35 against 0.86 us, barrier 0.20 against 0.60, bcast 0.29 against 0.38; 16
- * ranks, allreduce 3.0 against 21.6 us, bcast 2.6 against 5.3; 64 ranks, allreduce 11 against 122
- * us, bcast 9.2 against 8.4 (the last member's wake-ups, one by one, catch up with the tree). */
+ * allgather, alltoall, gather and scatter through a block of memory the members share, where the
+ * member that arrives last does the work. Up to TM_MPI_COLL_FLAT_RANKS members and
+ * TM_MPI_COLL_FLAT_BYTES of data per member. Measured on 2 cores, 8 bytes, flat against the message
+ * algorithms: 2 ranks pinned, allreduce 0.35 against 0.86 us, barrier 0.20 against 0.60, bcast 0.29
+ * against 0.38; 16 ranks, allreduce 3.0 against 21.6 us, bcast 2.6 against 5.3; 64 ranks, allreduce
+ * 11 against 122 us, bcast 9.2 against 8.4 (the last member's wake-ups, one by one, catch up with
+ * the tree). */
 #define TM_MPI_COLL_FLAT_RANKS 64
 #define TM_MPI_COLL_FLAT_BYTES 256
 
@@ -87,8 +88,8 @@ bool tm_mpi_coll_use_flat(const tm_mpi_comm_t *c, size_t bytes);
 /* The same for a reduction: also needs a dense type (no gaps, from offset 0). */
 bool tm_mpi_coll_use_flat_reduce(const tm_mpi_comm_t *c, size_t count, const tm_mpi_type_t *type);
 void tm_mpi_coll_flat_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call);
-void tm_mpi_coll_flat_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *buf,
-                            size_t count, tm_mpi_type_t *type, int root);
+int tm_mpi_coll_flat_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *buf,
+                           size_t count, tm_mpi_type_t *type, int root);
 /* Reduce to `root`, or allreduce with root -1; data == recvbuf in place. */
 void tm_mpi_coll_flat_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
                              void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
@@ -96,21 +97,23 @@ void tm_mpi_coll_flat_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *cal
 /* Allgather and alltoall (sendbuf NULL: in place): every member reads every slot after the
  * round. Flat when one rank's blocks (allgather: its one block; alltoall: all size of them)
  * fit TM_MPI_COLL_FLAT_BYTES. */
-void tm_mpi_coll_flat_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                                const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                                void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype);
-void tm_mpi_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+int tm_mpi_coll_flat_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                                const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
                                void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype);
+int tm_mpi_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                              const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
+                              void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype);
 /* Gather and scatter, whose in-place root passes its own block as sendbuf (gather) or recvbuf
  * (scatter). Flat when the root's blocks (gather: one per slot; scatter: all size of them, in
  * its slot) fit TM_MPI_COLL_FLAT_BYTES. */
-void tm_mpi_coll_flat_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+int tm_mpi_coll_flat_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                            const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
+                            void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype, int root);
+int tm_mpi_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                              const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
                              void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype, int root);
-void tm_mpi_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                              const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                              void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype, int root);
+/* The calls that return int return MPI_SUCCESS, or report MPI_ERR_TRUNCATE (a rank passed more
+ * data than another's buffer holds) through c's handler and return what it returns. */
 /* Drops c's reference to its block (its view goes). */
 void tm_mpi_coll_flat_release(tm_mpi_comm_t *c);
 

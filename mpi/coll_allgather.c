@@ -63,11 +63,9 @@ static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_D
         err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
     if (err != MPI_SUCCESS)
         return err;
-    if (!nonblocking && tm_mpi_coll_use_flat(c, (size_t)recvcount * rtype->size)) {
-        tm_mpi_coll_flat_allgather(r, c, call, in_place ? NULL : sendbuf, (size_t)sendcount, stype,
-                                   recvbuf, (size_t)recvcount, rtype);
-        return MPI_SUCCESS;
-    }
+    if (!nonblocking && tm_mpi_coll_use_flat(c, (size_t)recvcount * rtype->size))
+        return tm_mpi_coll_flat_allgather(r, c, call, in_place ? NULL : sendbuf, (size_t)sendcount,
+                                          stype, recvbuf, (size_t)recvcount, rtype);
     tm_nbc_blocks_t recv = {.buf = recvbuf, .count = (size_t)recvcount, .type = rtype};
     size_t total = (size_t)recvcount * rtype->size * (size_t)c->size;
     int levels = tm_mpi_coll_levels(c, nonblocking, false);

@@ -22,10 +22,8 @@ static int bcast(const char *call, void *buf, int count, MPI_Datatype datatype, 
         err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
     if (err != MPI_SUCCESS)
         return err;
-    if (!nonblocking && tm_mpi_coll_use_flat(c, (size_t)count * type->size)) {
-        tm_mpi_coll_flat_bcast(r, c, call, buf, (size_t)count, type, root);
-        return MPI_SUCCESS;
-    }
+    if (!nonblocking && tm_mpi_coll_use_flat(c, (size_t)count * type->size))
+        return tm_mpi_coll_flat_bcast(r, c, call, buf, (size_t)count, type, root);
     int levels = tm_mpi_coll_levels(c, nonblocking, false);
     return tm_mpi_coll_run(
         r, c, call, tm_nbc_bcast_binomial(r, c, buf, (size_t)count, type, root, levels), request);

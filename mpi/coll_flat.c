@@ -129,7 +129,7 @@ static unsigned char *flat_slot(tm_mpi_coll_flat_t *f, uint64_t round, int rank)
            TM_SHM_CACHE_LINE;
 }
 
-/* Its length: bytes of data, for the members that read it after the round (allgather). */
+/* Its length: bytes of data (alltoall, scatter: of one block), for the members that read it. */
 static size_t *flat_slot_len(tm_mpi_coll_flat_t *f, uint64_t round, int rank)
 {
     return (size_t *)(void *)(flat_slot(f, round, rank) - TM_SHM_CACHE_LINE);
@@ -170,9 +170,9 @@ static void flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uin
      * are one release sequence on the counter). */
     uint64_t before = atomic_fetch_add_explicit(&f->arrived, 1, memory_order_acq_rel);
     if (before + 1 == round * (uint64_t)c->size) {
-        size_t bytes = type ? count * type->size : count; /* a broadcast's count is bytes */
+        size_t bytes = type ? count * type->size : 0;
         if (kind == FLAT_BCAST) {
-            memcpy(f->result, flat_slot(f, round, root), bytes);
+            memcpy(f->result, flat_slot(f, round, root), *flat_slot_len(f, round, root));
         } else if (kind == FLAT_REDUCE && bytes > 0) {
             /* In rank order, for operations that do not commute: slot[k] op (the rest). */
             memcpy(f->result, flat_slot(f, round, c->size - 1), bytes);
@@ -217,16 +217,38 @@ void tm_mpi_coll_flat_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *ca
     flat_round(r, c, call, flat_next(r, c), FLAT_BARRIER, 0, NULL, NULL, 0);
 }
 
-void tm_mpi_coll_flat_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *buf,
-                            size_t count, tm_mpi_type_t *type, int root)
+/* Unpacks `len` bytes of a slot into (buf, count, type); true when they did not all fit: the
+ * ranks passed different amounts of data. */
+static bool flat_unpack(const unsigned char *in, size_t len, void *buf, size_t count,
+                        const tm_mpi_type_t *type)
+{
+    tm_mpi_type_unpack(in, len, buf, count, type, 0);
+    return len > count * type->size;
+}
+
+/* What a call returns: MPI_SUCCESS, or the truncation reported as the message algorithms do. */
+static int flat_status(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, bool truncated)
+{
+    if (!truncated)
+        return MPI_SUCCESS;
+    return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_TRUNCATE,
+                              "message truncated on receive: the ranks passed different amounts "
+                              "of data");
+}
+
+int tm_mpi_coll_flat_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *buf,
+                           size_t count, tm_mpi_type_t *type, int root)
 {
     uint64_t round = flat_next(r, c);
-    size_t bytes = count * type->size;
-    if (c->rank == root && bytes > 0)
-        tm_mpi_type_pack(buf, count, type, 0, bytes, flat_slot(c->flat, round, root));
-    flat_round(r, c, call, round, FLAT_BCAST, bytes, NULL, NULL, root);
-    if (c->rank != root && bytes > 0)
-        tm_mpi_type_unpack(c->flat->result, bytes, buf, count, type, 0);
+    tm_mpi_coll_flat_t *f = c->flat;
+    if (c->rank == root)
+        *flat_slot_len(f, round, root) =
+            tm_mpi_type_pack(buf, count, type, 0, count * type->size, flat_slot(f, round, root));
+    flat_round(r, c, call, round, FLAT_BCAST, 0, NULL, NULL, root);
+    bool truncated = false;
+    if (c->rank != root)
+        truncated = flat_unpack(f->result, *flat_slot_len(f, round, root), buf, count, type);
+    return flat_status(r, c, call, truncated);
 }
 
 void tm_mpi_coll_flat_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
@@ -248,9 +270,9 @@ static void *flat_block(void *buf, size_t count, const tm_mpi_type_t *type, int 
     return (char *)buf + (MPI_Aint)k * (MPI_Aint)count * type->extent;
 }
 
-void tm_mpi_coll_flat_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                                const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                                void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype)
+int tm_mpi_coll_flat_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                               const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
+                               void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype)
 {
     uint64_t round = flat_next(r, c);
     tm_mpi_coll_flat_t *f = c->flat;
@@ -265,15 +287,17 @@ void tm_mpi_coll_flat_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *
     /* Every member reads every slot after the round: the other set of slots takes the next
      * round, and the one after waits for this round's readers (they arrive at the next one). */
     flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0);
+    bool truncated = false;
     for (int k = 0; k < c->size; k++)
         if (sendbuf || k != c->rank)
-            tm_mpi_type_unpack(flat_slot(f, round, k), *flat_slot_len(f, round, k),
-                               flat_block(recvbuf, recvcount, rtype, k), recvcount, rtype, 0);
+            truncated |= flat_unpack(flat_slot(f, round, k), *flat_slot_len(f, round, k),
+                                     flat_block(recvbuf, recvcount, rtype, k), recvcount, rtype);
+    return flat_status(r, c, call, truncated);
 }
 
-void tm_mpi_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                               const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                               void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype)
+int tm_mpi_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                              const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
+                              void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype)
 {
     uint64_t round = flat_next(r, c);
     tm_mpi_coll_flat_t *f = c->flat;
@@ -288,16 +312,18 @@ void tm_mpi_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *c
                      flat_slot(f, round, c->rank));
     *flat_slot_len(f, round, c->rank) = block;
     flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0);
+    bool truncated = false;
     for (int k = 0; k < c->size; k++) {
         size_t len = *flat_slot_len(f, round, k);
-        tm_mpi_type_unpack(flat_slot(f, round, k) + (size_t)c->rank * len, len,
-                           flat_block(recvbuf, recvcount, rtype, k), recvcount, rtype, 0);
+        truncated |= flat_unpack(flat_slot(f, round, k) + (size_t)c->rank * len, len,
+                                 flat_block(recvbuf, recvcount, rtype, k), recvcount, rtype);
     }
+    return flat_status(r, c, call, truncated);
 }
 
-void tm_mpi_coll_flat_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                             const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                             void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype, int root)
+int tm_mpi_coll_flat_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                            const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
+                            void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype, int root)
 {
     uint64_t round = flat_next(r, c);
     tm_mpi_coll_flat_t *f = c->flat;
@@ -306,18 +332,20 @@ void tm_mpi_coll_flat_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *cal
     /* Everyone waits for the round: the root reads the slots after it. */
     flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0);
     if (c->rank != root)
-        return;
+        return MPI_SUCCESS;
+    bool truncated = false;
     for (int k = 0; k < c->size; k++) {
         void *block = flat_block(recvbuf, recvcount, rtype, k);
         if (k != root || block != sendbuf) /* the root's own block, in place: there already */
-            tm_mpi_type_unpack(flat_slot(f, round, k), *flat_slot_len(f, round, k), block,
-                               recvcount, rtype, 0);
+            truncated |= flat_unpack(flat_slot(f, round, k), *flat_slot_len(f, round, k), block,
+                                     recvcount, rtype);
     }
+    return flat_status(r, c, call, truncated);
 }
 
-void tm_mpi_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                              const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                              void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype, int root)
+int tm_mpi_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                             const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
+                             void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype, int root)
 {
     uint64_t round = flat_next(r, c);
     tm_mpi_coll_flat_t *f = c->flat;
@@ -330,8 +358,9 @@ void tm_mpi_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *ca
     flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0);
     /* The root's own block, in place, is in sendbuf already (which may be read-only). */
     if (c->rank == root && recvbuf == flat_block((void *)sendbuf, sendcount, stype, root))
-        return;
+        return MPI_SUCCESS;
     size_t len = *flat_slot_len(f, round, root);
-    tm_mpi_type_unpack(flat_slot(f, round, root) + (size_t)c->rank * len, len, recvbuf, recvcount,
-                       rtype, 0);
+    return flat_status(r, c, call,
+                       flat_unpack(flat_slot(f, round, root) + (size_t)c->rank * len, len, recvbuf,
+                                   recvcount, rtype));
 }

@@ -46,11 +46,9 @@ static int gather(const char *call, const void *sendbuf, int sendcount, MPI_Data
         sendcount = recvcount;
         stype = rtype;
     }
-    if (!nonblocking && tm_mpi_coll_use_flat(c, (size_t)sendcount * stype->size)) {
-        tm_mpi_coll_flat_gather(r, c, call, sendbuf, (size_t)sendcount, stype, recvbuf,
-                                (size_t)recvcount, rtype, root);
-        return MPI_SUCCESS;
-    }
+    if (!nonblocking && tm_mpi_coll_use_flat(c, (size_t)sendcount * stype->size))
+        return tm_mpi_coll_flat_gather(r, c, call, sendbuf, (size_t)sendcount, stype, recvbuf,
+                                       (size_t)recvcount, rtype, root);
     int levels = tm_mpi_coll_levels(c, nonblocking, true);
     return tm_mpi_coll_run(
         r, c, call,

@@ -47,11 +47,9 @@ static int scatter(const char *call, const void *sendbuf, int sendcount, MPI_Dat
         recvcount = sendcount;
         rtype = stype;
     }
-    if (!nonblocking && tm_mpi_coll_use_flat(c, (size_t)c->size * recvcount * rtype->size)) {
-        tm_mpi_coll_flat_scatter(r, c, call, sendbuf, (size_t)sendcount, stype, recvbuf,
-                                 (size_t)recvcount, rtype, root);
-        return MPI_SUCCESS;
-    }
+    if (!nonblocking && tm_mpi_coll_use_flat(c, (size_t)c->size * recvcount * rtype->size))
+        return tm_mpi_coll_flat_scatter(r, c, call, sendbuf, (size_t)sendcount, stype, recvbuf,
+                                        (size_t)recvcount, rtype, root);
     int levels = tm_mpi_coll_levels(c, nonblocking, true);
     return tm_mpi_coll_run(r, c, call,
                            tm_nbc_scatter_binomial(r, c, at_root ? sendbuf : NULL,

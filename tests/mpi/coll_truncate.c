@@ -1,0 +1,92 @@
+/* Collectives whose ranks pass different amounts of data, under MPI_ERRORS_RETURN: a rank whose
+ * buffer is too small for what comes to it gets MPI_ERR_TRUNCATE, with what fits written; the
+ * others get MPI_SUCCESS. Rank 0 passes blocks of 2 ints where the others pass blocks of 1 (each
+ * call's own arguments agreeing, so that no rank sees the error in its arguments alone), small
+ * enough for the flat algorithms of mpi/coll_flat.c: bcast, allgather, alltoall, gather and
+ * scatter. Then a 2-rank bcast of more data than the flat algorithm takes (the message
+ * algorithm). At most 16 ranks. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int rank, size, failures;
+
+static void expect(int got, int want, const char *what)
+{
+    if (got == want)
+        return;
+    failures++;
+    fprintf(stderr, "coll_truncate: rank %d: %s returned %d, expected %d\n", rank, what, got, want);
+}
+
+static void expect_int(int got, int want, const char *what)
+{
+    if (got == want)
+        return;
+    failures++;
+    fprintf(stderr, "coll_truncate: rank %d: %s is %d, expected %d\n", rank, what, got, want);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size > 16)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int big = rank == 0, n = big ? 2 : 1; /* ints per block of this rank */
+
+    /* bcast from rank 0: the others' buffers of 1 get its first int */
+    int b[2] = {big ? 41 : -1, big ? 42 : -1};
+    int rc = MPI_Bcast(b, n, MPI_INT, 0, MPI_COMM_WORLD);
+    expect(rc, big ? MPI_SUCCESS : MPI_ERR_TRUNCATE, "bcast");
+    expect_int(b[0], 41, "bcast's first int");
+    expect_int(b[1], big ? 42 : -1, "bcast's second int");
+
+    /* allgather: rank 0's block of 2 does not fit the others' blocks of 1 */
+    int mine[2] = {100 + rank, 200 + rank}, all[32];
+    rc = MPI_Allgather(mine, n, MPI_INT, all, n, MPI_INT, MPI_COMM_WORLD);
+    expect(rc, big ? MPI_SUCCESS : MPI_ERR_TRUNCATE, "allgather");
+    for (int k = 0; k < size; k++)
+        expect_int(all[k * n], 100 + k, "allgather's block");
+
+    /* gather to rank 1, which takes blocks of 1: rank 0 sends 2 */
+    rc = MPI_Gather(mine, n, MPI_INT, all, 1, MPI_INT, 1, MPI_COMM_WORLD);
+    expect(rc, rank == 1 ? MPI_ERR_TRUNCATE : MPI_SUCCESS, "gather");
+    if (rank == 1)
+        for (int k = 0; k < size; k++)
+            expect_int(all[k], 100 + k, "gather's block");
+
+    /* scatter from rank 0, blocks of 2: the others take 1 */
+    int blocks[32], got[2] = {-1, -1};
+    for (int k = 0; k < 2 * size; k++)
+        blocks[k] = 300 + k;
+    rc = MPI_Scatter(blocks, 2, MPI_INT, got, n, MPI_INT, 0, MPI_COMM_WORLD);
+    expect(rc, big ? MPI_SUCCESS : MPI_ERR_TRUNCATE, "scatter");
+    expect_int(got[0], 300 + 2 * rank, "scatter's block");
+
+    /* alltoall: rank 0's blocks of 2 do not fit the others' blocks of 1 */
+    int to[32], from[32];
+    for (int k = 0; k < 2 * size; k++)
+        to[k] = 1000 * rank + k;
+    rc = MPI_Alltoall(to, n, MPI_INT, from, n, MPI_INT, MPI_COMM_WORLD);
+    expect(rc, big ? MPI_SUCCESS : MPI_ERR_TRUNCATE, "alltoall");
+    expect_int(from[0], 2 * rank, "alltoall's block from rank 0"); /* its blocks are of 2 */
+
+    /* more than the flat algorithms take, on 2 ranks: the message algorithm */
+    if (size == 2) {
+        int *v = calloc(2000, sizeof *v);
+        rc = MPI_Bcast(v, big ? 2000 : 1000, MPI_INT, 0, MPI_COMM_WORLD);
+        expect(rc, big ? MPI_SUCCESS : MPI_ERR_TRUNCATE, "large bcast");
+        free(v);
+    }
+
+    int all_failures;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Allreduce(&failures, &all_failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("coll_truncate: %s\n", all_failures ? "FAILED" : "ok");
+    MPI_Finalize();
+    return all_failures ? 1 : 0;
+}
