@@ -270,6 +270,30 @@ static void *flat_block(void *buf, size_t count, const tm_mpi_type_t *type, int 
     return (char *)buf + (MPI_Aint)k * (MPI_Aint)count * type->extent;
 }
 
+/* Packs the size blocks of (count, type) of buf, one after the other, into `rank`'s slot, whose
+ * length is then one block's (alltoall, scatter). */
+static void flat_put_blocks(tm_mpi_coll_flat_t *f, uint64_t round, int rank, const void *buf,
+                            size_t count, const tm_mpi_type_t *type)
+{
+    size_t block = count * type->size;
+    tm_mpi_type_pack(buf, count * (size_t)f->size, type, 0, block * (size_t)f->size,
+                     flat_slot(f, round, rank));
+    *flat_slot_len(f, round, rank) = block;
+}
+
+/* Unpacks every member k's slot into block k of (recvbuf, recvcount, rtype), but member `skip`'s
+ * (-1: none) (allgather, gather); true when one did not fit. */
+static bool flat_get_blocks(tm_mpi_coll_flat_t *f, uint64_t round, int skip, void *recvbuf,
+                            size_t recvcount, const tm_mpi_type_t *rtype)
+{
+    bool truncated = false;
+    for (int k = 0; k < f->size; k++)
+        if (k != skip)
+            truncated |= flat_unpack(flat_slot(f, round, k), *flat_slot_len(f, round, k),
+                                     flat_block(recvbuf, recvcount, rtype, k), recvcount, rtype);
+    return truncated;
+}
+
 int tm_mpi_coll_flat_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                                const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
                                void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype)
@@ -287,12 +311,8 @@ int tm_mpi_coll_flat_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *c
     /* Every member reads every slot after the round: the other set of slots takes the next
      * round, and the one after waits for this round's readers (they arrive at the next one). */
     flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0);
-    bool truncated = false;
-    for (int k = 0; k < c->size; k++)
-        if (sendbuf || k != c->rank)
-            truncated |= flat_unpack(flat_slot(f, round, k), *flat_slot_len(f, round, k),
-                                     flat_block(recvbuf, recvcount, rtype, k), recvcount, rtype);
-    return flat_status(r, c, call, truncated);
+    return flat_status(
+        r, c, call, flat_get_blocks(f, round, sendbuf ? -1 : c->rank, recvbuf, recvcount, rtype));
 }
 
 int tm_mpi_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
@@ -306,11 +326,7 @@ int tm_mpi_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *ca
         sendcount = recvcount;
         stype = rtype;
     }
-    /* Every block to send, one after the other; the slot's length is one block's. */
-    size_t block = sendcount * stype->size;
-    tm_mpi_type_pack(sendbuf, sendcount * (size_t)c->size, stype, 0, block * (size_t)c->size,
-                     flat_slot(f, round, c->rank));
-    *flat_slot_len(f, round, c->rank) = block;
+    flat_put_blocks(f, round, c->rank, sendbuf, sendcount, stype);
     flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0);
     bool truncated = false;
     for (int k = 0; k < c->size; k++) {
@@ -333,14 +349,9 @@ int tm_mpi_coll_flat_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call
     flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0);
     if (c->rank != root)
         return MPI_SUCCESS;
-    bool truncated = false;
-    for (int k = 0; k < c->size; k++) {
-        void *block = flat_block(recvbuf, recvcount, rtype, k);
-        if (k != root || block != sendbuf) /* the root's own block, in place: there already */
-            truncated |= flat_unpack(flat_slot(f, round, k), *flat_slot_len(f, round, k), block,
-                                     recvcount, rtype);
-    }
-    return flat_status(r, c, call, truncated);
+    /* The root's own block, in place, is there already. */
+    int skip = flat_block(recvbuf, recvcount, rtype, root) == sendbuf ? root : -1;
+    return flat_status(r, c, call, flat_get_blocks(f, round, skip, recvbuf, recvcount, rtype));
 }
 
 int tm_mpi_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
@@ -349,12 +360,8 @@ int tm_mpi_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *cal
 {
     uint64_t round = flat_next(r, c);
     tm_mpi_coll_flat_t *f = c->flat;
-    if (c->rank == root) {
-        size_t block = sendcount * stype->size;
-        tm_mpi_type_pack(sendbuf, sendcount * (size_t)c->size, stype, 0, block * (size_t)c->size,
-                         flat_slot(f, round, root));
-        *flat_slot_len(f, round, root) = block;
-    }
+    if (c->rank == root)
+        flat_put_blocks(f, round, root, sendbuf, sendcount, stype);
     flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0);
     /* The root's own block, in place, is in sendbuf already (which may be read-only). */
     if (c->rank == root && recvbuf == flat_block((void *)sendbuf, sendcount, stype, root))
