@@ -8,7 +8,8 @@
 
 #include "mpi_impl.h"
 
-int tm_mpi_comm_get(tm_mpi_rank_t *r, MPI_Comm handle, const char *call, tm_mpi_comm_t **comm_p)
+int tm_mpi_comm_get_slow(tm_mpi_rank_t *r, MPI_Comm handle, const char *call,
+                         tm_mpi_comm_t **comm_p)
 {
     tm_mpi_kind_t kind = tm_mpi_handle_kind(handle);
 

@@ -13,8 +13,6 @@
 
 /* ------------------------------------------------------------------ predefined types */
 
-#define TM_MPI_TYPE_NBUILTIN 0x2d
-
 typedef struct tm_mpi_type_builtin {
     const char *name;
     uint8_t size, align;
@@ -91,17 +89,18 @@ _Static_assert(sizeof(struct {
                }) == 32,
                "MPI_LONG_DOUBLE_INT layout");
 
-static tm_mpi_type_t tm_mpi_type_predefined[TM_MPI_TYPE_NBUILTIN];
+tm_mpi_type_t tm_mpi_type_predefined[TM_MPI_TYPE_NBUILTIN];
 static tm_mpi_type_seg_t tm_mpi_type_predefined_segs[TM_MPI_TYPE_NBUILTIN][2];
 static tm_mpi_type_block_t tm_mpi_type_predefined_blocks[TM_MPI_TYPE_NBUILTIN][2];
-static pthread_once_t tm_mpi_type_predefined_once = PTHREAD_ONCE_INIT;
 
 size_t tm_mpi_type_basic_size(unsigned basic)
 {
     return basic < TM_MPI_TYPE_NBUILTIN ? tm_mpi_type_builtins[basic].size : 0;
 }
 
-static void tm_mpi_type_predefined_init(void)
+/* Fills the table when the library is loaded, before any thread can look a type up: the lookup
+ * of every send and receive then needs no once-guard. */
+__attribute__((constructor)) static void tm_mpi_type_predefined_init(void)
 {
     for (unsigned i = 1; i < TM_MPI_TYPE_NBUILTIN; i++) {
         const tm_mpi_type_builtin_t *b = &tm_mpi_type_builtins[i];
@@ -177,7 +176,6 @@ static void tm_mpi_type_predefined_init(void)
  * 1 << 14; the generation (5 bits) makes a freed handle whose slot was reused by a later type
  * unlikely to resolve to it.
  */
-#define TM_MPI_TYPE_DERIVED   (1u << 25)
 #define TM_MPI_TYPE_GEN_SHIFT 20
 #define TM_MPI_TYPE_GEN_MASK  0x1fu
 #define TM_MPI_TYPE_SLOT_MASK 0xfffffu
@@ -205,7 +203,6 @@ int tm_mpi_type_lookup(MPI_Datatype handle, tm_mpi_type_t **type_p)
     if (!(payload & TM_MPI_TYPE_DERIVED)) {
         unsigned i = payload & 0xff;
 
-        pthread_once(&tm_mpi_type_predefined_once, tm_mpi_type_predefined_init);
         if (i == 0 || i >= TM_MPI_TYPE_NBUILTIN || tm_mpi_type_predefined[i].handle != handle)
             return -EINVAL;
         *type_p = &tm_mpi_type_predefined[i];
@@ -324,8 +321,8 @@ void tm_mpi_type_release(tm_mpi_type_t *type)
     free(type);
 }
 
-int tm_mpi_type_get(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, MPI_Datatype handle, int need_commit,
-                    const char *call, tm_mpi_type_t **type_p)
+int tm_mpi_type_get_slow(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, MPI_Datatype handle,
+                         int need_commit, const char *call, tm_mpi_type_t **type_p)
 {
     tm_mpi_kind_t kind = tm_mpi_handle_kind(handle);
 
@@ -582,13 +579,6 @@ static void tm_mpi_type_cursor_advance(tm_mpi_type_cursor_t *c, size_t n)
     }
 }
 
-static size_t tm_mpi_type_stream_left(size_t total, size_t offset, size_t bytes)
-{
-    if (offset >= total)
-        return 0;
-    return bytes < total - offset ? bytes : total - offset;
-}
-
 /* Where byte `offset` of the stream of a contiguous type's data at buf is. */
 static inline char *tm_mpi_type_contig_at(const void *buf, const tm_mpi_type_t *type, size_t offset)
 {
@@ -629,8 +619,8 @@ size_t tm_mpi_type_copy(void *dst, size_t dst_count, const tm_mpi_type_t *dst_ty
     return done;
 }
 
-size_t tm_mpi_type_pack(const void *buf, size_t count, const tm_mpi_type_t *type, size_t offset,
-                        size_t bytes, void *out)
+size_t tm_mpi_type_pack_blocks(const void *buf, size_t count, const tm_mpi_type_t *type,
+                               size_t offset, size_t bytes, void *out)
 {
     tm_mpi_type_cursor_t c;
     size_t left = tm_mpi_type_stream_left(count * type->size, offset, bytes), done = left;
@@ -638,10 +628,6 @@ size_t tm_mpi_type_pack(const void *buf, size_t count, const tm_mpi_type_t *type
 
     if (left == 0)
         return 0;
-    if (type->contiguous) {
-        memcpy(o, tm_mpi_type_contig_at(buf, type, offset), left);
-        return done;
-    }
     tm_mpi_type_cursor_init(&c, buf, count, type, offset);
     while (left > 0) {
         size_t len;
@@ -656,8 +642,8 @@ size_t tm_mpi_type_pack(const void *buf, size_t count, const tm_mpi_type_t *type
     return done;
 }
 
-size_t tm_mpi_type_unpack(const void *in, size_t bytes, void *buf, size_t count,
-                          const tm_mpi_type_t *type, size_t offset)
+size_t tm_mpi_type_unpack_blocks(const void *in, size_t bytes, void *buf, size_t count,
+                                 const tm_mpi_type_t *type, size_t offset)
 {
     tm_mpi_type_cursor_t c;
     size_t left = tm_mpi_type_stream_left(count * type->size, offset, bytes), done = left;
@@ -665,10 +651,6 @@ size_t tm_mpi_type_unpack(const void *in, size_t bytes, void *buf, size_t count,
 
     if (left == 0)
         return 0;
-    if (type->contiguous) {
-        memcpy(tm_mpi_type_contig_at(buf, type, offset), i, left);
-        return done;
-    }
     tm_mpi_type_cursor_init(&c, buf, count, type, offset);
     while (left > 0) {
         size_t len;

@@ -29,6 +29,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "mpi_impl.h"
 
@@ -85,11 +86,30 @@ void tm_mpi_type_retain(tm_mpi_type_t *type);
 /* Drops a reference; the last one frees the object (and releases the types it was built of). */
 void tm_mpi_type_release(tm_mpi_type_t *type);
 
+/* Handle payloads: a predefined type's has its index in the low byte, which indexes
+ * tm_mpi_type_predefined (filled when the library loads); a derived type's has bit 25 set. */
+#define TM_MPI_TYPE_NBUILTIN 0x2d
+#define TM_MPI_TYPE_DERIVED  (1u << 25)
+extern tm_mpi_type_t tm_mpi_type_predefined[TM_MPI_TYPE_NBUILTIN];
+
+int tm_mpi_type_get_slow(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, MPI_Datatype handle,
+                         int need_commit, const char *call, tm_mpi_type_t **type_p);
+
 /* For MPI calls: resolves `handle` and checks that it is committed when `need_commit`. On
  * success sets *type_p and returns MPI_SUCCESS; otherwise reports MPI_ERR_TYPE for `call`
- * through comm's handler (NULL: MPI_COMM_WORLD's) and returns what the handler returns. */
-int tm_mpi_type_get(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, MPI_Datatype handle, int need_commit,
-                    const char *call, tm_mpi_type_t **type_p);
+ * through comm's handler (NULL: MPI_COMM_WORLD's) and returns what the handler returns.
+ * Inline for the predefined types, which every send and receive of most programs names. */
+static inline int tm_mpi_type_get(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, MPI_Datatype handle,
+                                  int need_commit, const char *call, tm_mpi_type_t **type_p)
+{
+    unsigned index = (unsigned)handle & 0xff;
+    if (index != 0 && index < TM_MPI_TYPE_NBUILTIN &&
+        tm_mpi_type_predefined[index].handle == handle) {
+        *type_p = &tm_mpi_type_predefined[index]; /* predefined types are committed */
+        return MPI_SUCCESS;
+    }
+    return tm_mpi_type_get_slow(r, comm, handle, need_commit, call, type_p);
+}
 
 /* Allocates an empty derived type (refs 1, combiner set). NULL when out of memory. */
 tm_mpi_type_t *tm_mpi_type_alloc(int combiner);
@@ -128,15 +148,44 @@ size_t tm_mpi_type_copy(void *dst, size_t dst_count, const tm_mpi_type_t *dst_ty
                         size_t src_count, const tm_mpi_type_t *src_type, size_t offset,
                         size_t bytes);
 
+/* The bytes of [offset, offset + bytes) that a stream of `total` bytes holds. */
+static inline size_t tm_mpi_type_stream_left(size_t total, size_t offset, size_t bytes)
+{
+    if (offset >= total)
+        return 0;
+    return bytes < total - offset ? bytes : total - offset;
+}
+
+/* tm_mpi_type_pack and _unpack for the types that are not contiguous: block by block. */
+size_t tm_mpi_type_pack_blocks(const void *buf, size_t count, const tm_mpi_type_t *type,
+                               size_t offset, size_t bytes, void *out);
+size_t tm_mpi_type_unpack_blocks(const void *in, size_t bytes, void *buf, size_t count,
+                                 const tm_mpi_type_t *type, size_t offset);
+
 /* Copies bytes [offset, offset + bytes) of the stream of (buf, count, type) to `out`
- * (contiguous). Returns the bytes copied (fewer at the end of the stream). */
-size_t tm_mpi_type_pack(const void *buf, size_t count, const tm_mpi_type_t *type, size_t offset,
-                        size_t bytes, void *out);
+ * (contiguous). Returns the bytes copied (fewer at the end of the stream). Inline: a contiguous
+ * type, the common case of every eager message, is one memcpy. */
+static inline size_t tm_mpi_type_pack(const void *buf, size_t count, const tm_mpi_type_t *type,
+                                      size_t offset, size_t bytes, void *out)
+{
+    if (!type->contiguous)
+        return tm_mpi_type_pack_blocks(buf, count, type, offset, bytes, out);
+    size_t n = tm_mpi_type_stream_left(count * type->size, offset, bytes);
+    memcpy(out, (const char *)buf + type->contig_disp + offset, n);
+    return n;
+}
 
 /* Copies `bytes` bytes from `in` (contiguous) to bytes [offset, offset + bytes) of the stream of
  * (buf, count, type). Returns the bytes copied (fewer at the end of the stream). */
-size_t tm_mpi_type_unpack(const void *in, size_t bytes, void *buf, size_t count,
-                          const tm_mpi_type_t *type, size_t offset);
+static inline size_t tm_mpi_type_unpack(const void *in, size_t bytes, void *buf, size_t count,
+                                        const tm_mpi_type_t *type, size_t offset)
+{
+    if (!type->contiguous)
+        return tm_mpi_type_unpack_blocks(in, bytes, buf, count, type, offset);
+    size_t n = tm_mpi_type_stream_left(count * type->size, offset, bytes);
+    memcpy((char *)buf + type->contig_disp + offset, in, n);
+    return n;
+}
 
 /* *elements_p = the basic elements in the first `bytes` bytes of a stream of `type` elements.
  * 0, or -ERANGE when `bytes` ends inside a basic element (MPI_UNDEFINED for MPI_Get_elements). */

@@ -153,17 +153,36 @@ void tm_mpi_rank_destroy(tm_rt_rank_t *rt);
  * ends the job (no error handler exists for a thread that is not a rank). */
 tm_rt_rank_t *tm_mpi_rank_self(const char *call);
 
+/* tm_mpi_rank_get's reports: never returns. */
+_Noreturn void tm_mpi_rank_get_failed(tm_rt_rank_t *rt, const char *call);
+
 /* The MPI state of the calling rank, for MPI call `call` that needs MPI initialized and not
  * finalized. Otherwise (not called by a rank, before MPI_Init, after MPI_Finalize) reports the
  * error and ends the job: no error handler exists then. */
-tm_mpi_rank_t *tm_mpi_rank_get(const char *call);
+static inline tm_mpi_rank_t *tm_mpi_rank_get(const char *call)
+{
+    tm_rt_rank_t *rt = tm_rt_rank_self();
+    if (__builtin_expect(rt == NULL || rt->mpi == NULL, 0))
+        tm_mpi_rank_get_failed(rt, call);
+    return rt->mpi;
+}
 
 /* ------------------------------------------------------------------ communicators */
 
 /* Resolves communicator handle `handle` for the calling rank `r`. On success sets *comm_p and
  * returns MPI_SUCCESS; otherwise sets *comm_p to NULL and reports MPI_ERR_COMM for `call`,
  * returning what the error handler returns. */
-int tm_mpi_comm_get(tm_mpi_rank_t *r, MPI_Comm handle, const char *call, tm_mpi_comm_t **comm_p);
+int tm_mpi_comm_get_slow(tm_mpi_rank_t *r, MPI_Comm handle, const char *call,
+                         tm_mpi_comm_t **comm_p);
+static inline int tm_mpi_comm_get(tm_mpi_rank_t *r, MPI_Comm handle, const char *call,
+                                  tm_mpi_comm_t **comm_p)
+{
+    if (handle == MPI_COMM_WORLD) { /* inline: most calls name it */
+        *comm_p = &r->world;
+        return MPI_SUCCESS;
+    }
+    return tm_mpi_comm_get_slow(r, handle, call, comm_p);
+}
 
 /* Communicators the program creates have payloads from TM_MPI_COMM_FIRST_PAYLOAD on (index in
  * the rank's `comms` table + TM_MPI_COMM_FIRST_PAYLOAD), after MPI_COMM_NULL (0),

@@ -43,6 +43,7 @@ static void mailboxes_create(void)
         atomic_init(&mailboxes[i].sleeper, NULL);
         atomic_init(&mailboxes[i].helper, NULL);
         mailboxes[i].pool = NULL;
+        mailboxes[i].world_rank = i < n ? i : i - n;
         for (int f = 0; f < TM_MPI_FASTBOX_MAX; f++)
             atomic_init(&mailboxes[i].fastboxes[f], NULL);
         atomic_init(&mailboxes[i].nfastboxes, 0);
@@ -103,8 +104,7 @@ static int mailbox_pool(tm_mpi_mailbox_t *mb, int world_rank)
 /* The world rank whose mailbox `mb` is (either side). */
 static inline int mailbox_world_rank(const tm_mpi_mailbox_t *mb)
 {
-    int index = (int)(mb - mailboxes);
-    return index < nmailboxes ? index : index - nmailboxes;
+    return mb->world_rank;
 }
 
 int tm_mpi_p2p_init(tm_mpi_rank_t *r)
@@ -222,7 +222,6 @@ void tm_mpi_p2p_finalize(tm_mpi_rank_t *r)
         free(req);
     }
     free(p->requests);
-    free(p->free_slots);
     tm_mpi_matcher_fini(&p->match);
     free(p);
     r->p2p = NULL;
@@ -234,15 +233,16 @@ static inline int comm_world_rank(const tm_mpi_comm_t *comm, int rank)
     return tm_mpi_group_world_rank(comm->group, rank);
 }
 
-void tm_mpi_mailbox_poke(tm_mpi_mailbox_t *mailbox)
+void tm_mpi_mailbox_wake(tm_mpi_mailbox_t *mailbox)
 {
-    /* Dekker with the sleeper (see tm_mpi_p2p_wait_until): we published work (a cell pushed, a
-     * request completed), then look for a sleeper; it publishes itself, then looks for work.
-     * The fence keeps our work's store before this load (a store buffer would let the load pass
-     * it), so one side always sees the other and no wake-up is lost. */
-    atomic_thread_fence(memory_order_seq_cst);
+    /* The first poke takes the sleeper out, so that the messages that follow while it wakes up
+     * do not unpark it again (an atomic on its ULT's line each). A later poke that then finds
+     * no sleeper loses nothing: the woken rank polls before it publishes itself again, and if it
+     * missed that poke's work, the Dekker handshake of its next publication finds it (its new
+     * store comes after the one taken out here, so the poke's fence orders before it). */
     tm_sched_ult_t *ult = atomic_load_explicit(&mailbox->sleeper, memory_order_relaxed);
-    if (ult)
+    if (ult && atomic_compare_exchange_strong_explicit(&mailbox->sleeper, &ult, NULL,
+                                                       memory_order_relaxed, memory_order_relaxed))
         tm_rt_profile_unpark(ult);
     /* acquire: pairs with the progress thread's release; it was made on another core */
     ult = atomic_load_explicit(&mailbox->helper, memory_order_acquire);
@@ -463,8 +463,8 @@ static tm_shm_cell_t *envelope_new(tm_mpi_matcher_t *m, int context_id, int sour
 }
 
 /* Eager: the data into the cell. */
-static void envelope_pack(tm_shm_cell_t *cell, const void *buf, size_t count,
-                          const tm_mpi_type_t *type, size_t bytes)
+static inline void envelope_pack(tm_shm_cell_t *cell, const void *buf, size_t count,
+                                 const tm_mpi_type_t *type, size_t bytes)
 {
     cell_envelope(cell)->protocol = TM_MPI_PROTO_EAGER;
     tm_rt_profile_mark_t copy = tm_rt_profile_begin(TM_RT_PROFILE_COPY);
@@ -494,9 +494,11 @@ static void cell_post(tm_shm_cell_t *cell, tm_mpi_mailbox_t *to)
     tm_mpi_mailbox_poke(to);
 }
 
-int tm_mpi_matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *buf, size_t count,
-                        const tm_mpi_type_t *type, size_t bytes, tm_mpi_mailbox_t *to,
-                        int context_id, int source, int tag, bool synchronous)
+/* tm_mpi_matcher_send, inlined into tm_mpi_p2p_isend: the program's sends. */
+static inline __attribute__((always_inline)) int
+matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *buf, size_t count,
+             const tm_mpi_type_t *type, size_t bytes, tm_mpi_mailbox_t *to, int context_id,
+             int source, int tag, bool synchronous)
 {
     int dest = mailbox_world_rank(to);
     bool eager = send_protocol(bytes, synchronous) == TM_MPI_PROTO_EAGER;
@@ -541,6 +543,13 @@ int tm_mpi_matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *
         cell_post(cell, to);
     }
     return 0;
+}
+
+int tm_mpi_matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *buf, size_t count,
+                        const tm_mpi_type_t *type, size_t bytes, tm_mpi_mailbox_t *to,
+                        int context_id, int source, int tag, bool synchronous)
+{
+    return matcher_send(m, req, buf, count, type, bytes, to, context_id, source, tag, synchronous);
 }
 
 tm_shm_cell_t *tm_mpi_matcher_dyn_make(tm_mpi_matcher_t *m, int context_id, int source, int tag,
@@ -642,9 +651,9 @@ int tm_mpi_p2p_isend(tm_mpi_rank_t *r, const void *buf, size_t count, tm_mpi_typ
         tm_mpi_type_retain(type);
         req->type = type;
     }
-    int rc = tm_mpi_matcher_send(&r->p2p->match, req, buf, count, type, bytes,
-                                 tm_mpi_mailbox_get(comm_world_rank(comm, dest), false),
-                                 comm->context_id, comm->rank, tag, synchronous);
+    int rc = matcher_send(&r->p2p->match, req, buf, count, type, bytes,
+                          tm_mpi_mailbox_get(comm_world_rank(comm, dest), false), comm->context_id,
+                          comm->rank, tag, synchronous);
     if (rc < 0) {
         tm_mpi_request_release(r, req);
         return rc;

@@ -64,6 +64,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "datatype.h"
 #include "mpi_impl.h"
@@ -100,6 +101,7 @@ typedef struct tm_mpi_mailbox {
     alignas(TM_SHM_CACHE_LINE) tm_sched_ult_t *_Atomic sleeper;
     tm_sched_ult_t *_Atomic helper;
     tm_shm_pool_t *pool; /* the cells sent from this side, made at the rank's MPI_Init */
+    int world_rank;      /* whose side this is */
     /* The fastboxes into this side, which its consumer polls after the queue: added by the
      * consumer (others read them as hints, for idleness); `fastboxes_taken` counts those the
      * senders reserved, up to TM_MPI_FASTBOX_MAX. */
@@ -266,12 +268,12 @@ typedef struct tm_mpi_bsend_region {
 /* Per-rank point-to-point state (in tm_mpi_rank_t). Only the rank's own thread touches it. */
 typedef struct tm_mpi_p2p {
     tm_mpi_matcher_t match;
-    tm_mpi_request_t **requests; /* handle table: handle payload = index + 1; NULL: free */
+    /* Handle table: handle payload = index + 1; NULL: free. Each request object owns one index
+     * from its allocation on and keeps it on the free list, so taking a request is one pop. */
+    tm_mpi_request_t **requests;
     int nrequests, requests_cap;
-    int *free_slots; /* indices of free table entries */
-    int nfree_slots;
-    tm_mpi_request_t *free_requests;
-    tm_mpi_request_t *zombies; /* freed by the user while pending, linked through next */
+    tm_mpi_request_t *free_requests; /* released requests, linked through next */
+    tm_mpi_request_t *zombies;       /* freed by the user while pending, linked through next */
     /* MPI_Buffer_attach */
     char *bsend_buf;
     size_t bsend_size;
@@ -466,16 +468,51 @@ void tm_mpi_p2p_wait_noted(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
  * call that started it (MPI_Recv). */
 void tm_mpi_request_blocked_note(void *req, tm_mpi_blocked_note_t *out);
 
+/* tm_mpi_mailbox_poke's wake-ups, when it finds someone asleep. */
+void tm_mpi_mailbox_wake(tm_mpi_mailbox_t *mailbox);
+
 /* Wakes whoever sleeps waiting for `mailbox` (tm_mpi_p2p_wait_until, a progress thread). Any
- * thread. */
-void tm_mpi_mailbox_poke(tm_mpi_mailbox_t *mailbox);
+ * thread. Inline: every message pokes its receiver, which mostly is awake. */
+static inline void tm_mpi_mailbox_poke(tm_mpi_mailbox_t *mailbox)
+{
+    /* Dekker with the sleeper (see tm_mpi_p2p_wait_until): we published work (a cell pushed, a
+     * request completed), then look for a sleeper; it publishes itself, then looks for work.
+     * The fence keeps our work's store before these loads (a store buffer would let a load pass
+     * it), so one side always sees the other and no wake-up is lost. */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&mailbox->sleeper, memory_order_relaxed) ||
+        atomic_load_explicit(&mailbox->helper, memory_order_relaxed))
+        tm_mpi_mailbox_wake(mailbox);
+}
 
 /* Wakes the rank only (not the progress thread) if it sleeps waiting for `mailbox`. */
 void tm_mpi_mailbox_poke_rank(tm_mpi_mailbox_t *mailbox);
 
 /* ---- requests and their handles ---- */
 
-tm_mpi_request_t *tm_mpi_request_new(tm_mpi_rank_t *r, tm_mpi_request_kind_t kind);
+/* Payload bit of the handles of generalized requests: their index in the process-wide table
+ * rather than in the owner's. */
+#define TM_MPI_GREQ_HANDLE_BIT 0x02000000u
+
+/* Allocates a request object (with its own table index) when the free list is empty. */
+tm_mpi_request_t *tm_mpi_request_new_slow(tm_mpi_rank_t *r, tm_mpi_request_kind_t kind);
+
+/* A request of `kind`, cleared, with its handle's table entry; NULL when out of memory. */
+static inline tm_mpi_request_t *tm_mpi_request_new(tm_mpi_rank_t *r, tm_mpi_request_kind_t kind)
+{
+    tm_mpi_p2p_t *p = r->p2p;
+    tm_mpi_request_t *req = p->free_requests;
+    if (__builtin_expect(req == NULL, 0))
+        return tm_mpi_request_new_slow(r, kind);
+    p->free_requests = req->next;
+    int index = req->handle_index;
+    memset(req, 0, sizeof *req);
+    req->kind = kind;
+    req->owner = r;
+    req->handle_index = index;
+    p->requests[index] = req;
+    return req;
+}
 /* A request of an operation done at once (with MPI_PROC_NULL, or a buffered send): complete,
  * with the status of a receive from MPI_PROC_NULL. NULL when out of memory. */
 tm_mpi_request_t *tm_mpi_request_new_done(tm_mpi_rank_t *r, tm_mpi_request_kind_t kind,
@@ -485,17 +522,19 @@ tm_mpi_request_t *tm_mpi_request_new_done(tm_mpi_rank_t *r, tm_mpi_request_kind_
 /* The request of handle h; NULL for MPI_REQUEST_NULL; TM_MPI_REQUEST_INVALID for a handle that
  * is not one of this rank's live requests. */
 tm_mpi_request_t *tm_mpi_request_lookup(tm_mpi_rank_t *r, MPI_Request h);
-MPI_Request tm_mpi_request_handle(const tm_mpi_request_t *req);
+static inline MPI_Request tm_mpi_request_handle(const tm_mpi_request_t *req)
+{
+    if (req->kind == TM_MPI_REQ_GREQ)
+        return TM_MPI_HANDLE(TM_MPI_KIND_REQUEST,
+                             TM_MPI_GREQ_HANDLE_BIT | ((unsigned)req->greq_index + 1));
+    return TM_MPI_HANDLE(TM_MPI_KIND_REQUEST, (unsigned)req->handle_index + 1);
+}
 /* The message (MPI_Mprobe) of handle h, or NULL when h is not one of this rank's messages. */
 tm_mpi_request_t *tm_mpi_message_lookup(tm_mpi_rank_t *r, MPI_Message h);
 MPI_Message tm_mpi_message_handle(const tm_mpi_request_t *msg);
 void tm_mpi_request_release(tm_mpi_rank_t *r, tm_mpi_request_t *req);
 
 /* ---- generalized requests (greq.c) ---- */
-
-/* Payload bit of the handles of generalized requests: their index in the process-wide table
- * rather than in the owner's. */
-#define TM_MPI_GREQ_HANDLE_BIT 0x02000000u
 
 /* The generalized request of handle h (any thread), NULL when there is none. */
 tm_mpi_request_t *tm_mpi_greq_lookup(MPI_Request h);

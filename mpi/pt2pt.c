@@ -14,59 +14,92 @@
 
 #include "p2p.h"
 
-/* ---- argument checks shared by the calls ----------------------------------------------------- */
+/* ---- argument checks shared by the calls -----------------------------------------------------
+ *
+ * Each check is a test inlined into the calls (sends and receives are the hot path of most
+ * programs) and a report kept out of line. */
+
+#define HOT  inline __attribute__((always_inline))
+#define COLD __attribute__((cold, noinline))
+
+static COLD int buffer_error(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int count)
+{
+    if (count < 0)
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_COUNT, "negative count %d", count);
+    return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_BUFFER, "buffer is NULL for %d elements",
+                              count);
+}
 
 /* Checks buf/count/datatype (committed) and computes the bytes they hold. A NULL buffer is
  * fine with absolute addresses (MPI_BOTTOM) in a derived type, not with a predefined one. */
-static int check_buffer(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, const void *buf,
-                        int count, MPI_Datatype handle, tm_mpi_type_t **type_p, size_t *bytes_p)
+static HOT int check_buffer(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
+                            const void *buf, int count, MPI_Datatype handle, tm_mpi_type_t **type_p,
+                            size_t *bytes_p)
 {
     int err;
     if (count < 0)
-        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_COUNT, "negative count %d", count);
+        return buffer_error(r, comm, call, count);
     if ((err = tm_mpi_type_get(r, comm, handle, 1, call, type_p)) != MPI_SUCCESS)
         return err;
     if (buf == NULL && count > 0 && (*type_p)->predefined && (*type_p)->size > 0)
-        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_BUFFER,
-                                  "buffer is NULL for %d elements", count);
+        return buffer_error(r, comm, call, count);
     *bytes_p = (size_t)count * (*type_p)->size;
     return MPI_SUCCESS;
 }
 
-/* A destination (`any` false) or a source (`any` true: MPI_ANY_SOURCE allowed). */
-static int check_peer(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int rank, bool any)
+static COLD int peer_error(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int rank)
 {
-    if (rank == MPI_PROC_NULL || (any && rank == MPI_ANY_SOURCE) ||
-        (rank >= 0 && rank < comm->size))
-        return MPI_SUCCESS;
     return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_RANK, "invalid rank %d in %s of size %d",
                               rank, comm->name, comm->size);
 }
 
-int tm_mpi_p2p_check_tag(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int tag, bool any)
+/* A destination (`any` false) or a source (`any` true: MPI_ANY_SOURCE allowed). */
+static HOT int check_peer(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int rank,
+                          bool any)
 {
-    if ((tag >= 0 && tag <= TM_MPI_TAG_UB) || (any && tag == MPI_ANY_TAG))
+    if ((unsigned)rank < (unsigned)comm->size || rank == MPI_PROC_NULL ||
+        (any && rank == MPI_ANY_SOURCE))
         return MPI_SUCCESS;
+    return peer_error(r, comm, call, rank);
+}
+
+static COLD int tag_error(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int tag)
+{
     return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_TAG,
                               "invalid tag %d (tags go from 0 to MPI_TAG_UB = %d)", tag,
                               TM_MPI_TAG_UB);
 }
 
-static int check_request_p(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
-                           const MPI_Request *request)
+static HOT int check_tag(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int tag, bool any)
 {
-    if (request)
+    if ((tag >= 0 && tag <= TM_MPI_TAG_UB) || (any && tag == MPI_ANY_TAG))
         return MPI_SUCCESS;
+    return tag_error(r, comm, call, tag);
+}
+
+int tm_mpi_p2p_check_tag(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int tag, bool any)
+{
+    return check_tag(r, comm, call, tag, any);
+}
+
+static COLD int request_p_error(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call)
+{
     return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_ARG, "request is NULL");
 }
 
-static int out_of_memory(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call)
+static HOT int check_request_p(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
+                               const MPI_Request *request)
+{
+    return request ? MPI_SUCCESS : request_p_error(r, comm, call);
+}
+
+static COLD int out_of_memory(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call)
 {
     return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");
 }
 
 /* Everything a send call checks, in the order of its arguments. */
-int tm_mpi_p2p_check_send(tm_mpi_rank_t *r, const char *call, const void *buf, int count,
+static HOT int check_send(tm_mpi_rank_t *r, const char *call, const void *buf, int count,
                           MPI_Datatype type, int dest, int tag, MPI_Comm handle,
                           tm_mpi_comm_t **comm_p, tm_mpi_type_t **type_p, size_t *bytes_p)
 {
@@ -76,11 +109,18 @@ int tm_mpi_p2p_check_send(tm_mpi_rank_t *r, const char *call, const void *buf, i
     if (err == MPI_SUCCESS)
         err = check_peer(r, *comm_p, call, dest, false);
     if (err == MPI_SUCCESS)
-        err = tm_mpi_p2p_check_tag(r, *comm_p, call, tag, false);
+        err = check_tag(r, *comm_p, call, tag, false);
     return err;
 }
 
-int tm_mpi_p2p_check_recv(tm_mpi_rank_t *r, const char *call, void *buf, int count,
+int tm_mpi_p2p_check_send(tm_mpi_rank_t *r, const char *call, const void *buf, int count,
+                          MPI_Datatype type, int dest, int tag, MPI_Comm handle,
+                          tm_mpi_comm_t **comm_p, tm_mpi_type_t **type_p, size_t *bytes_p)
+{
+    return check_send(r, call, buf, count, type, dest, tag, handle, comm_p, type_p, bytes_p);
+}
+
+static HOT int check_recv(tm_mpi_rank_t *r, const char *call, void *buf, int count,
                           MPI_Datatype type, int source, int tag, MPI_Comm handle,
                           tm_mpi_comm_t **comm_p, tm_mpi_type_t **type_p)
 {
@@ -91,8 +131,15 @@ int tm_mpi_p2p_check_recv(tm_mpi_rank_t *r, const char *call, void *buf, int cou
     if (err == MPI_SUCCESS)
         err = check_peer(r, *comm_p, call, source, true);
     if (err == MPI_SUCCESS)
-        err = tm_mpi_p2p_check_tag(r, *comm_p, call, tag, true);
+        err = check_tag(r, *comm_p, call, tag, true);
     return err;
+}
+
+int tm_mpi_p2p_check_recv(tm_mpi_rank_t *r, const char *call, void *buf, int count,
+                          MPI_Datatype type, int source, int tag, MPI_Comm handle,
+                          tm_mpi_comm_t **comm_p, tm_mpi_type_t **type_p)
+{
+    return check_recv(r, call, buf, count, type, source, tag, handle, comm_p, type_p);
 }
 
 /* ---- completing one request ---------------------------------------------------------------------
@@ -127,16 +174,15 @@ static int finish(tm_mpi_rank_t *r, const char *call, tm_mpi_request_t *req, MPI
 
 /* Checks a send's arguments (and `request`, for the non-blocking calls: checked when not NULL
  * is wanted, i.e. when check_request) and starts it. *req_p is NULL for MPI_PROC_NULL. */
-static int send_start(const char *call, const void *buf, int count, MPI_Datatype type, int dest,
-                      int tag, MPI_Comm handle, bool synchronous, const MPI_Request *request,
-                      bool check_request, tm_mpi_rank_t **r_p, tm_mpi_comm_t **comm_p,
-                      tm_mpi_request_t **req_p)
+static HOT int send_start(const char *call, const void *buf, int count, MPI_Datatype type, int dest,
+                          int tag, MPI_Comm handle, bool synchronous, const MPI_Request *request,
+                          bool check_request, tm_mpi_rank_t **r_p, tm_mpi_comm_t **comm_p,
+                          tm_mpi_request_t **req_p)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_type_t *t;
-    size_t bytes;
-    int err =
-        tm_mpi_p2p_check_send(r, call, buf, count, type, dest, tag, handle, comm_p, &t, &bytes);
+    size_t bytes = 0;
+    int err = check_send(r, call, buf, count, type, dest, tag, handle, comm_p, &t, &bytes);
     if (err == MPI_SUCCESS && check_request)
         err = check_request_p(r, *comm_p, call, request);
     *r_p = r;
@@ -163,9 +209,9 @@ static int send_blocking(const char *call, const void *buf, int count, MPI_Datat
     return finish(r, call, req, MPI_STATUS_IGNORE);
 }
 
-static int send_nonblocking(const char *call, const void *buf, int count, MPI_Datatype type,
-                            int dest, int tag, MPI_Comm comm, bool synchronous,
-                            MPI_Request *request)
+static HOT int send_nonblocking(const char *call, const void *buf, int count, MPI_Datatype type,
+                                int dest, int tag, MPI_Comm comm, bool synchronous,
+                                MPI_Request *request)
 {
     tm_mpi_rank_t *r;
     tm_mpi_comm_t *c;
@@ -230,13 +276,13 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 
 /* Checks a receive's arguments (and `request`, as send_start does) and posts it. *req_p is NULL
  * for MPI_PROC_NULL. */
-static int recv_start(const char *call, void *buf, int count, MPI_Datatype type, int source,
-                      int tag, MPI_Comm handle, const MPI_Request *request, bool check_request,
-                      tm_mpi_rank_t **r_p, tm_mpi_comm_t **comm_p, tm_mpi_request_t **req_p)
+static HOT int recv_start(const char *call, void *buf, int count, MPI_Datatype type, int source,
+                          int tag, MPI_Comm handle, const MPI_Request *request, bool check_request,
+                          tm_mpi_rank_t **r_p, tm_mpi_comm_t **comm_p, tm_mpi_request_t **req_p)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_type_t *t;
-    int err = tm_mpi_p2p_check_recv(r, call, buf, count, type, source, tag, handle, comm_p, &t);
+    int err = check_recv(r, call, buf, count, type, source, tag, handle, comm_p, &t);
     if (err == MPI_SUCCESS && check_request)
         err = check_request_p(r, *comm_p, call, request);
     *r_p = r;
@@ -362,7 +408,7 @@ static int probe(const char *call, int source, int tag, MPI_Comm comm, bool bloc
     if (err == MPI_SUCCESS)
         err = check_peer(r, c, call, source, true);
     if (err == MPI_SUCCESS)
-        err = tm_mpi_p2p_check_tag(r, c, call, tag, true);
+        err = check_tag(r, c, call, tag, true);
     if (err == MPI_SUCCESS && !block && !flag)
         err = tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "flag is NULL");
     if (err != MPI_SUCCESS)

@@ -86,26 +86,28 @@ void tm_mpi_rank_destroy(tm_rt_rank_t *rt)
     rt->mpi = NULL;
 }
 
+_Noreturn static void not_a_rank(const char *call)
+{
+    tm_mpi_error_fatal(NULL, call, MPI_ERR_OTHER,
+                       "called by a thread that is not an MPI rank (only a rank's own thread "
+                       "may call MPI: ThreadMPI provides at most MPI_THREAD_FUNNELED)");
+}
+
 tm_rt_rank_t *tm_mpi_rank_self(const char *call)
 {
     tm_rt_rank_t *rt = tm_rt_rank_self();
 
     if (rt == NULL)
-        tm_mpi_error_fatal(NULL, call, MPI_ERR_OTHER,
-                           "called by a thread that is not an MPI rank (only a rank's own thread "
-                           "may call MPI: ThreadMPI provides at most MPI_THREAD_FUNNELED)");
+        not_a_rank(call);
     return rt;
 }
 
-tm_mpi_rank_t *tm_mpi_rank_get(const char *call)
+void tm_mpi_rank_get_failed(tm_rt_rank_t *rt, const char *call)
 {
-    tm_rt_rank_t *rt = tm_mpi_rank_self(call);
-
-    if (rt->mpi == NULL) {
-        /* Only this rank writes its state: relaxed is enough to read it back. */
-        if (atomic_load_explicit(&rt->mpi_state, memory_order_relaxed) == TM_RT_MPI_FINALIZED)
-            tm_mpi_error_fatal(rt, call, MPI_ERR_OTHER, "called after MPI_Finalize");
-        tm_mpi_error_fatal(rt, call, MPI_ERR_OTHER, "called before MPI_Init");
-    }
-    return rt->mpi;
+    if (rt == NULL)
+        not_a_rank(call);
+    /* Only this rank writes its state: relaxed is enough to read it back. */
+    if (atomic_load_explicit(&rt->mpi_state, memory_order_relaxed) == TM_RT_MPI_FINALIZED)
+        tm_mpi_error_fatal(rt, call, MPI_ERR_OTHER, "called after MPI_Finalize");
+    tm_mpi_error_fatal(rt, call, MPI_ERR_OTHER, "called before MPI_Init");
 }

@@ -11,44 +11,27 @@
 #include "nbc/nbc.h"
 #include "p2p.h"
 
-static int slot_take(tm_mpi_p2p_t *p)
+tm_mpi_request_t *tm_mpi_request_new_slow(tm_mpi_rank_t *r, tm_mpi_request_kind_t kind)
 {
-    if (p->nfree_slots > 0)
-        return p->free_slots[--p->nfree_slots];
+    tm_mpi_p2p_t *p = r->p2p;
+    tm_mpi_request_t *req = malloc(sizeof *req);
+    if (!req)
+        return NULL;
     if (p->nrequests == p->requests_cap) {
         int cap = p->requests_cap ? 2 * p->requests_cap : 64;
         tm_mpi_request_t **t = realloc(p->requests, (size_t)cap * sizeof *t);
-        int *f = realloc(p->free_slots, (size_t)cap * sizeof *f);
-        if (t)
-            p->requests = t;
-        if (f)
-            p->free_slots = f;
-        if (!t || !f)
-            return -1;
+        if (!t) {
+            free(req);
+            return NULL;
+        }
+        p->requests = t;
         p->requests_cap = cap;
     }
-    return p->nrequests++;
-}
-
-tm_mpi_request_t *tm_mpi_request_new(tm_mpi_rank_t *r, tm_mpi_request_kind_t kind)
-{
-    tm_mpi_p2p_t *p = r->p2p;
-    int slot = slot_take(p);
-    if (slot < 0)
-        return NULL;
-    tm_mpi_request_t *req = p->free_requests;
-    if (req)
-        p->free_requests = req->next;
-    else if (!(req = malloc(sizeof *req))) {
-        p->free_slots[p->nfree_slots++] = slot;
-        return NULL;
-    }
-    memset(req, 0, sizeof *req);
-    req->kind = kind;
-    req->owner = r;
-    req->handle_index = slot;
-    p->requests[slot] = req;
-    return req;
+    /* The new request owns this index for good: released, it keeps it on the free list. */
+    req->handle_index = p->nrequests++;
+    req->next = p->free_requests;
+    p->free_requests = req;
+    return tm_mpi_request_new(r, kind);
 }
 
 tm_mpi_request_t *tm_mpi_request_new_done(tm_mpi_rank_t *r, tm_mpi_request_kind_t kind,
@@ -100,14 +83,6 @@ MPI_Message tm_mpi_message_handle(const tm_mpi_request_t *msg)
     return TM_MPI_HANDLE(TM_MPI_KIND_MESSAGE, (unsigned)msg->handle_index + 2);
 }
 
-MPI_Request tm_mpi_request_handle(const tm_mpi_request_t *req)
-{
-    if (req->kind == TM_MPI_REQ_GREQ)
-        return TM_MPI_HANDLE(TM_MPI_KIND_REQUEST,
-                             TM_MPI_GREQ_HANDLE_BIT | ((unsigned)req->greq_index + 1));
-    return TM_MPI_HANDLE(TM_MPI_KIND_REQUEST, (unsigned)req->handle_index + 1);
-}
-
 void tm_mpi_request_release(tm_mpi_rank_t *r, tm_mpi_request_t *req)
 {
     tm_mpi_p2p_t *p = r->p2p;
@@ -117,8 +92,7 @@ void tm_mpi_request_release(tm_mpi_rank_t *r, tm_mpi_request_t *req)
         tm_nbc_sched_free(req->sched);
     if (req->kind == TM_MPI_REQ_GREQ)
         tm_mpi_greq_unregister(req);
-    p->requests[req->handle_index] = NULL;
-    p->free_slots[p->nfree_slots++] = req->handle_index;
+    p->requests[req->handle_index] = NULL; /* the request keeps its index for its next use */
     req->next = p->free_requests;
     p->free_requests = req;
 }

@@ -63,21 +63,11 @@ extern char **environ;
 
 /* ---- what mpi/ asks of the runtime (rank.h) ------------------------------------------------- */
 
-/* A ULT's data: for a rank's main ULT, its rank (&job.ranks[r].pub); for a rank's progress
- * thread, that address with its low bit set, which tm_rt_rank_self does not take for a rank. */
-#define PROGRESS_TAG ((uintptr_t)1)
-
-tm_rt_rank_t *tm_rt_rank_self(void)
-{
-    tm_sched_ult_t *self = tm_sched_self();
-    void *data = self ? tm_sched_ult_get_data(self) : NULL;
-    return (uintptr_t)data & PROGRESS_TAG ? NULL : data;
-}
+#define PROGRESS_TAG TM_RT_PROGRESS_TAG
 
 tm_rt_rank_t *tm_rt_progress_owner(void)
 {
-    tm_sched_ult_t *self = tm_sched_self();
-    uintptr_t data = self ? (uintptr_t)tm_sched_ult_get_data(self) : 0;
+    uintptr_t data = (uintptr_t)tm_sched_self_data();
     return data & PROGRESS_TAG ? (tm_rt_rank_t *)(data & ~PROGRESS_TAG) : NULL;
 }
 

@@ -10,6 +10,9 @@
 
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "sched/sched.h"
 
 typedef enum tm_rt_mpi_state {
     TM_RT_MPI_NOT_INITIALIZED = 0,
@@ -36,8 +39,18 @@ typedef struct tm_rt_rank {
     _Alignas(16) unsigned char blocked_note[TM_RT_BLOCKED_NOTE_SIZE];
 } tm_rt_rank_t;
 
-/* The rank whose ULT is calling, or NULL when the caller is not a rank's main ULT. */
-tm_rt_rank_t *tm_rt_rank_self(void);
+/* A ULT's data: for a rank's main ULT, its rank (&job.ranks[r].pub in job.c); for a rank's
+ * progress thread, that address with this low bit set, which tm_rt_rank_self does not take for
+ * a rank. */
+#define TM_RT_PROGRESS_TAG ((uintptr_t)1)
+
+/* The rank whose ULT is calling, or NULL when the caller is not a rank's main ULT. Inline: every
+ * MPI call asks. */
+static inline tm_rt_rank_t *tm_rt_rank_self(void)
+{
+    uintptr_t data = (uintptr_t)tm_sched_self_data();
+    return data & TM_RT_PROGRESS_TAG ? NULL : (tm_rt_rank_t *)data;
+}
 
 /* A rank's progress thread runs its collectives, and with them the user operations of its
  * reductions, which MPI lets call MPI_Abort (MPI 3.1, section 5.9.5). It is no rank for MPI

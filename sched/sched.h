@@ -121,6 +121,15 @@ _Noreturn void tm_sched_ult_exit(void);
 void tm_sched_ult_set_data(tm_sched_ult_t *ult, void *data);
 void *tm_sched_ult_get_data(const tm_sched_ult_t *ult);
 
+/* The data of the ULT running on the calling thread, NULL when none runs there: a thread-local
+ * word the VP sets as it switches a ULT in (ULTs never change VPs), so that the layers above
+ * find their per-ULT object in one load, as they do on every MPI call. */
+extern __thread void *tm_sched_current_data __attribute__((tls_model("initial-exec")));
+static inline void *tm_sched_self_data(void)
+{
+    return tm_sched_current_data;
+}
+
 /* A second pointer, for the profiler (runtime/profile.h): the counters the ULT's time goes to.
  * Set like the data above. */
 void tm_sched_ult_set_profile(tm_sched_ult_t *ult, void *profile);

@@ -269,6 +269,8 @@ void tm_sched_ult_free_all(void)
 void tm_sched_ult_set_data(tm_sched_ult_t *ult, void *data)
 {
     ult->data = data;
+    if (tm_sched_vp_current && tm_sched_vp_current->current == ult) /* set by the ULT itself */
+        tm_sched_current_data = data;
 }
 
 void *tm_sched_ult_get_data(const tm_sched_ult_t *ult)

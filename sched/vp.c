@@ -46,6 +46,7 @@ _Static_assert(sizeof(tm_sched_vp_t) % TM_SCHED_CACHE_LINE == 0,
 tm_sched_state_t tm_sched_state;
 
 __thread tm_sched_vp_t *tm_sched_vp_current __attribute__((tls_model("initial-exec")));
+__thread void *tm_sched_current_data __attribute__((tls_model("initial-exec")));
 
 /* Start-up handshake of tm_sched_run: every VP thread pins itself and installs its signal stack
  * before any ULT runs, so that a failure can still stop the run cleanly. Not a hot path. */
@@ -137,6 +138,7 @@ static void tm_sched_vp_idle(tm_sched_vp_t *vp)
 static inline void tm_sched_vp_switch_in(tm_sched_vp_t *vp, tm_sched_ult_t *ult)
 {
     vp->current = ult;
+    tm_sched_current_data = ult->data;
 #ifdef TM_WITH_TSAN
     __tsan_switch_to_fiber(ult->tsan_fiber, 0);
 #endif
@@ -148,6 +150,7 @@ static inline void tm_sched_vp_switch_in(tm_sched_vp_t *vp, tm_sched_ult_t *ult)
     __sanitizer_finish_switch_fiber(vp->asan_fake_stack, NULL, NULL);
 #endif
     vp->current = NULL;
+    tm_sched_current_data = NULL;
 }
 
 /* The scheduler loop of one VP; returns when the run ends. */

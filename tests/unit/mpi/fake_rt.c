@@ -19,9 +19,12 @@ static FILE *fake_rt_capture;
 static const char *fake_rt_expected;
 static int fake_rt_expected_rank;
 
-tm_rt_rank_t *tm_rt_rank_self(void)
+/* runtime/rank.h's tm_rt_rank_self reads the data of the running ULT, which the scheduler keeps
+ * in tm_sched_current_data: the test thread plays that ULT. */
+void fake_rt_set_caller(int is_rank)
 {
-    return fake_rt_is_rank ? &fake_rt_rank : NULL;
+    fake_rt_is_rank = is_rank;
+    tm_sched_current_data = is_rank ? &fake_rt_rank : NULL;
 }
 
 /* No progress threads here (tm_rt_progress_vp). */
@@ -86,7 +89,7 @@ void fake_rt_setup(int world_rank, int size)
     fake_rt_rank.world_rank = world_rank;
     atomic_store(&fake_rt_rank.mpi_state, TM_RT_MPI_NOT_INITIALIZED);
     fake_rt_rank.thread_level = -1;
-    fake_rt_is_rank = 1;
+    fake_rt_set_caller(1);
     fake_rt_world_size = size;
     fake_rt_now = 0.0;
 }

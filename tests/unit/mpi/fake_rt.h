@@ -7,9 +7,11 @@
 
 #include "runtime/rank.h"
 
-/* The rank the test runs as; tm_rt_rank_self() returns it when fake_rt_is_rank is true. */
+/* The rank the test runs as; tm_rt_rank_self() returns it when fake_rt_is_rank is true, which
+ * fake_rt_set_caller sets (for the calling thread). */
 extern tm_rt_rank_t fake_rt_rank;
 extern int fake_rt_is_rank;
+void fake_rt_set_caller(int is_rank);
 extern int fake_rt_world_size;
 extern double fake_rt_now;
 

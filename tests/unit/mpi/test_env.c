@@ -20,10 +20,10 @@ START_TEST(test_wtime)
 {
     fake_rt_now = 12.5;
     ck_assert_double_eq(MPI_Wtime(), 12.5);
-    fake_rt_is_rank = 0;
+    fake_rt_set_caller(0);
     fake_rt_now = 13.25;
     ck_assert_double_eq(MPI_Wtime(), 13.25);
-    fake_rt_is_rank = 1;
+    fake_rt_set_caller(1);
     ck_assert_int_eq(MPI_Init(NULL, NULL), MPI_SUCCESS);
     ck_assert_double_eq(MPI_Wtime(), 13.25);
     ck_assert_int_eq(MPI_Finalize(), MPI_SUCCESS);
@@ -38,7 +38,7 @@ START_TEST(test_wtick)
 
     ck_assert_double_gt(tick, 0.0);
     ck_assert_double_le(tick, 1e-3);
-    fake_rt_is_rank = 0;
+    fake_rt_set_caller(0);
     ck_assert_double_eq(MPI_Wtick(), tick);
 }
 END_TEST
@@ -53,7 +53,7 @@ START_TEST(test_get_version)
     ck_assert_int_eq(MPI_VERSION, 3);
     ck_assert_int_eq(MPI_SUBVERSION, 1);
     version = subversion = -1;
-    fake_rt_is_rank = 0;
+    fake_rt_set_caller(0);
     ck_assert_int_eq(MPI_Get_version(&version, &subversion), MPI_SUCCESS);
     ck_assert_int_eq(version, 3);
     ck_assert_int_eq(subversion, 1);
@@ -73,7 +73,7 @@ START_TEST(test_get_version_null_not_a_rank)
 {
     int subversion;
 
-    fake_rt_is_rank = 0;
+    fake_rt_set_caller(0);
     fake_rt_expect_abort(-1, "MPI_Get_version (rank ?): version is NULL (MPI_ERR_ARG)\n");
     MPI_Get_version(NULL, &subversion);
 }

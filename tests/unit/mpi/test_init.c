@@ -223,12 +223,12 @@ START_TEST(test_is_thread_main_other_thread)
 {
     int flag = -1;
 
-    fake_rt_is_rank = 0;
+    fake_rt_set_caller(0);
     ck_assert_int_eq(MPI_Is_thread_main(&flag), MPI_SUCCESS);
     ck_assert_int_eq(flag, 0);
-    fake_rt_is_rank = 1;
+    fake_rt_set_caller(1);
     ck_assert_int_eq(MPI_Init(NULL, NULL), MPI_SUCCESS);
-    fake_rt_is_rank = 0;
+    fake_rt_set_caller(0);
     flag = -1;
     ck_assert_int_eq(MPI_Is_thread_main(&flag), MPI_SUCCESS);
     ck_assert_int_eq(flag, 0);
@@ -247,7 +247,7 @@ END_TEST
 
 START_TEST(test_is_thread_main_null)
 {
-    fake_rt_is_rank = 0;
+    fake_rt_set_caller(0);
     fake_rt_expect_abort(-1, "MPI_Is_thread_main (rank ?): flag is NULL (MPI_ERR_ARG)\n");
     MPI_Is_thread_main(NULL);
 }
@@ -255,7 +255,7 @@ END_TEST
 
 START_TEST(test_init_not_a_rank)
 {
-    fake_rt_is_rank = 0;
+    fake_rt_set_caller(0);
     fake_rt_expect_abort(-1, "MPI_Init (rank ?): called by a thread that is not an MPI rank (only "
                              "a rank's own thread may call MPI: ThreadMPI provides at most "
                              "MPI_THREAD_FUNNELED) (MPI_ERR_OTHER)\n");
@@ -268,7 +268,7 @@ START_TEST(test_initialized_not_a_rank)
     int flag;
 
     ck_assert_int_eq(MPI_Init(NULL, NULL), MPI_SUCCESS);
-    fake_rt_is_rank = 0;
+    fake_rt_set_caller(0);
     fake_rt_expect_abort(-1, "MPI_Initialized (rank ?): called by a thread that is not an MPI "
                              "rank (only a rank's own thread may call MPI: ThreadMPI provides at "
                              "most MPI_THREAD_FUNNELED) (MPI_ERR_OTHER)\n");

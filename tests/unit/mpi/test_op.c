@@ -777,7 +777,7 @@ END_TEST
 
 /* Ranks are threads: the table of user-defined operations is shared and locked. Each thread
  * creates operations of its own kind (function, commute flag), checks that every handle resolves
- * to one of them, and frees them. The fake runtime makes every thread rank 1. */
+ * to one of them, and frees them. Each thread tells the fake runtime that it is rank 1. */
 #define THREAD_ROUNDS 300
 #define THREAD_OPS    16
 
@@ -787,6 +787,7 @@ static void *create_free_thread(void *arg)
     MPI_User_function *fn = t % 2 ? add_ints : matmul;
     MPI_Op mine[THREAD_OPS];
 
+    fake_rt_set_caller(1);
     for (int round = 0; round < THREAD_ROUNDS; round++) {
         for (int k = 0; k < THREAD_OPS; k++)
             if (MPI_Op_create(fn, t / 2, &mine[k]) != MPI_SUCCESS)
