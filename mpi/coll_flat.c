@@ -32,6 +32,20 @@
  * and it wakes the others one by one: used up to TM_MPI_COLL_FLAT_RANKS members and
  * TM_MPI_COLL_FLAT_BYTES of data (coll.h).
  *
+ * Scans (MPI_Scan, MPI_Exscan) are a chain instead: member k waits for member k - 1's prefix
+ * of the round, folds its own data in (prefix op data, in rank order), publishes the result as
+ * its own prefix and returns without waiting for the members after it; member 0 does not wait
+ * at all. Each member's prefixes have FLAT_SCAN_DEPTH buffers, used round after round: before
+ * writing round t's, member k waits until member k + 1 has published round t - FLAT_SCAN_DEPTH,
+ * after reading k's buffer of that round. So back-to-back scans pipeline along the chain, as the
+ * linear algorithm's messages do, with no arrival counter and no wake-ups but the next and
+ * previous members'; the depth lets a member run that many rounds ahead of the next one, which
+ * hides the time a published round takes to reach the next member's core.
+ *
+ *   member k, round t:  wait link[k-1].published >= t;   wait link[k+1].published >= t - DEPTH
+ *                       link[k].prefix[t % DEPTH] := link[k-1].prefix[t % DEPTH] op data
+ *                       link[k].published := t; poke k - 1 and k + 1
+ *
  * The block of a communicator is found through a registry keyed by its context id and the world
  * rank of its rank 0 (MPI_Comm_split gives disjoint groups one context id), made by the first
  * member that needs it, and freed when the last member's view of the communicator goes.
@@ -62,12 +76,25 @@ struct tm_mpi_coll_flat {
 };
 
 #define FLAT_SLOT_STRIDE (TM_SHM_CACHE_LINE + TM_MPI_COLL_FLAT_BYTES)
+
+/* A member's link of the scan chain, after the slots. */
+#define FLAT_SCAN_DEPTH 4
+typedef struct flat_link {
+    alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t published; /* scan rounds whose prefix is out */
+    alignas(TM_SHM_CACHE_LINE) unsigned char prefix[FLAT_SCAN_DEPTH][TM_MPI_COLL_FLAT_BYTES];
+} flat_link_t;
 _Static_assert(TM_MPI_COLL_FLAT_BYTES % TM_SHM_CACHE_LINE == 0, "slots fill whole lines");
 
 static struct {
     pthread_mutex_t lock;
     tm_mpi_coll_flat_t *head;
 } registry = {PTHREAD_MUTEX_INITIALIZER, NULL};
+
+/* Member k's link of the scan chain. */
+static flat_link_t *flat_link(tm_mpi_coll_flat_t *f, int k)
+{
+    return (flat_link_t *)(void *)(f->slots + 2 * (size_t)f->size * FLAT_SLOT_STRIDE) + k;
+}
 
 /* c's block, made by its first member that needs it. Out of memory ends the job: the members
  * must all take the flat path once they chose it. */
@@ -81,7 +108,8 @@ static tm_mpi_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
     while (f && (f->context_id != c->context_id || f->leader != leader))
         f = f->next;
     if (!f) {
-        size_t bytes = sizeof *f + 2 * (size_t)c->size * FLAT_SLOT_STRIDE;
+        size_t bytes = sizeof *f + 2 * (size_t)c->size * FLAT_SLOT_STRIDE +
+                       (size_t)c->size * sizeof(flat_link_t);
         if (!(f = aligned_alloc(TM_SHM_CACHE_LINE, bytes))) {
             pthread_mutex_unlock(&registry.lock);
             tm_rt_job_abort(r->rt->world_rank, MPI_ERR_NO_MEM,
@@ -94,6 +122,8 @@ static tm_mpi_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
         f->size = c->size;
         atomic_init(&f->arrived, 0);
         atomic_init(&f->done, 0);
+        for (int k = 0; k < c->size; k++)
+            atomic_init(&flat_link(f, k)->published, 0);
         f->next = registry.head;
         registry.head = f;
     }
@@ -370,4 +400,77 @@ int tm_mpi_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *cal
     return flat_status(r, c, call,
                        flat_unpack(flat_slot(f, round, root) + (size_t)c->rank * len, len, recvbuf,
                                    recvcount, rtype));
+}
+
+/* What a member of the scan chain waits for: member `k` to have published round `round`. */
+typedef struct flat_link_wait {
+    flat_link_t *link;
+    uint64_t round;
+    const char *call;
+    tm_mpi_comm_t *comm;
+} flat_link_wait_t;
+
+static bool flat_link_published(void *arg)
+{
+    const flat_link_wait_t *w = arg;
+    /* acquire: pairs with the member's release; its prefix, or its reads of ours, come first */
+    return atomic_load_explicit(&w->link->published, memory_order_acquire) >= w->round;
+}
+
+static void flat_link_note(void *arg, tm_mpi_blocked_note_t *out)
+{
+    const flat_link_wait_t *w = arg;
+    tm_mpi_request_t described = {.kind = TM_MPI_REQ_COLL, .call = w->call, .comm = w->comm};
+    tm_mpi_request_blocked_note(&described, out);
+}
+
+static void flat_link_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, flat_link_t *link,
+                           uint64_t round)
+{
+    flat_link_wait_t w = {link, round, call, c};
+    if (!flat_link_published(&w))
+        tm_mpi_p2p_wait_noted(r, flat_link_published, &w, flat_link_note, &w);
+}
+
+void tm_mpi_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
+                           void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
+                           bool exclusive)
+{
+    tm_mpi_coll_flat_t *f = flat_get(r, c);
+    uint64_t round = ++c->flat_scans;
+    int k = c->rank, last = c->size - 1;
+    size_t bytes = count * type->size;
+    const unsigned char *before = NULL; /* member k - 1's prefix */
+    if (k > 0) {
+        flat_link_wait(r, c, call, flat_link(f, k - 1), round);
+        before = flat_link(f, k - 1)->prefix[round % FLAT_SCAN_DEPTH];
+    }
+    /* Our prefix: into our link for member k + 1, into recvbuf for the last member's scan. */
+    unsigned char *prefix = NULL;
+    if (k < last) {
+        if (round > FLAT_SCAN_DEPTH)
+            flat_link_wait(r, c, call, flat_link(f, k + 1), round - FLAT_SCAN_DEPTH);
+        prefix = flat_link(f, k)->prefix[round % FLAT_SCAN_DEPTH];
+    } else if (!exclusive) {
+        prefix = recvbuf;
+    }
+    if (prefix && bytes > 0) {
+        if (prefix != data)
+            memcpy(prefix, data, bytes);
+        if (before)
+            tm_mpi_op_apply(op, before, prefix, count, type); /* before op data */
+    }
+    /* recvbuf last: in place, it held the data. Exscan: member 0's is not significant. */
+    if (bytes > 0) {
+        if (exclusive && before)
+            memcpy(recvbuf, before, bytes);
+        else if (!exclusive && prefix != recvbuf)
+            memcpy(recvbuf, prefix, bytes);
+    }
+    /* release: our prefix, and our reads of member k - 1's, before the round is ours */
+    atomic_store_explicit(&flat_link(f, k)->published, round, memory_order_release);
+    if (k > 0)
+        tm_mpi_mailbox_poke_rank(tm_mpi_mailbox_get(c->group->world_ranks[k - 1], false));
+    if (k < last)
+        tm_mpi_mailbox_poke_rank(tm_mpi_mailbox_get(c->group->world_ranks[k + 1], false));
 }

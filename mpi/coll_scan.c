@@ -36,6 +36,11 @@ static int scan(const char *call, const void *sendbuf, void *recvbuf, int count,
         err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
     if (err != MPI_SUCCESS)
         return err;
+    if (!nonblocking && tm_mpi_coll_use_flat_reduce(c, (size_t)count, type)) {
+        tm_mpi_coll_flat_scan(r, c, call, in_place ? recvbuf : sendbuf, recvbuf, (size_t)count,
+                              type, op, exclusive);
+        return MPI_SUCCESS;
+    }
     int levels = tm_mpi_coll_levels(c, nonblocking, false);
     return tm_mpi_coll_run(r, c, call,
                            tm_nbc_scan_recdoubling(r, c, in_place ? recvbuf : sendbuf, recvbuf,

@@ -296,18 +296,8 @@ tm_mpi_type_t *tm_mpi_type_alloc(int combiner)
     return t;
 }
 
-void tm_mpi_type_retain(tm_mpi_type_t *type)
+void tm_mpi_type_release_derived(tm_mpi_type_t *type)
 {
-    if (type->predefined)
-        return;
-    /* Relaxed: a new reference is taken from an existing one, which keeps the object alive. */
-    atomic_fetch_add_explicit(&type->refs, 1, memory_order_relaxed);
-}
-
-void tm_mpi_type_release(tm_mpi_type_t *type)
-{
-    if (type == NULL || type->predefined)
-        return;
     /* acq_rel: the thread that frees must see every other user's accesses to the object. */
     if (atomic_fetch_sub_explicit(&type->refs, 1, memory_order_acq_rel) != 1)
         return;

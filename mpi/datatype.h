@@ -82,9 +82,24 @@ typedef struct tm_mpi_type {
  * object lives as long as the handle, or as a reference the caller takes with retain. */
 int tm_mpi_type_lookup(MPI_Datatype handle, tm_mpi_type_t **type_p);
 
-void tm_mpi_type_retain(tm_mpi_type_t *type);
-/* Drops a reference; the last one frees the object (and releases the types it was built of). */
-void tm_mpi_type_release(tm_mpi_type_t *type);
+/* Takes a reference (none is counted on a predefined type). Inline, as a receive takes one. */
+static inline void tm_mpi_type_retain(tm_mpi_type_t *type)
+{
+    if (type->predefined)
+        return;
+    /* Relaxed: a new reference is taken from an existing one, which keeps the object alive. */
+    atomic_fetch_add_explicit(&type->refs, 1, memory_order_relaxed);
+}
+
+void tm_mpi_type_release_derived(tm_mpi_type_t *type);
+
+/* Drops a reference; the last one frees the object (and releases the types it was built of).
+ * NULL is fine. */
+static inline void tm_mpi_type_release(tm_mpi_type_t *type)
+{
+    if (type && !type->predefined)
+        tm_mpi_type_release_derived(type);
+}
 
 /* Handle payloads: a predefined type's has its index in the low byte, which indexes
  * tm_mpi_type_predefined (filled when the library loads); a derived type's has bit 25 set. */

@@ -815,8 +815,8 @@ static tm_shm_cell_t *unexpected_bin_find(tm_mpi_unexpected_t *u, unsigned b, in
 /* Finds the first unexpected message matching (from MPI_ANY_SOURCE: the earliest arrival among
  * the bins' first matches); unlinks it and claims it when `take`. Drops the cancelled messages
  * it passes. */
-static tm_shm_cell_t *unexpected_find(tm_mpi_matcher_t *m, int context_id, int source, int tag,
-                                      bool take)
+static tm_shm_cell_t *unexpected_search(tm_mpi_matcher_t *m, int context_id, int source, int tag,
+                                        bool take)
 {
     tm_mpi_unexpected_t *u = &m->unexpected;
     for (;;) {
@@ -846,6 +846,15 @@ static tm_shm_cell_t *unexpected_find(tm_mpi_matcher_t *m, int context_id, int s
             return found;
         tm_shm_cell_free(found); /* cancelled since the check above: look again */
     }
+}
+
+/* unexpected_search, after the common case of a receive posted ahead: no message waits. */
+static inline tm_shm_cell_t *unexpected_find(tm_mpi_matcher_t *m, int context_id, int source,
+                                             int tag, bool take)
+{
+    if (!m->unexpected.nonempty)
+        return NULL;
+    return unexpected_search(m, context_id, source, tag, take);
 }
 
 /* Requests freed by MPI_Request_free while pending go when they complete. */

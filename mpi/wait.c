@@ -135,10 +135,11 @@ static void wait_noted(tm_mpi_rank_t *r, const char *call, tm_mpi_request_t **re
     tm_mpi_p2p_wait_noted(r, enough_complete, w, note_make, &note);
 }
 
-/* Resolves the array into a temporary one: small arrays on the stack. */
+/* Resolves the array into a temporary one: up to 64 requests (a window of messages) on the
+ * stack. */
 #define WITH_REQUESTS(count, reqs)                                                                 \
-    tm_mpi_request_t *reqs##_small[16];                                                            \
-    tm_mpi_request_t **reqs = (count) <= 16 ? reqs##_small : malloc((size_t)(count) * sizeof *reqs)
+    tm_mpi_request_t *reqs##_small[64];                                                            \
+    tm_mpi_request_t **reqs = (count) <= 64 ? reqs##_small : malloc((size_t)(count) * sizeof *reqs)
 
 #define END_REQUESTS(reqs)                                                                         \
     do {                                                                                           \

@@ -15,6 +15,7 @@ struct tm_shm_ring {
     /* Fixed at creation: read by both sides, on a line nobody writes. */
     unsigned char *cells;
     size_t ncells, stride, cell_size;
+    unsigned lap_shift; /* log2(ncells): position >> lap_shift is the lap */
     /* Producer only. */
     alignas(TM_SHM_CACHE_LINE) uint64_t tail; /* cells pushed */
     uint64_t released_seen;                   /* its last read of `released` */

@@ -1,10 +1,11 @@
 /* Small blocking collectives back to back, as the flat algorithm runs them (mpi/coll_flat.c):
- * barrier, bcast, reduce, allreduce, allgather, alltoall, gather and scatter;
- * every round's result is checked, so that a member that writes its slot for the next round, or
- * a last member that writes the next result, before every member is done with this round shows.
- * Roots and values change at every round; rounds alternate between MPI_COMM_WORLD and the two
- * halves of an MPI_Comm_split (one context id for two groups), with point-to-point traffic on
- * the way. Also with more ranks than the flat algorithm takes (the message algorithms). */
+ * barrier, bcast, reduce, allreduce, allgather, alltoall, gather, scatter, scan and exscan (a
+ * chain, whose members run a few rounds ahead of the next); every round's result is checked, so
+ * that a member that writes its slot for the next round, or a last member that writes the next
+ * result, before every member is done with this round shows. Roots and values change at every
+ * round; rounds alternate between MPI_COMM_WORLD and the two halves of an MPI_Comm_split (one
+ * context id for two groups), with point-to-point traffic on the way. Also with more ranks than the
+ * flat algorithm takes (the message algorithms). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,68 @@ static long sum(int size, int round)
     for (int k = 0; k < size; k++)
         s += value(k, round);
     return s;
+}
+
+/* Affine maps x -> a x + b modulo P, composed in rank order: an operation that does not
+ * commute, so that a prefix folded out of order shows. (a, b) then (c, d) is (a c, b c + d). */
+#define P 1000003L
+
+static void compose(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    long *x = in, *y = inout;
+    (void)type;
+    for (int i = 0; i < *len; i += 2) {
+        long a = x[i] * y[i] % P, b = (x[i + 1] * y[i] + y[i + 1]) % P;
+        y[i] = a;
+        y[i + 1] = b;
+    }
+}
+
+static void affine(int rank, int round, long map[2])
+{
+    map[0] = 2 + (rank * 7 + round) % 11;
+    map[1] = 1 + (rank * 13 + round * 3) % 17;
+}
+
+/* The maps of ranks [0, n) composed; the identity for n = 0. */
+static void prefix(int n, int round, long out[2])
+{
+    out[0] = 1;
+    out[1] = 0;
+    for (int k = 0; k < n; k++) {
+        long m[2];
+        affine(k, round, m);
+        int len = 2;
+        compose(out, m, &len, NULL);
+        out[0] = m[0];
+        out[1] = m[1];
+    }
+}
+
+static MPI_Op compose_op;
+
+/* Three scans in a row, back to back: the chain's buffers are reused every few rounds. */
+static void scans(MPI_Comm comm, int rank, int t)
+{
+    long map[2], got[2] = {-1, -1}, want[2];
+    affine(rank, t, map);
+    MPI_Scan(map, got, 2, MPI_LONG, compose_op, comm);
+    prefix(rank + 1, t, want);
+    check(got[0], want[0], "scan [0]", t, rank);
+    check(got[1], want[1], "scan [1]", t, rank);
+    got[0] = map[0];
+    got[1] = map[1];
+    MPI_Exscan(MPI_IN_PLACE, got, 2, MPI_LONG, compose_op, comm);
+    prefix(rank, t, want);
+    if (rank > 0) {
+        check(got[0], want[0], "exscan in place [0]", t, rank);
+        check(got[1], want[1], "exscan in place [1]", t, rank);
+    }
+    long sum_in = value(rank, t), partial = 0;
+    MPI_Scan(MPI_IN_PLACE, &sum_in, 1, MPI_LONG, MPI_SUM, comm);
+    for (int k = 0; k <= rank; k++)
+        partial += value(k, t);
+    check(sum_in, partial, "scan in place", t, rank);
 }
 
 static void rounds(MPI_Comm comm, int first)
@@ -84,6 +147,7 @@ static void rounds(MPI_Comm comm, int first)
         long mine = -1;
         MPI_Scatter(sendto, 1, MPI_LONG, &mine, 1, MPI_LONG, root, comm);
         check(mine, value(rank, t) + 1, "scatter", t, rank);
+        scans(comm, rank, t);
         if (t % 3 == 0)
             MPI_Barrier(comm);
     }
@@ -101,11 +165,13 @@ int main(int argc, char **argv)
             fprintf(stderr, "coll_flat: at most 80 ranks\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    MPI_Op_create(compose, 0, &compose_op);
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &half);
     rounds(MPI_COMM_WORLD, 0);
     rounds(half, ROUNDS);
     rounds(MPI_COMM_WORLD, 2 * ROUNDS);
     MPI_Comm_free(&half);
+    MPI_Op_free(&compose_op);
     int all;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)

@@ -10,7 +10,6 @@
 #include "fake_rt.h"
 
 tm_rt_rank_t fake_rt_rank;
-int fake_rt_is_rank;
 int fake_rt_world_size;
 double fake_rt_now;
 
@@ -23,7 +22,6 @@ static int fake_rt_expected_rank;
  * in tm_sched_current_data: the test thread plays that ULT. */
 void fake_rt_set_caller(int is_rank)
 {
-    fake_rt_is_rank = is_rank;
     tm_sched_current_data = is_rank ? &fake_rt_rank : NULL;
 }
 

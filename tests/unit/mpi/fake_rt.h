@@ -7,10 +7,9 @@
 
 #include "runtime/rank.h"
 
-/* The rank the test runs as; tm_rt_rank_self() returns it when fake_rt_is_rank is true, which
- * fake_rt_set_caller sets (for the calling thread). */
+/* The rank the test runs as: tm_rt_rank_self() returns it to a thread that called
+ * fake_rt_set_caller(1) (fake_rt_setup does for its caller), NULL after fake_rt_set_caller(0). */
 extern tm_rt_rank_t fake_rt_rank;
-extern int fake_rt_is_rank;
 void fake_rt_set_caller(int is_rank);
 extern int fake_rt_world_size;
 extern double fake_rt_now;
