@@ -126,6 +126,7 @@ typedef struct tm_mpi_comm {
     struct tm_mpi_coll_flat *flat; /* the block of its flat collectives, else NULL (coll_flat.c) */
     uint64_t flat_rounds;          /* flat collectives it ran */
     uint64_t flat_scans;           /* flat scans and exscans it ran (their own chain) */
+    uint64_t flat_scans_next;      /* those the next rank had finished, as last seen */
 } tm_mpi_comm_t;
 
 /* A rank's MPI state: created by MPI_Init/MPI_Init_thread (rt->mpi points to it), destroyed by

@@ -43,7 +43,6 @@ static void mailboxes_create(void)
         atomic_init(&mailboxes[i].sleeper, NULL);
         atomic_init(&mailboxes[i].helper, NULL);
         mailboxes[i].pool = NULL;
-        mailboxes[i].world_rank = i < n ? i : i - n;
         for (int f = 0; f < TM_MPI_FASTBOX_MAX; f++)
             atomic_init(&mailboxes[i].fastboxes[f], NULL);
         atomic_init(&mailboxes[i].nfastboxes, 0);
@@ -104,7 +103,8 @@ static int mailbox_pool(tm_mpi_mailbox_t *mb, int world_rank)
 /* The world rank whose mailbox `mb` is (either side). */
 static inline int mailbox_world_rank(const tm_mpi_mailbox_t *mb)
 {
-    return mb->world_rank;
+    int index = (int)(mb - mailboxes);
+    return index < nmailboxes ? index : index - nmailboxes;
 }
 
 int tm_mpi_p2p_init(tm_mpi_rank_t *r)
@@ -124,6 +124,7 @@ int tm_mpi_p2p_init(tm_mpi_rank_t *r)
         return rc;
     }
     p->match.mailbox = mb;
+    p->match.world_rank = r->rt->world_rank;
     r->p2p = p;
     return 0;
 }
@@ -235,14 +236,9 @@ static inline int comm_world_rank(const tm_mpi_comm_t *comm, int rank)
 
 void tm_mpi_mailbox_wake(tm_mpi_mailbox_t *mailbox)
 {
-    /* The first poke takes the sleeper out, so that the messages that follow while it wakes up
-     * do not unpark it again (an atomic on its ULT's line each). A later poke that then finds
-     * no sleeper loses nothing: the woken rank polls before it publishes itself again, and if it
-     * missed that poke's work, the Dekker handshake of its next publication finds it (its new
-     * store comes after the one taken out here, so the poke's fence orders before it). */
+    /* Loaded again: a sleeper gone since tm_mpi_mailbox_poke looked has seen the work. */
     tm_sched_ult_t *ult = atomic_load_explicit(&mailbox->sleeper, memory_order_relaxed);
-    if (ult && atomic_compare_exchange_strong_explicit(&mailbox->sleeper, &ult, NULL,
-                                                       memory_order_relaxed, memory_order_relaxed))
+    if (ult)
         tm_rt_profile_unpark(ult);
     /* acquire: pairs with the progress thread's release; it was made on another core */
     ult = atomic_load_explicit(&mailbox->helper, memory_order_acquire);
@@ -497,10 +493,9 @@ static void cell_post(tm_shm_cell_t *cell, tm_mpi_mailbox_t *to)
 /* tm_mpi_matcher_send, inlined into tm_mpi_p2p_isend: the program's sends. */
 static inline __attribute__((always_inline)) int
 matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *buf, size_t count,
-             const tm_mpi_type_t *type, size_t bytes, tm_mpi_mailbox_t *to, int context_id,
-             int source, int tag, bool synchronous)
+             const tm_mpi_type_t *type, size_t bytes, tm_mpi_mailbox_t *to, int dest,
+             int context_id, int source, int tag, bool synchronous)
 {
-    int dest = mailbox_world_rank(to);
     bool eager = send_protocol(bytes, synchronous) == TM_MPI_PROTO_EAGER;
     bool small = eager && bytes <= FASTBOX_PAYLOAD;
     tm_mpi_fastbox_t *fb = fastbox_to(m, to, dest, small);
@@ -510,7 +505,7 @@ matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *buf, size_t
         return -ENOMEM;
     /* In order after this rank's dynamic broadcasts to the destination (see p2p.h), and after
      * its messages through the other way when it has a fastbox there. */
-    envelope_fill(cell, context_id, source, tag, bytes, mailbox_world_rank(m->mailbox),
+    envelope_fill(cell, context_id, source, tag, bytes, m->world_rank,
                   m->dyn_sent ? m->dyn_sent[dest] : 0, false);
     if (fb) {
         cell_envelope(cell)->pair_seq = fb->next_seq;
@@ -549,7 +544,8 @@ int tm_mpi_matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *
                         const tm_mpi_type_t *type, size_t bytes, tm_mpi_mailbox_t *to,
                         int context_id, int source, int tag, bool synchronous)
 {
-    return matcher_send(m, req, buf, count, type, bytes, to, context_id, source, tag, synchronous);
+    return matcher_send(m, req, buf, count, type, bytes, to, mailbox_world_rank(to), context_id,
+                        source, tag, synchronous);
 }
 
 tm_shm_cell_t *tm_mpi_matcher_dyn_make(tm_mpi_matcher_t *m, int context_id, int source, int tag,
@@ -651,9 +647,10 @@ int tm_mpi_p2p_isend(tm_mpi_rank_t *r, const void *buf, size_t count, tm_mpi_typ
         tm_mpi_type_retain(type);
         req->type = type;
     }
-    int rc = matcher_send(&r->p2p->match, req, buf, count, type, bytes,
-                          tm_mpi_mailbox_get(comm_world_rank(comm, dest), false), comm->context_id,
-                          comm->rank, tag, synchronous);
+    int to = comm_world_rank(comm, dest);
+    int rc =
+        matcher_send(&r->p2p->match, req, buf, count, type, bytes, tm_mpi_mailbox_get(to, false),
+                     to, comm->context_id, comm->rank, tag, synchronous);
     if (rc < 0) {
         tm_mpi_request_release(r, req);
         return rc;
@@ -1345,22 +1342,25 @@ void tm_mpi_p2p_wait_until(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg)
     tm_mpi_p2p_wait_noted(r, done, arg, NULL, NULL);
 }
 
-void tm_mpi_p2p_wait_noted(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
-                           void (*note)(void *note_arg, tm_mpi_blocked_note_t *out), void *note_arg)
+/* The waits: `sleep_first` for tm_mpi_p2p_wait_for_others. */
+static void wait_core(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
+                      void (*note)(void *note_arg, tm_mpi_blocked_note_t *out), void *note_arg,
+                      bool sleep_first)
 {
     TM_RT_PROFILE_SCOPE(PROGRESS);
     tm_mpi_mailbox_t *mb = r->p2p->match.mailbox;
     tm_mpi_mailbox_t *coll = tm_mpi_mailbox_get(r->rt->world_rank, true);
     tm_sched_ult_t *self = tm_sched_self();
     for (;;) {
-        for (int yields = 0, polls = 0;
-             yields < WAIT_YIELDS_BEFORE_SLEEP && polls < WAIT_POLLS_BEFORE_SLEEP; polls++) {
+        for (int yields = 0, polls = 0; polls < WAIT_POLLS_BEFORE_SLEEP; polls++) {
             bool did = tm_mpi_p2p_progress(r);
             if (done ? done(arg) : did) {
                 atomic_store_explicit(&r->rt->blocked, 0, memory_order_relaxed);
                 return;
             }
-            yields += tm_rt_profile_yield();
+            if (sleep_first ? tm_sched_others_ready()
+                            : (yields += tm_rt_profile_yield()) >= WAIT_YIELDS_BEFORE_SLEEP)
+                break;
         }
         /* Sleep until poked: publish the sleeper, then look for work once more (the other half
          * of tm_mpi_mailbox_poke's Dekker handshake, hence the fence). With collectives under
@@ -1386,4 +1386,17 @@ void tm_mpi_p2p_wait_noted(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
         if (colls)
             atomic_store_explicit(&coll->sleeper, NULL, memory_order_relaxed);
     }
+}
+
+void tm_mpi_p2p_wait_noted(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
+                           void (*note)(void *note_arg, tm_mpi_blocked_note_t *out), void *note_arg)
+{
+    wait_core(r, done, arg, note, note_arg, false);
+}
+
+void tm_mpi_p2p_wait_for_others(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
+                                void (*note)(void *note_arg, tm_mpi_blocked_note_t *out),
+                                void *note_arg)
+{
+    wait_core(r, done, arg, note, note_arg, true);
 }

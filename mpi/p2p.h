@@ -101,7 +101,6 @@ typedef struct tm_mpi_mailbox {
     alignas(TM_SHM_CACHE_LINE) tm_sched_ult_t *_Atomic sleeper;
     tm_sched_ult_t *_Atomic helper;
     tm_shm_pool_t *pool; /* the cells sent from this side, made at the rank's MPI_Init */
-    int world_rank;      /* whose side this is */
     /* The fastboxes into this side, which its consumer polls after the queue: added by the
      * consumer (others read them as hints, for idleness); `fastboxes_taken` counts those the
      * senders reserved, up to TM_MPI_FASTBOX_MAX. */
@@ -127,6 +126,7 @@ typedef struct tm_mpi_unexpected {
  * the holder of the collective engine's lock for collectives. */
 typedef struct tm_mpi_matcher {
     tm_mpi_mailbox_t *mailbox;
+    int world_rank;       /* whose side this is */
     uint64_t last_ticket; /* of the sends from this side (see "Cancelling a send") */
     tm_mpi_request_t *posted_head, *posted_tail;
     tm_mpi_unexpected_t unexpected;
@@ -463,6 +463,13 @@ void tm_mpi_p2p_wait_until(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg)
 void tm_mpi_p2p_wait_noted(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
                            void (*note)(void *note_arg, tm_mpi_blocked_note_t *out),
                            void *note_arg);
+
+/* tm_mpi_p2p_wait_noted for a wait that only other ranks' work can end, as a flat collective's
+ * for its last member: when another rank of the VP is ready to run, it sleeps at once rather
+ * than yield and poll again, so that each rank runs once per round. */
+void tm_mpi_p2p_wait_for_others(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
+                                void (*note)(void *note_arg, tm_mpi_blocked_note_t *out),
+                                void *note_arg);
 
 /* A note of tm_mpi_p2p_wait_noted for waiting on one request (a tm_mpi_request_t *) in the
  * call that started it (MPI_Recv). */

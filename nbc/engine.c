@@ -65,6 +65,7 @@ int tm_nbc_engine_create(tm_mpi_rank_t *r)
         return -ENOMEM;
     e->rank = r;
     e->match.mailbox = tm_mpi_mailbox_get(r->rt->world_rank, true);
+    e->match.world_rank = r->rt->world_rank;
     e->match.am_handler = engine_am;
     e->match.am_arg = e;
     e->p2p_mailbox = tm_mpi_mailbox_get(r->rt->world_rank, false);

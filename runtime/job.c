@@ -98,6 +98,11 @@ int tm_rt_idle_cores(void)
     return job.placement.idle_cores;
 }
 
+int tm_rt_rank_vp(int world_rank)
+{
+    return job.placement.rank_vp[world_rank];
+}
+
 int tm_rt_progress_vp(int world_rank)
 {
     return job.placement.progress_vp[world_rank];

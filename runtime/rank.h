@@ -73,6 +73,9 @@ int tm_rt_split_levels(void);
  * the progress threads share the ranks' cores, or there are none. */
 int tm_rt_idle_cores(void);
 
+/* The VP where world rank `world_rank` runs (ranks never change VPs). */
+int tm_rt_rank_vp(int world_rank);
+
 /* The VP where the progress thread of world rank `world_rank` runs ([placement] progress), or -1
  * when ranks have no progress thread (progress = none: collectives progress in MPI calls). */
 int tm_rt_progress_vp(int world_rank);

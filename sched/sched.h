@@ -90,6 +90,9 @@ int tm_sched_nvps(void);
  * caller is not a ULT. */
 bool tm_sched_yield(void);
 
+/* Whether another ULT of the caller's VP is ready to run (tm_sched_yield would switch). */
+bool tm_sched_others_ready(void);
+
 /* Park/unpark, with the semantics of a one-token permit:
  * - tm_sched_park() consumes the permit if it is available and returns at once; otherwise the
  *   ULT sleeps until some thread calls tm_sched_unpark() on it.

@@ -176,6 +176,14 @@ bool tm_sched_yield(void)
     return true;
 }
 
+bool tm_sched_others_ready(void)
+{
+    tm_sched_vp_t *vp;
+    tm_sched_ult_t *ult = tm_sched_ult_current(&vp);
+
+    return ult != NULL && !tm_sched_runq_empty(&vp->runq);
+}
+
 void tm_sched_park(void)
 {
     tm_sched_vp_t *vp;

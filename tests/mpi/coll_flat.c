@@ -1,6 +1,7 @@
 /* Small blocking collectives back to back, as the flat algorithm runs them (mpi/coll_flat.c):
  * barrier, bcast, reduce, allreduce, allgather, alltoall, gather, scatter, scan and exscan (a
- * chain, whose members run a few rounds ahead of the next); every round's result is checked, so
+ * chain, whose members run a few rounds ahead of the next: also a burst of scans alone, the later
+ * ranks slower); every round's result is checked, so
  * that a member that writes its slot for the next round, or a last member that writes the next
  * result, before every member is done with this round shows. Roots and values change at every
  * round; rounds alternate between MPI_COMM_WORLD and the two halves of an MPI_Comm_split (one
@@ -98,6 +99,27 @@ static void scans(MPI_Comm comm, int rank, int t)
     check(sum_in, partial, "scan in place", t, rank);
 }
 
+/* Scans only, many in a row, the later ranks slower: the earlier ones run ahead as far as the
+ * chain lets them, which must not overwrite a prefix before the next rank has read it. */
+#define BURST 3000
+
+static void scan_burst(MPI_Comm comm)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    for (int t = 0; t < BURST; t++) {
+        long in = value(rank, t), out = -1, want = 0;
+        if (rank > size / 2 && t % 50 == 0)
+            for (volatile int spin = 0; spin < 20000 * rank; spin++)
+                ;
+        MPI_Scan(&in, &out, 1, MPI_LONG, MPI_SUM, comm);
+        for (int k = 0; k <= rank; k++)
+            want += value(k, t);
+        check(out, want, "scan burst", t, rank);
+    }
+}
+
 static void rounds(MPI_Comm comm, int first)
 {
     int rank, size;
@@ -167,6 +189,7 @@ int main(int argc, char **argv)
     }
     MPI_Op_create(compose, 0, &compose_op);
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &half);
+    scan_burst(MPI_COMM_WORLD);
     rounds(MPI_COMM_WORLD, 0);
     rounds(half, ROUNDS);
     rounds(MPI_COMM_WORLD, 2 * ROUNDS);
