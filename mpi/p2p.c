@@ -1352,15 +1352,16 @@ static void wait_core(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
     tm_mpi_mailbox_t *coll = tm_mpi_mailbox_get(r->rt->world_rank, true);
     tm_sched_ult_t *self = tm_sched_self();
     for (;;) {
-        for (int yields = 0, polls = 0; polls < WAIT_POLLS_BEFORE_SLEEP; polls++) {
+        for (int yields = 0, polls = 0;
+             yields < WAIT_YIELDS_BEFORE_SLEEP && polls < WAIT_POLLS_BEFORE_SLEEP; polls++) {
             bool did = tm_mpi_p2p_progress(r);
             if (done ? done(arg) : did) {
                 atomic_store_explicit(&r->rt->blocked, 0, memory_order_relaxed);
                 return;
             }
-            if (sleep_first ? tm_sched_others_ready()
-                            : (yields += tm_rt_profile_yield()) >= WAIT_YIELDS_BEFORE_SLEEP)
+            if (sleep_first && tm_sched_others_ready())
                 break;
+            yields += tm_rt_profile_yield();
         }
         /* Sleep until poked: publish the sleeper, then look for work once more (the other half
          * of tm_mpi_mailbox_poke's Dekker handshake, hence the fence). With collectives under
