@@ -140,6 +140,8 @@ static tm_mpi_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
     if (!f) {
         size_t bytes = sizeof *f + 2 * (size_t)c->size * FLAT_SLOT_STRIDE +
                        (size_t)c->size * (sizeof(flat_link_t) + sizeof(flat_member_t));
+        /* aligned_alloc wants a multiple of the alignment */
+        bytes = (bytes + TM_SHM_CACHE_LINE - 1) / TM_SHM_CACHE_LINE * TM_SHM_CACHE_LINE;
         if (!(f = aligned_alloc(TM_SHM_CACHE_LINE, bytes))) {
             pthread_mutex_unlock(&registry.lock);
             tm_rt_job_abort(r->rt->world_rank, MPI_ERR_NO_MEM,
