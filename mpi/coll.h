@@ -72,13 +72,13 @@ static inline bool tm_mpi_coll_use_shared(const tm_mpi_comm_t *c, size_t count,
 }
 
 /* Flat collectives (coll_flat.c): small blocking barrier, broadcast, reduce, allreduce,
- * allgather, alltoall, gather, scatter, scan and exscan through a block of memory the members
- * share, where the member that arrives last does the work. Up to TM_MPI_COLL_FLAT_RANKS members and
- * TM_MPI_COLL_FLAT_BYTES of data per member. Measured on 2 cores, 8 bytes, flat against the message
- * algorithms: 2 ranks pinned, allreduce 0.35 against 0.86 us, barrier 0.20 against 0.60, bcast 0.29
- * against 0.38; 16 ranks, allreduce 3.0 against 21.6 us, bcast 2.6 against 5.3; 64 ranks, allreduce
- * 11 against 122 us, bcast 9.2 against 8.4 (the last member's wake-ups, one by one, catch up with
- * the tree). */
+ * allgather(v), alltoall, gather, scatter, reduce_scatter(_block), scan and exscan through a block
+ * of memory the members share, where the member that arrives last does the work. Up to
+ * TM_MPI_COLL_FLAT_RANKS members and TM_MPI_COLL_FLAT_BYTES of data per member. Measured on 2
+ * cores, 8 bytes, flat against the message algorithms: 2 ranks pinned, allreduce 0.35 against 0.86
+ * us, barrier 0.20 against 0.60, bcast 0.29 against 0.38; 16 ranks, allreduce 3.0 against 21.6 us,
+ * bcast 2.6 against 5.3; 64 ranks, allreduce 11 against 122 us, bcast 9.2 against 8.4 (the last
+ * member's wake-ups, one by one, catch up with the tree). */
 #define TM_MPI_COLL_FLAT_RANKS 64
 #define TM_MPI_COLL_FLAT_BYTES 256
 
@@ -103,6 +103,18 @@ int tm_mpi_coll_flat_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *c
 int tm_mpi_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                               const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
                               void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype);
+/* Allgatherv: flat when every block (recvcounts[k] of rtype) fits TM_MPI_COLL_FLAT_BYTES, which
+ * every member computes alike. */
+int tm_mpi_coll_flat_allgatherv(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                                const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
+                                void *recvbuf, const int *recvcounts, const int *displs,
+                                tm_mpi_type_t *rtype);
+/* Reduce_scatter and reduce_scatter_block: the reduction of all `total` elements of data
+ * (== recvbuf in place), as a flat allreduce's, then the member's `count` elements from element
+ * `first` of the result into recvbuf. Flat under a reduction's condition for `total`. */
+void tm_mpi_coll_flat_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                                     const void *data, void *recvbuf, size_t total, size_t first,
+                                     size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op);
 /* Gather and scatter, whose in-place root passes its own block as sendbuf (gather) or recvbuf
  * (scatter). Flat when the root's blocks (gather: one per slot; scatter: all size of them, in
  * its slot) fit TM_MPI_COLL_FLAT_BYTES. */

@@ -2,11 +2,11 @@
  * MPI_Allgather, MPI_Iallgather, MPI_Allgatherv and MPI_Iallgatherv.
  *
  * MPI_IN_PLACE (sendbuf): each rank's block is already in its place in recvbuf; the send
- * arguments are then ignored. Blocking MPI_Allgather of blocks of little data on up to 64 ranks
- * takes the flat algorithm (coll_flat.c). Otherwise the algorithm is picked from the data each
- * rank receives in all:
- * recursive doubling (MPI_Allgather on power-of-two sizes) or Bruck's algorithm, lg p steps, for
- * little data; above, the ring, whose p - 1 steps each move one block between neighbours.
+ * arguments are then ignored. Blocking MPI_Allgather and MPI_Allgatherv of blocks of little data
+ * on up to 64 ranks take the flat algorithm (coll_flat.c). Otherwise the algorithm is picked from
+ * the data each rank receives in all: recursive doubling (MPI_Allgather on power-of-two sizes) or
+ * Bruck's algorithm, lg p steps, for little data; above, the ring, whose p - 1 steps each move one
+ * block between neighbours.
  */
 #include "config.h"
 
@@ -114,6 +114,16 @@ static int allgatherv(const char *call, const void *sendbuf, int sendcount, MPI_
         err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
     if (err != MPI_SUCCESS)
         return err;
+    if (!nonblocking) {
+        size_t largest = 0; /* every member sees the same counts: they all choose alike */
+        for (int j = 0; j < c->size; j++)
+            if ((size_t)recvcounts[j] * rtype->size > largest)
+                largest = (size_t)recvcounts[j] * rtype->size;
+        if (tm_mpi_coll_use_flat(c, largest))
+            return tm_mpi_coll_flat_allgatherv(r, c, call, in_place ? NULL : sendbuf,
+                                               (size_t)sendcount, stype, recvbuf, recvcounts,
+                                               displs, rtype);
+    }
     tm_nbc_blocks_t recv = {.buf = recvbuf,
                             .counts = recvcounts,
                             .displs = displs,

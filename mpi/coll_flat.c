@@ -1,7 +1,7 @@
 /*
- * Flat collectives: the small blocking barrier, broadcast, reduce, allreduce, allgather,
- * alltoall, gather and scatter through a block of memory the members of a communicator share
- * (the ranks are threads of one process).
+ * Flat collectives: the small blocking barrier, broadcast, reduce, allreduce, allgather(v),
+ * alltoall, gather, scatter and reduce_scatter(_block), and scan and exscan, through a block of
+ * memory the members of a communicator share (the ranks are threads of one process).
  *
  * Each member copies its data into its slot of the block and arrives: one fetch-and-add on the
  * block's arrival counter. The member that arrives last does the whole collective's work at
@@ -400,6 +400,45 @@ int tm_mpi_coll_flat_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *c
     flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0);
     return flat_status(
         r, c, call, flat_get_blocks(f, round, sendbuf ? -1 : c->rank, recvbuf, recvcount, rtype));
+}
+
+int tm_mpi_coll_flat_allgatherv(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                                const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
+                                void *recvbuf, const int *recvcounts, const int *displs,
+                                tm_mpi_type_t *rtype)
+{
+    uint64_t round = flat_next(r, c);
+    tm_mpi_coll_flat_t *f = c->flat;
+    unsigned char *mine = flat_slot(f, round, c->rank);
+    if (sendbuf) {
+        *flat_slot_len(f, round, c->rank) =
+            tm_mpi_type_pack(sendbuf, sendcount, stype, 0, sendcount * stype->size, mine);
+    } else { /* in place: the rank's block is in recvbuf already */
+        size_t count = (size_t)recvcounts[c->rank];
+        *flat_slot_len(f, round, c->rank) =
+            tm_mpi_type_pack((char *)recvbuf + (MPI_Aint)displs[c->rank] * rtype->extent, count,
+                             rtype, 0, count * rtype->size, mine);
+    }
+    flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0);
+    bool truncated = false;
+    for (int k = 0; k < c->size; k++)
+        if (sendbuf || k != c->rank)
+            truncated |= flat_unpack(flat_slot(f, round, k), *flat_slot_len(f, round, k),
+                                     (char *)recvbuf + (MPI_Aint)displs[k] * rtype->extent,
+                                     (size_t)recvcounts[k], rtype);
+    return flat_status(r, c, call, truncated);
+}
+
+void tm_mpi_coll_flat_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                                     const void *data, void *recvbuf, size_t total, size_t first,
+                                     size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op)
+{
+    uint64_t round = flat_next(r, c);
+    if (total > 0)
+        memcpy(flat_slot(c->flat, round, c->rank), data, total * type->size);
+    flat_round(r, c, call, round, FLAT_REDUCE, total, type, op, -1);
+    if (count > 0) /* in place, recvbuf held the data: it is in the slot */
+        memcpy(recvbuf, c->flat->result + first * type->size, count * type->size);
 }
 
 int tm_mpi_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,

@@ -1,5 +1,6 @@
 /* Small blocking collectives back to back, as the flat algorithm runs them (mpi/coll_flat.c):
- * barrier, bcast, reduce, allreduce, allgather, alltoall, gather, scatter, scan and exscan (a
+ * barrier, bcast, reduce, allreduce, allgather(v), alltoall, gather, scatter,
+ * reduce_scatter(_block), scan and exscan (a
  * chain, whose members run a few rounds ahead of the next: also a burst of scans alone, the later
  * ranks slower); every round's result is checked, so
  * that a member that writes its slot for the next round, or a last member that writes the next
@@ -120,6 +121,58 @@ static void scan_burst(MPI_Comm comm)
     }
 }
 
+/* Allgatherv with counts 1 to 3 and the blocks rotated by one place; reduce_scatter_block and
+ * reduce_scatter of affine maps (in rank order), one map, or 0 to 2, to each rank. */
+static void vblocks(MPI_Comm comm, int rank, int size, int t)
+{
+    int counts[80], displs[80], at = 0;
+    for (int j = 0; j < size; j++) {
+        counts[(j + 1) % size] = 1 + (j + t) % 3;
+        displs[(j + 1) % size] = at;
+        at += counts[(j + 1) % size];
+    }
+    long mine[3], all[240];
+    for (int i = 0; i < counts[rank]; i++)
+        mine[i] = value(rank, t) + i;
+    MPI_Allgatherv(mine, counts[rank], MPI_LONG, all, counts, displs, MPI_LONG, comm);
+    for (int j = 0; j < size; j++)
+        for (int i = 0; i < counts[j]; i++)
+            check(all[displs[j] + i], value(j, t) + i, "allgatherv", t, rank);
+    /* in place */
+    for (int i = 0; i < counts[rank]; i++)
+        all[displs[rank] + i] = -value(rank, t) - i;
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, counts, displs, MPI_LONG, comm);
+    for (int j = 0; j < size; j++)
+        for (int i = 0; i < counts[j]; i++)
+            check(all[displs[j] + i], -value(j, t) - i, "allgatherv in place", t, rank);
+    /* every rank's maps for every rank; rank j gets the composition of the maps for it */
+    long maps[160], got[4] = {-1, -1, -1, -1};
+    for (int j = 0; j < size; j++)
+        affine(rank, t + j, &maps[2 * j]);
+    MPI_Reduce_scatter_block(maps, got, 2, MPI_LONG, compose_op, comm);
+    long want[2];
+    prefix(size, t + rank, want);
+    check(got[0], want[0], "reduce_scatter_block [0]", t, rank);
+    check(got[1], want[1], "reduce_scatter_block [1]", t, rank);
+    int rcounts[80], n = 0, first = 0;
+    for (int j = 0; j < size; j++) {
+        rcounts[j] = 2 * ((j + t) % 3); /* 0, 1 or 2 maps */
+        if (j < rank)
+            first += rcounts[j];
+        n += rcounts[j];
+    }
+    if (n <= 160) {
+        for (int e = 0; e < n; e += 2)
+            affine(rank, t + e, &maps[e]);
+        MPI_Reduce_scatter(MPI_IN_PLACE, maps, rcounts, MPI_LONG, compose_op, comm);
+        for (int e = 0; e < rcounts[rank]; e += 2) {
+            prefix(size, t + first + e, want);
+            check(maps[e], want[0], "reduce_scatter in place [0]", t, rank);
+            check(maps[e + 1], want[1], "reduce_scatter in place [1]", t, rank);
+        }
+    }
+}
+
 static void rounds(MPI_Comm comm, int first)
 {
     int rank, size;
@@ -170,6 +223,7 @@ static void rounds(MPI_Comm comm, int first)
         MPI_Scatter(sendto, 1, MPI_LONG, &mine, 1, MPI_LONG, root, comm);
         check(mine, value(rank, t) + 1, "scatter", t, rank);
         scans(comm, rank, t);
+        vblocks(comm, rank, size, t);
         if (t % 3 == 0)
             MPI_Barrier(comm);
     }
