@@ -335,7 +335,7 @@ static tm_mpi_fastbox_t *fastbox_open(tm_mpi_matcher_t *m, tm_mpi_mailbox_t *to,
         atomic_fetch_sub_explicit(&to->fastboxes_taken, 1, memory_order_relaxed);
         return NULL;
     }
-    fb->from = mailbox_world_rank(m->mailbox);
+    fb->from = m->world_rank;
     atomic_init(&fb->refs, 2);
     fb->next_seq = 1;
     fb->expected = 1;
@@ -377,8 +377,7 @@ static void fastbox_accept(tm_mpi_matcher_t *m, tm_shm_cell_t *cell)
     tm_shm_cell_free(cell);
     if (!m->fastbox_from &&
         !(m->fastbox_from = calloc((size_t)nmailboxes, sizeof *m->fastbox_from)))
-        tm_rt_job_abort(mailbox_world_rank(m->mailbox), MPI_ERR_NO_MEM,
-                        "out of memory opening a fastbox");
+        tm_rt_job_abort(m->world_rank, MPI_ERR_NO_MEM, "out of memory opening a fastbox");
     m->fastbox_from[fb->from] = fb;
     tm_mpi_mailbox_t *mb = m->mailbox;
     int n = atomic_load_explicit(&mb->nfastboxes, memory_order_relaxed);
@@ -607,7 +606,7 @@ tm_shm_cell_t *tm_mpi_am_alloc(tm_mpi_matcher_t *m, int kind)
     atomic_store_explicit(&env->claim, TM_MPI_CLAIM_TAKEN, memory_order_relaxed);
     env->protocol = TM_MPI_PROTO_AM;
     env->tag = kind;
-    env->origin = mailbox_world_rank(m->mailbox);
+    env->origin = m->world_rank;
     return cell;
 }
 
@@ -944,7 +943,7 @@ static bool take_in(tm_mpi_matcher_t *m, tm_shm_cell_t *cell)
     if (dyn) {
         if (!m->dyn_delivered &&
             !(m->dyn_delivered = calloc((size_t)nmailboxes, sizeof *m->dyn_delivered)))
-            tm_rt_job_abort(mailbox_world_rank(m->mailbox), MPI_ERR_NO_MEM,
+            tm_rt_job_abort(m->world_rank, MPI_ERR_NO_MEM,
                             "out of memory receiving a dynamic broadcast");
         m->dyn_delivered[env->origin]++;
     }
