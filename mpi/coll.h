@@ -94,21 +94,16 @@ int tm_mpi_coll_flat_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
 void tm_mpi_coll_flat_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
                              void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
                              int root);
-/* Allgather and alltoall (sendbuf NULL: in place): every member reads every slot after the
- * round. Flat when one rank's blocks (allgather: its one block; alltoall: all size of them)
- * fit TM_MPI_COLL_FLAT_BYTES. */
+/* Allgather(v) into the blocks of `recv`, and alltoall (sendbuf NULL: in place): every member
+ * reads every slot after the round. Flat when one rank's blocks (allgather(v): the largest block,
+ * which every member computes alike from the counts; alltoall: all size of them) fit
+ * TM_MPI_COLL_FLAT_BYTES. */
 int tm_mpi_coll_flat_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                                const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                               void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype);
+                               const tm_nbc_blocks_t *recv);
 int tm_mpi_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                               const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
                               void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype);
-/* Allgatherv: flat when every block (recvcounts[k] of rtype) fits TM_MPI_COLL_FLAT_BYTES, which
- * every member computes alike. */
-int tm_mpi_coll_flat_allgatherv(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                                const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                                void *recvbuf, const int *recvcounts, const int *displs,
-                                tm_mpi_type_t *rtype);
 /* Reduce_scatter and reduce_scatter_block: the reduction of all `total` elements of data
  * (== recvbuf in place), as a flat allreduce's, then the member's `count` elements from element
  * `first` of the result into recvbuf. Flat under a reduction's condition for `total`. */

@@ -63,10 +63,10 @@ static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_D
         err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
     if (err != MPI_SUCCESS)
         return err;
+    tm_nbc_blocks_t recv = {.buf = recvbuf, .count = (size_t)recvcount, .type = rtype};
     if (!nonblocking && tm_mpi_coll_use_flat(c, (size_t)recvcount * rtype->size))
         return tm_mpi_coll_flat_allgather(r, c, call, in_place ? NULL : sendbuf, (size_t)sendcount,
-                                          stype, recvbuf, (size_t)recvcount, rtype);
-    tm_nbc_blocks_t recv = {.buf = recvbuf, .count = (size_t)recvcount, .type = rtype};
+                                          stype, &recv);
     size_t total = (size_t)recvcount * rtype->size * (size_t)c->size;
     int levels = tm_mpi_coll_levels(c, nonblocking, false);
     tm_nbc_sched_t *s;
@@ -114,21 +114,20 @@ static int allgatherv(const char *call, const void *sendbuf, int sendcount, MPI_
         err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
     if (err != MPI_SUCCESS)
         return err;
-    if (!nonblocking) {
-        size_t largest = 0; /* every member sees the same counts: they all choose alike */
-        for (int j = 0; j < c->size; j++)
-            if ((size_t)recvcounts[j] * rtype->size > largest)
-                largest = (size_t)recvcounts[j] * rtype->size;
-        if (tm_mpi_coll_use_flat(c, largest))
-            return tm_mpi_coll_flat_allgatherv(r, c, call, in_place ? NULL : sendbuf,
-                                               (size_t)sendcount, stype, recvbuf, recvcounts,
-                                               displs, rtype);
-    }
     tm_nbc_blocks_t recv = {.buf = recvbuf,
                             .counts = recvcounts,
                             .displs = displs,
                             .displ_unit = rtype->extent,
                             .type = rtype};
+    if (!nonblocking) {
+        size_t largest = 0; /* every member sees the same counts: they all choose alike */
+        for (int j = 0; j < c->size; j++)
+            if (tm_nbc_blocks_bytes(&recv, j) > largest)
+                largest = tm_nbc_blocks_bytes(&recv, j);
+        if (tm_mpi_coll_use_flat(c, largest))
+            return tm_mpi_coll_flat_allgather(r, c, call, in_place ? NULL : sendbuf,
+                                              (size_t)sendcount, stype, &recv);
+    }
     int levels = tm_mpi_coll_levels(c, nonblocking, false);
     tm_nbc_sched_t *s;
     if ((size_t)all * rtype->size < ALLGATHER_BRUCK_BYTES)

@@ -69,6 +69,7 @@
 
 #include "coll.h"
 #include "group.h"
+#include "nbc/blocks.h"
 #include "p2p.h"
 
 typedef struct tm_mpi_coll_flat tm_mpi_coll_flat_t;
@@ -209,25 +210,42 @@ static size_t *flat_slot_len(tm_mpi_coll_flat_t *f, uint64_t round, int rank)
 /* What the last member does for the round: the result from the slots. */
 typedef enum flat_kind { FLAT_BARRIER, FLAT_BCAST, FLAT_REDUCE } flat_kind_t;
 
-typedef struct flat_round {
-    tm_mpi_coll_flat_t *f;
-    uint64_t round; /* its number, from 1 */
+/* What a member waits for: a round counter of the block (the rounds open, a link's prefixes
+ * or its rounds finished) to reach `round`; noted as `call` on `comm` for hang diagnosis. */
+typedef struct flat_wait {
+    _Atomic uint64_t *count;
+    uint64_t round;
     const char *call;
     tm_mpi_comm_t *comm;
-} flat_round_t;
+} flat_wait_t;
 
-static bool flat_open(void *arg)
+static bool flat_reached(void *arg)
 {
-    const flat_round_t *w = arg;
-    /* acquire: pairs with the last member's release; its result is visible */
-    return atomic_load_explicit(&w->f->done, memory_order_acquire) >= w->round;
+    const flat_wait_t *w = arg;
+    /* acquire: pairs with the release of whoever advanced the counter: what it wrote (a result,
+     * a prefix) or read (a prefix of ours) comes first */
+    return atomic_load_explicit(w->count, memory_order_acquire) >= w->round;
 }
 
 static void flat_note(void *arg, tm_mpi_blocked_note_t *out)
 {
-    const flat_round_t *w = arg;
+    const flat_wait_t *w = arg;
     tm_mpi_request_t described = {.kind = TM_MPI_REQ_COLL, .call = w->call, .comm = w->comm};
     tm_mpi_request_blocked_note(&described, out);
+}
+
+/* Waits until *count >= round; `others_only` when only other members can end the wait, so that
+ * the member sleeps at once when another rank of its core can run (tm_mpi_p2p_wait_for_others). */
+static void flat_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, _Atomic uint64_t *count,
+                      uint64_t round, bool others_only)
+{
+    flat_wait_t w = {count, round, call, c};
+    if (flat_reached(&w))
+        return;
+    if (others_only)
+        tm_mpi_p2p_wait_for_others(r, flat_reached, &w, flat_note, &w);
+    else
+        tm_mpi_p2p_wait_noted(r, flat_reached, &w, flat_note, &w);
 }
 
 /* Wakes member k if it sleeps. */
@@ -267,9 +285,7 @@ static void flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uin
                 flat_poke(c, k);
         return;
     }
-    flat_round_t w = {f, round, call, c};
-    if (!flat_open(&w))
-        tm_mpi_p2p_wait_for_others(r, flat_open, &w, flat_note, &w);
+    flat_wait(r, c, call, &f->done, round, true);
     const flat_member_t *members = flat_members(f);
     int vp = members[c->rank].vp;
     if (members[c->rank].first_on_vp && vp != f->waker_vp) /* wake the rest of our VP */
@@ -351,12 +367,6 @@ void tm_mpi_coll_flat_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *cal
         memcpy(recvbuf, c->flat->result, bytes);
 }
 
-/* Block k of (count, type) elements in buf. */
-static void *flat_block(void *buf, size_t count, const tm_mpi_type_t *type, int k)
-{
-    return (char *)buf + (MPI_Aint)k * (MPI_Aint)count * type->extent;
-}
-
 /* Packs the size blocks of (count, type) of buf, one after the other, into `rank`'s slot, whose
  * length is then one block's (alltoall, scatter). */
 static void flat_put_blocks(tm_mpi_coll_flat_t *f, uint64_t round, int rank, const void *buf,
@@ -368,65 +378,46 @@ static void flat_put_blocks(tm_mpi_coll_flat_t *f, uint64_t round, int rank, con
     *flat_slot_len(f, round, rank) = block;
 }
 
-/* Unpacks every member k's slot into block k of (recvbuf, recvcount, rtype), but member `skip`'s
- * (-1: none) (allgather, gather); true when one did not fit. */
-static bool flat_get_blocks(tm_mpi_coll_flat_t *f, uint64_t round, int skip, void *recvbuf,
-                            size_t recvcount, const tm_mpi_type_t *rtype)
+/* Unpacks every member k's slot into block k of `recv`, but member `skip`'s (-1: none)
+ * (allgather(v), gather); true when one did not fit. */
+static bool flat_get_blocks(tm_mpi_coll_flat_t *f, uint64_t round, int skip,
+                            const tm_nbc_blocks_t *recv)
 {
     bool truncated = false;
     for (int k = 0; k < f->size; k++)
         if (k != skip)
             truncated |= flat_unpack(flat_slot(f, round, k), *flat_slot_len(f, round, k),
-                                     flat_block(recvbuf, recvcount, rtype, k), recvcount, rtype);
+                                     tm_nbc_blocks_at(recv, k), tm_nbc_blocks_count(recv, k),
+                                     tm_nbc_blocks_type(recv, k));
     return truncated;
+}
+
+/* Unpacks block `rank` of member k's slot, whose blocks are `len` bytes each, into (buf, count,
+ * type) (alltoall, scatter); true when it did not fit. */
+static bool flat_get_block(tm_mpi_coll_flat_t *f, uint64_t round, int k, int rank, size_t len,
+                           void *buf, size_t count, const tm_mpi_type_t *type)
+{
+    return flat_unpack(flat_slot(f, round, k) + (size_t)rank * len, len, buf, count, type);
 }
 
 int tm_mpi_coll_flat_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                                const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                               void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype)
+                               const tm_nbc_blocks_t *recv)
 {
     uint64_t round = flat_next(r, c);
     tm_mpi_coll_flat_t *f = c->flat;
-    unsigned char *mine = flat_slot(f, round, c->rank);
-    if (sendbuf)
-        *flat_slot_len(f, round, c->rank) =
-            tm_mpi_type_pack(sendbuf, sendcount, stype, 0, sendcount * stype->size, mine);
-    else /* in place: the rank's block is in recvbuf already */
-        *flat_slot_len(f, round, c->rank) =
-            tm_mpi_type_pack(flat_block(recvbuf, recvcount, rtype, c->rank), recvcount, rtype, 0,
-                             recvcount * rtype->size, mine);
+    bool in_place = !sendbuf;
+    if (in_place) { /* the rank's block is in recvbuf already */
+        sendbuf = tm_nbc_blocks_at(recv, c->rank);
+        sendcount = tm_nbc_blocks_count(recv, c->rank);
+        stype = tm_nbc_blocks_type(recv, c->rank);
+    }
+    *flat_slot_len(f, round, c->rank) = tm_mpi_type_pack(
+        sendbuf, sendcount, stype, 0, sendcount * stype->size, flat_slot(f, round, c->rank));
     /* Every member reads every slot after the round: the other set of slots takes the next
      * round, and the one after waits for this round's readers (they arrive at the next one). */
     flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0);
-    return flat_status(
-        r, c, call, flat_get_blocks(f, round, sendbuf ? -1 : c->rank, recvbuf, recvcount, rtype));
-}
-
-int tm_mpi_coll_flat_allgatherv(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                                const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                                void *recvbuf, const int *recvcounts, const int *displs,
-                                tm_mpi_type_t *rtype)
-{
-    uint64_t round = flat_next(r, c);
-    tm_mpi_coll_flat_t *f = c->flat;
-    unsigned char *mine = flat_slot(f, round, c->rank);
-    if (sendbuf) {
-        *flat_slot_len(f, round, c->rank) =
-            tm_mpi_type_pack(sendbuf, sendcount, stype, 0, sendcount * stype->size, mine);
-    } else { /* in place: the rank's block is in recvbuf already */
-        size_t count = (size_t)recvcounts[c->rank];
-        *flat_slot_len(f, round, c->rank) =
-            tm_mpi_type_pack((char *)recvbuf + (MPI_Aint)displs[c->rank] * rtype->extent, count,
-                             rtype, 0, count * rtype->size, mine);
-    }
-    flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0);
-    bool truncated = false;
-    for (int k = 0; k < c->size; k++)
-        if (sendbuf || k != c->rank)
-            truncated |= flat_unpack(flat_slot(f, round, k), *flat_slot_len(f, round, k),
-                                     (char *)recvbuf + (MPI_Aint)displs[k] * rtype->extent,
-                                     (size_t)recvcounts[k], rtype);
-    return flat_status(r, c, call, truncated);
+    return flat_status(r, c, call, flat_get_blocks(f, round, in_place ? c->rank : -1, recv));
 }
 
 void tm_mpi_coll_flat_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
@@ -455,11 +446,10 @@ int tm_mpi_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *ca
     flat_put_blocks(f, round, c->rank, sendbuf, sendcount, stype);
     flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0);
     bool truncated = false;
-    for (int k = 0; k < c->size; k++) {
-        size_t len = *flat_slot_len(f, round, k);
-        truncated |= flat_unpack(flat_slot(f, round, k) + (size_t)c->rank * len, len,
-                                 flat_block(recvbuf, recvcount, rtype, k), recvcount, rtype);
-    }
+    tm_nbc_blocks_t recv = {.buf = recvbuf, .count = recvcount, .type = rtype};
+    for (int k = 0; k < c->size; k++)
+        truncated |= flat_get_block(f, round, k, c->rank, *flat_slot_len(f, round, k),
+                                    tm_nbc_blocks_at(&recv, k), recvcount, rtype);
     return flat_status(r, c, call, truncated);
 }
 
@@ -476,8 +466,9 @@ int tm_mpi_coll_flat_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call
     if (c->rank != root)
         return MPI_SUCCESS;
     /* The root's own block, in place, is there already. */
-    int skip = flat_block(recvbuf, recvcount, rtype, root) == sendbuf ? root : -1;
-    return flat_status(r, c, call, flat_get_blocks(f, round, skip, recvbuf, recvcount, rtype));
+    tm_nbc_blocks_t recv = {.buf = recvbuf, .count = recvcount, .type = rtype};
+    int skip = tm_nbc_blocks_at(&recv, root) == sendbuf ? root : -1;
+    return flat_status(r, c, call, flat_get_blocks(f, round, skip, &recv));
 }
 
 int tm_mpi_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
@@ -490,43 +481,12 @@ int tm_mpi_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *cal
         flat_put_blocks(f, round, root, sendbuf, sendcount, stype);
     flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0);
     /* The root's own block, in place, is in sendbuf already (which may be read-only). */
-    if (c->rank == root && recvbuf == flat_block((void *)sendbuf, sendcount, stype, root))
+    tm_nbc_blocks_t send = {.buf = (void *)sendbuf, .count = sendcount, .type = stype};
+    if (c->rank == root && recvbuf == tm_nbc_blocks_at(&send, root))
         return MPI_SUCCESS;
-    size_t len = *flat_slot_len(f, round, root);
     return flat_status(r, c, call,
-                       flat_unpack(flat_slot(f, round, root) + (size_t)c->rank * len, len, recvbuf,
-                                   recvcount, rtype));
-}
-
-/* What a member of the scan chain waits for: a count of the next or the previous member to
- * reach `round`. */
-typedef struct flat_link_wait {
-    _Atomic uint64_t *count;
-    uint64_t round;
-    const char *call;
-    tm_mpi_comm_t *comm;
-} flat_link_wait_t;
-
-static bool flat_link_reached(void *arg)
-{
-    const flat_link_wait_t *w = arg;
-    /* acquire: pairs with the member's release; its prefix, or its reads of ours, come first */
-    return atomic_load_explicit(w->count, memory_order_acquire) >= w->round;
-}
-
-static void flat_link_note(void *arg, tm_mpi_blocked_note_t *out)
-{
-    const flat_link_wait_t *w = arg;
-    tm_mpi_request_t described = {.kind = TM_MPI_REQ_COLL, .call = w->call, .comm = w->comm};
-    tm_mpi_request_blocked_note(&described, out);
-}
-
-static void flat_link_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                           _Atomic uint64_t *count, uint64_t round)
-{
-    flat_link_wait_t w = {count, round, call, c};
-    if (!flat_link_reached(&w))
-        tm_mpi_p2p_wait_noted(r, flat_link_reached, &w, flat_link_note, &w);
+                       flat_get_block(f, round, root, c->rank, *flat_slot_len(f, round, root),
+                                      recvbuf, recvcount, rtype));
 }
 
 void tm_mpi_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
@@ -540,7 +500,7 @@ void tm_mpi_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
     const unsigned char *before = NULL; /* member k - 1's prefix */
     if (k > 0) {
         flat_prefix_t *in = &flat_link(f, k - 1)->prefix[round % FLAT_SCAN_DEPTH];
-        flat_link_wait(r, c, call, &in->round, round);
+        flat_wait(r, c, call, &in->round, round, false);
         before = in->data;
     }
     /* Our prefix: into our link for member k + 1, into recvbuf for the last member's scan. */
@@ -551,7 +511,7 @@ void tm_mpi_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
          * comes from its core. One acquire that saw count n covers our writes up to n + DEPTH. */
         if (round > FLAT_SCAN_DEPTH && c->flat_scans_next < round - FLAT_SCAN_DEPTH) {
             _Atomic uint64_t *next = &flat_link(f, k + 1)->finished;
-            flat_link_wait(r, c, call, next, round - FLAT_SCAN_DEPTH);
+            flat_wait(r, c, call, next, round - FLAT_SCAN_DEPTH, false);
             c->flat_scans_next = atomic_load_explicit(next, memory_order_acquire);
         }
         out = &flat_link(f, k)->prefix[round % FLAT_SCAN_DEPTH];
