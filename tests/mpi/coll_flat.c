@@ -102,7 +102,7 @@ static void scans(MPI_Comm comm, int rank, int t)
 
 /* Scans only, many in a row, the later ranks slower: the earlier ones run ahead as far as the
  * chain lets them, which must not overwrite a prefix before the next rank has read it. */
-#define BURST 3000
+#define BURST 1000
 
 static void scan_burst(MPI_Comm comm)
 {
@@ -112,7 +112,7 @@ static void scan_burst(MPI_Comm comm)
     for (int t = 0; t < BURST; t++) {
         long in = value(rank, t), out = -1, want = 0;
         if (rank > size / 2 && t % 50 == 0)
-            for (volatile int spin = 0; spin < 20000 * rank; spin++)
+            for (volatile int spin = 0; spin < 50000; spin++)
                 ;
         MPI_Scan(&in, &out, 1, MPI_LONG, MPI_SUM, comm);
         for (int k = 0; k <= rank; k++)
@@ -222,8 +222,13 @@ static void rounds(MPI_Comm comm, int first)
         long mine = -1;
         MPI_Scatter(sendto, 1, MPI_LONG, &mine, 1, MPI_LONG, root, comm);
         check(mine, value(rank, t) + 1, "scatter", t, rank);
-        scans(comm, rank, t);
-        vblocks(comm, rank, size, t);
+        /* Every fourth round: with more ranks than the flat algorithm takes, their message
+         * algorithms (reduce_scatter's pairwise exchange above all) would make this test the
+         * longest of the suite under ThreadSanitizer; each still runs its calls back to back. */
+        if (t % 4 == 0) {
+            scans(comm, rank, t);
+            vblocks(comm, rank, size, t);
+        }
         if (t % 3 == 0)
             MPI_Barrier(comm);
     }
