@@ -8,7 +8,7 @@
  * product modulo a prime) whose result is the product in rank order, M0 M1 ... M(n-1).
  * MPI_IN_PLACE wherever MPI allows it. Counts 1 and 13, and large counts (65537 ints with MPI_SUM
  * and the commutative user op, 32769 doubles, 21846 MPI_DOUBLE_INT pairs, whose type has a gap,
- * 16385 matrices: 256 KiB, where the blocking calls on 3 ranks or more switch to the
+ * 16385 matrices: 256 KiB, where the blocking calls on 2 ranks or more switch to the
  * shared-address-space algorithm for commutative operations) for Reduce and Allreduce. The
  * order-revealing cases run again on MPI_COMM_WORLD split with reversed keys, where rank order is
  * not world order. Floating-point values are small integers, so every order of summation gives the
