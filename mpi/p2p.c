@@ -42,6 +42,7 @@ static void mailboxes_create(void)
         tm_shm_queue_init(&mailboxes[i].inbound);
         atomic_init(&mailboxes[i].sleeper, NULL);
         atomic_init(&mailboxes[i].helper, NULL);
+        atomic_init(&mailboxes[i].am_helper, NULL);
         mailboxes[i].pool = NULL;
         for (int f = 0; f < TM_MPI_FASTBOX_MAX; f++)
             atomic_init(&mailboxes[i].fastboxes[f], NULL);
@@ -627,7 +628,13 @@ int tm_mpi_am_kind(tm_shm_cell_t *cell)
 
 void tm_mpi_am_send(tm_shm_cell_t *cell, int to)
 {
-    cell_post(cell, tm_mpi_mailbox_get(to, true));
+    tm_mpi_mailbox_t *mailbox = tm_mpi_mailbox_get(to, true);
+    cell_post(cell, mailbox);
+    /* Also the progress thread asleep with no rounds to run: it runs the handlers, whatever the
+     * rank is doing. cell_post's poke fenced after the push. */
+    tm_sched_ult_t *ult = atomic_load_explicit(&mailbox->am_helper, memory_order_acquire);
+    if (ult)
+        tm_rt_profile_unpark(ult);
 }
 
 int tm_mpi_p2p_isend(tm_mpi_rank_t *r, const void *buf, size_t count, tm_mpi_type_t *type,

@@ -97,9 +97,13 @@ typedef struct tm_mpi_mailbox {
     tm_shm_queue_t inbound;
     /* Who sleeps waiting for this mailbox, else NULL: whoever gives it something to do (a
      * message, a completion) pokes both. `sleeper` is the rank's ULT; `helper` its progress
-     * thread (collective mailboxes only). */
+     * thread (collective mailboxes only) when it has rounds of schedules to run. A progress
+     * thread with none sleeps as `am_helper` only, which active messages alone wake
+     * (tm_mpi_am_send): the rank runs its own rounds, and waking the thread for their messages
+     * only puts it in the rank's way (nbc/engine.c). */
     alignas(TM_SHM_CACHE_LINE) tm_sched_ult_t *_Atomic sleeper;
     tm_sched_ult_t *_Atomic helper;
+    tm_sched_ult_t *_Atomic am_helper;
     tm_shm_pool_t *pool; /* the cells sent from this side, made at the rank's MPI_Init */
     /* The fastboxes into this side, which its consumer polls after the queue: added by the
      * consumer (others read them as hints, for idleness); `fastboxes_taken` counts those the

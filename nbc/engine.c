@@ -8,9 +8,15 @@
  * never yields while holding it, so a progress thread sharing its rank's core can never hold it
  * while the rank runs.
  *
- * Wake-ups. The progress thread sleeps as `helper` of the collective mailbox: a message (an
- * active message among them), a rendezvous send completed or a schedule handed over
- * (tm_sched_unpark) wakes it. The rank
+ * Wake-ups. The progress thread sleeps as `helper` of the collective mailbox while some schedule
+ * is at a round it may run (`background`): a message, a rendezvous send completed or a schedule
+ * handed over (tm_sched_unpark) wakes it. With none, it sleeps as `am_helper`, which only active
+ * messages wake: every other message is for a round the rank runs itself, and waking the thread
+ * for it put the thread in the rank's way (on the rank's core, a switch to it and back at each
+ * of the rank's yields; from another core, the waker's transfers of the thread's lines). On 2
+ * ranks pinned, 8 bytes, that took ibcast from 0.40 to 0.60 us and ibarrier from 0.51 to 0.69.
+ * A rank whose pass leaves a schedule at such a round, when there was none, wakes a thread asleep
+ * as `am_helper` (Dekker on `background` and `am_helper`). The rank
  * sleeps in tm_mpi_p2p_wait_until as `sleeper` of both its mailboxes; the progress thread pokes
  * it when it completes a schedule or leaves one at a round only the rank may run. Each side
  * publishes itself, fences, then looks for work once more: no wake-up is lost.
@@ -42,6 +48,9 @@ struct tm_nbc_engine {
     tm_sched_ult_t *progress;      /* the progress thread, made at the first background round */
     _Atomic int stop;              /* MPI_Finalize: the progress thread ends */
     _Atomic int exited;            /* the progress thread no longer touches the engine */
+    /* Some schedule is at a round the progress thread may run: written by each pass, read by
+     * the thread going to sleep. */
+    _Atomic bool background;
 };
 
 static void progress_main(void *arg);
@@ -228,10 +237,12 @@ static bool sched_advance(tm_nbc_engine_t *e, tm_nbc_sched_t *s, bool by_rank)
 }
 
 /* One pass over the engine, lock held. *rank_work_p: a schedule waits for a round only the rank
- * may run, or one was completed. */
-static bool engine_pass(tm_nbc_engine_t *e, bool by_rank, bool *rank_work_p)
+ * may run, or one was completed. *background_rose_p: `background` is true now and was not. */
+static bool engine_pass(tm_nbc_engine_t *e, bool by_rank, bool *rank_work_p,
+                        bool *background_rose_p)
 {
     bool did = tm_mpi_matcher_progress(&e->match);
+    bool background = false;
     tm_nbc_sched_t *prev = NULL, *next;
     for (tm_nbc_sched_t *s = e->head; s; s = next) {
         next = s->next;
@@ -241,6 +252,8 @@ static bool engine_pass(tm_nbc_engine_t *e, bool by_rank, bool *rank_work_p)
         if (round < s->nrounds) {
             if (s->rounds[round].where == TM_NBC_RANK)
                 *rank_work_p = true;
+            else
+                background = true;
             prev = s;
             continue;
         }
@@ -258,6 +271,8 @@ static bool engine_pass(tm_nbc_engine_t *e, bool by_rank, bool *rank_work_p)
         atomic_fetch_sub_explicit(&e->nscheds, 1, memory_order_relaxed);
         *rank_work_p = true;
     }
+    *background_rose_p = background && !atomic_load_explicit(&e->background, memory_order_relaxed);
+    atomic_store_explicit(&e->background, background, memory_order_relaxed);
     return did;
 }
 
@@ -266,12 +281,18 @@ bool tm_nbc_progress(tm_nbc_engine_t *e, bool by_rank)
     TM_RT_PROFILE_SCOPE(ENGINE);
     if (!engine_trylock(e))
         return true; /* the other side is at it */
-    bool rank_work = false;
-    bool did = engine_pass(e, by_rank, &rank_work);
+    bool rank_work = false, background_rose = false;
+    bool did = engine_pass(e, by_rank, &rank_work, &background_rose);
     engine_unlock(e);
     if (!by_rank && did && rank_work) {
         tm_mpi_mailbox_poke_rank(e->p2p_mailbox);
         tm_mpi_mailbox_poke_rank(e->match.mailbox);
+    }
+    if (by_rank && background_rose) {
+        /* The other half of the thread's sleep: `background` stored, then am_helper loaded. */
+        atomic_thread_fence(memory_order_seq_cst);
+        if (atomic_load_explicit(&e->match.mailbox->am_helper, memory_order_relaxed))
+            tm_sched_unpark(e->progress);
     }
     return did;
 }
@@ -300,15 +321,20 @@ static void progress_main(void *arg)
             continue;
         }
         yields = polls = 0;
-        /* Sleep: publish, fence, look once more (tm_mpi_mailbox_poke's other half). A schedule
-         * handed over meanwhile unparks us: the permit makes park return at once. */
+        /* Sleep: publish, fence, look once more (tm_mpi_mailbox_poke's other half; with no
+         * rounds to run, also the rank's in tm_nbc_progress). A schedule handed over meanwhile
+         * unparks us: the permit makes park return at once. */
+        bool background = atomic_load_explicit(&e->background, memory_order_relaxed);
+        tm_sched_ult_t *_Atomic *as =
+            background ? &e->match.mailbox->helper : &e->match.mailbox->am_helper;
         /* release: a poker on another core reads the ULT through this pointer */
-        atomic_store_explicit(&e->match.mailbox->helper, self, memory_order_release);
+        atomic_store_explicit(as, self, memory_order_release);
         atomic_thread_fence(memory_order_seq_cst);
         if (tm_mpi_mailbox_idle(e->match.mailbox) &&
-            !atomic_load_explicit(&e->stop, memory_order_relaxed))
+            !atomic_load_explicit(&e->stop, memory_order_relaxed) &&
+            (background || !atomic_load_explicit(&e->background, memory_order_relaxed)))
             tm_sched_park();
-        atomic_store_explicit(&e->match.mailbox->helper, NULL, memory_order_relaxed);
+        atomic_store_explicit(as, NULL, memory_order_relaxed);
     }
     /* release: the rank frees the engine once it sees this */
     atomic_store_explicit(&e->exited, 1, memory_order_release);

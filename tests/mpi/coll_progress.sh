@@ -1,0 +1,10 @@
+#!/bin/sh
+# Non-blocking collectives go on while the ranks compute (coll_progress.c): 2 ranks on a
+# synthetic machine of 4 cores, which leaves a core to each progress thread, with the whole
+# schedule theirs ([nbc] split_levels = 0).
+. "$TM_SRCDIR/tests/mpi/lib.sh"
+
+exe=$(tm_build coll_progress.c) || exit 1
+tm_run_env HWLOC_SYNTHETIC="core:4 pu:1" 2 --set nbc.split_levels=0 "$exe"
+expect_status 0 "coll_progress at 2 ranks, progress threads on their own cores"
+expect_no_temp_files "coll_progress"
