@@ -292,7 +292,7 @@ bool tm_nbc_progress(tm_nbc_engine_t *e, bool by_rank)
         /* The other half of the thread's sleep: `background` stored, then am_helper loaded. */
         atomic_thread_fence(memory_order_seq_cst);
         if (atomic_load_explicit(&e->match.mailbox->am_helper, memory_order_relaxed))
-            tm_sched_unpark(e->progress);
+            tm_rt_profile_unpark(e->progress);
     }
     return did;
 }
