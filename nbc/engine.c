@@ -51,6 +51,7 @@ struct tm_nbc_engine {
     /* Some schedule is at a round the progress thread may run: written by each pass, read by
      * the thread going to sleep. */
     _Atomic bool background;
+    tm_nbc_sched_t *spare; /* the rank's (tm_nbc_engine_spare_take) */
 };
 
 static void progress_main(void *arg);
@@ -356,6 +357,21 @@ void tm_nbc_engine_add(tm_mpi_rank_t *r, tm_nbc_sched_t *s, bool background)
         tm_rt_profile_unpark(e->progress);
 }
 
+tm_nbc_sched_t *tm_nbc_engine_spare_take(tm_nbc_engine_t *e)
+{
+    tm_nbc_sched_t *s = e->spare;
+    e->spare = NULL;
+    return s;
+}
+
+bool tm_nbc_engine_spare_keep(tm_nbc_engine_t *e, tm_nbc_sched_t *s)
+{
+    if (e->spare)
+        return false;
+    e->spare = s;
+    return true;
+}
+
 static bool engine_quiet(void *arg)
 {
     tm_nbc_engine_t *e = arg;
@@ -384,6 +400,7 @@ void tm_nbc_engine_destroy(tm_mpi_rank_t *r)
     /* Schedules still under way belong to requests the program never completed: they stay
      * with them. Messages nobody received go back. */
     tm_mpi_matcher_fini(&e->match);
+    r->nbc = NULL; /* schedules freed from now on go back to the heap */
+    tm_nbc_sched_free_memory(e->spare);
     free(e);
-    r->nbc = NULL;
 }

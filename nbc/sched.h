@@ -67,22 +67,25 @@ typedef struct tm_nbc_round {
 #define TM_NBC_SCHED_INLINE 4
 
 struct tm_nbc_sched {
+    /* Its memory, which a spare keeps for the rank's next schedule (sched.c). */
+    tm_nbc_action_t *actions; /* actions_inline, or from the heap once it is too small */
+    tm_nbc_round_t *rounds;   /* rounds_inline, or from the heap once it is too small */
+    int actions_cap, rounds_cap;
+    void *scratch;
+    size_t scratch_bytes; /* whole cache lines */
+    /* From here to the inline rooms: cleared for each collective. */
     tm_mpi_rank_t *owner;
     tm_mpi_group_t *group; /* the communicator's members (a reference), for peers' mailboxes */
     int context_id;
     int rank; /* the owner's, in the communicator */
     int tag;
-    tm_nbc_action_t *actions; /* actions_inline, or from the heap once it is too small */
-    int nactions, actions_cap;
-    tm_nbc_round_t *rounds; /* rounds_inline, or from the heap once it is too small */
-    int nrounds, rounds_cap;
+    int nactions, nrounds;
     /* The round running, or nrounds once done (the lock holder's; atomic for the debugger and
      * diagnostics that read it without the lock). */
     _Atomic int round;
     bool round_started;
-    int err;          /* sticky build error (-ENOMEM) */
-    int status_error; /* MPI error of a transfer (MPI_ERR_TRUNCATE), for the request */
-    void *scratch;
+    int err;               /* sticky build error (-ENOMEM) */
+    int status_error;      /* MPI error of a transfer (MPI_ERR_TRUNCATE), for the request */
     tm_mpi_request_t *req; /* the collective's request, once started */
     tm_nbc_sched_t *next;  /* in the engine's list */
     /* Room for the small schedules (a blocking collective on few ranks is a round or two of
@@ -90,6 +93,14 @@ struct tm_nbc_sched {
     tm_nbc_round_t rounds_inline[TM_NBC_SCHED_INLINE];
     tm_nbc_action_t actions_inline[TM_NBC_SCHED_INLINE];
 };
+
+/* The rank's spare schedule: the last one it freed, kept with its memory for its next
+ * collective (sched.c). Only the rank takes and gives it, in its MPI calls. Take returns it (or
+ * NULL) and leaves none; keep stores s if there is none and says whether it did. */
+tm_nbc_sched_t *tm_nbc_engine_spare_take(tm_nbc_engine_t *e);
+bool tm_nbc_engine_spare_keep(tm_nbc_engine_t *e, tm_nbc_sched_t *s);
+/* Frees the memory of a schedule whose references tm_nbc_sched_free has dropped: the spare. */
+void tm_nbc_sched_free_memory(tm_nbc_sched_t *s);
 
 /* Adds started schedule s to r's engine (which runs it from now on). */
 void tm_nbc_engine_add(tm_mpi_rank_t *r, tm_nbc_sched_t *s, bool background);
