@@ -49,12 +49,12 @@
  *
  * Waiting and waking: a member that is not the last can only wait for the others, so when
  * another rank of its core (VP) is ready to run it sleeps at once instead of yielding and
- * polling again (tm_mpi_p2p_wait_for_others): each rank then runs once per round. The last
- * member pokes the members of its own VP and, on each other VP, the first member there, which
- * pokes the others of its VP once it runs: a wake-up across cores costs several cache-line
- * transfers one after the other (the sleeper word, the ULT's state, the VP's run queue), within
- * a core none. On 16 ranks on 2 cores, an 8-byte allreduce went from 3.4 to 2.65 us (the
- * sleeping nearly all of it).
+ * polling again (as every wait does, tm_mpi_p2p_wait_noted): each rank then runs once per
+ * round. The last member pokes the members of its own VP and, on each other VP, the first member
+ * there, which pokes the others of its VP once it runs: a wake-up across cores costs several
+ * cache-line transfers one after the other (the sleeper word, the ULT's state, the VP's run
+ * queue), within a core none. On 16 ranks on 2 cores, an 8-byte allreduce went from 3.4 to
+ * 2.65 us (the sleeping nearly all of it).
  *
  * The block of a communicator is found through a registry keyed by its context id and the world
  * rank of its rank 0 (MPI_Comm_split gives disjoint groups one context id), made by the first
@@ -234,17 +234,12 @@ static void flat_note(void *arg, tm_mpi_blocked_note_t *out)
     tm_mpi_request_blocked_note(&described, out);
 }
 
-/* Waits until *count >= round; `others_only` when only other members can end the wait, so that
- * the member sleeps at once when another rank of its core can run (tm_mpi_p2p_wait_for_others). */
+/* Waits until *count >= round. */
 static void flat_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, _Atomic uint64_t *count,
-                      uint64_t round, bool others_only)
+                      uint64_t round)
 {
     flat_wait_t w = {count, round, call, c};
-    if (flat_reached(&w))
-        return;
-    if (others_only)
-        tm_mpi_p2p_wait_for_others(r, flat_reached, &w, flat_note, &w);
-    else
+    if (!flat_reached(&w))
         tm_mpi_p2p_wait_noted(r, flat_reached, &w, flat_note, &w);
 }
 
@@ -285,7 +280,7 @@ static void flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uin
                 flat_poke(c, k);
         return;
     }
-    flat_wait(r, c, call, &f->done, round, true);
+    flat_wait(r, c, call, &f->done, round);
     const flat_member_t *members = flat_members(f);
     int vp = members[c->rank].vp;
     if (members[c->rank].first_on_vp && vp != f->waker_vp) /* wake the rest of our VP */
@@ -500,7 +495,7 @@ void tm_mpi_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
     const unsigned char *before = NULL; /* member k - 1's prefix */
     if (k > 0) {
         flat_prefix_t *in = &flat_link(f, k - 1)->prefix[round % FLAT_SCAN_DEPTH];
-        flat_wait(r, c, call, &in->round, round, false);
+        flat_wait(r, c, call, &in->round, round);
         before = in->data;
     }
     /* Our prefix: into our link for member k + 1, into recvbuf for the last member's scan. */
@@ -511,7 +506,7 @@ void tm_mpi_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
          * comes from its core. One acquire that saw count n covers our writes up to n + DEPTH. */
         if (round > FLAT_SCAN_DEPTH && c->flat_scans_next < round - FLAT_SCAN_DEPTH) {
             _Atomic uint64_t *next = &flat_link(f, k + 1)->finished;
-            flat_wait(r, c, call, next, round - FLAT_SCAN_DEPTH, false);
+            flat_wait(r, c, call, next, round - FLAT_SCAN_DEPTH);
             c->flat_scans_next = atomic_load_explicit(next, memory_order_acquire);
         }
         out = &flat_link(f, k)->prefix[round % FLAT_SCAN_DEPTH];

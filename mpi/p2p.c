@@ -14,15 +14,16 @@
 #include "nbc/nbc.h"
 #include "p2p.h"
 
-/* A waiting rank polls its messages between yields. When other ranks of its core ran meanwhile
- * it soon sleeps (WAIT_YIELDS_BEFORE_SLEEP): they have work, and each more round of its own would
- * delay all of them; waking it again costs a run-queue push. Alone on its core it polls longer
+/* A waiting rank polls its messages. When another rank (or the progress thread) of its core is
+ * ready to run, it sleeps at once: that one has work, and each more round of polling would delay
+ * it, while waking this rank again costs a run-queue push. Alone on its core it polls longer
  * (WAIT_POLLS_BEFORE_SLEEP, a few tens of microseconds): nobody needs the core, and a message
- * found by polling is found sooner than one that must wake a sleeper. Measured on a token ring
- * on 2 cores: 64 rounds instead of 2 made each hop 3 times slower at 64 ranks, and 1 instead of 2
- * made it 10-15% faster at 16 and 64 ranks (a 16-rank allreduce: 5%). */
-#define WAIT_YIELDS_BEFORE_SLEEP 1
-#define WAIT_POLLS_BEFORE_SLEEP  2000
+ * found by polling is found sooner than one that must wake a sleeper. Measured on a token ring on
+ * 2 cores: yielding once before sleeping, rather than sleeping at once, made each hop 5% slower at
+ * 16 ranks and 9% at 64 (2.73 against 2.60 ms for 500 rounds at 16 ranks, 4.27 against 3.88 ms
+ * for 200 at 64, medians of 5 runs side by side); 64 yields instead of 2 had made it 3 times
+ * slower at 64 ranks. */
+#define WAIT_POLLS_BEFORE_SLEEP 2000
 
 /* Two mailboxes per world rank: [0, n) the program's point-to-point, [n, 2n) the collectives. */
 static tm_mpi_mailbox_t *mailboxes;
@@ -1348,26 +1349,22 @@ void tm_mpi_p2p_wait_until(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg)
     tm_mpi_p2p_wait_noted(r, done, arg, NULL, NULL);
 }
 
-/* The waits: `sleep_first` for tm_mpi_p2p_wait_for_others. */
-static void wait_core(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
-                      void (*note)(void *note_arg, tm_mpi_blocked_note_t *out), void *note_arg,
-                      bool sleep_first)
+void tm_mpi_p2p_wait_noted(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
+                           void (*note)(void *note_arg, tm_mpi_blocked_note_t *out), void *note_arg)
 {
     TM_RT_PROFILE_SCOPE(PROGRESS);
     tm_mpi_mailbox_t *mb = r->p2p->match.mailbox;
     tm_mpi_mailbox_t *coll = tm_mpi_mailbox_get(r->rt->world_rank, true);
     tm_sched_ult_t *self = tm_sched_self();
     for (;;) {
-        for (int yields = 0, polls = 0;
-             yields < WAIT_YIELDS_BEFORE_SLEEP && polls < WAIT_POLLS_BEFORE_SLEEP; polls++) {
+        for (int polls = 0; polls < WAIT_POLLS_BEFORE_SLEEP; polls++) {
             bool did = tm_mpi_p2p_progress(r);
             if (done ? done(arg) : did) {
                 atomic_store_explicit(&r->rt->blocked, 0, memory_order_relaxed);
                 return;
             }
-            if (sleep_first && tm_sched_others_ready())
+            if (tm_sched_others_ready())
                 break;
-            yields += tm_rt_profile_yield();
         }
         /* Sleep until poked: publish the sleeper, then look for work once more (the other half
          * of tm_mpi_mailbox_poke's Dekker handshake, hence the fence). With collectives under
@@ -1393,17 +1390,4 @@ static void wait_core(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
         if (colls)
             atomic_store_explicit(&coll->sleeper, NULL, memory_order_relaxed);
     }
-}
-
-void tm_mpi_p2p_wait_noted(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
-                           void (*note)(void *note_arg, tm_mpi_blocked_note_t *out), void *note_arg)
-{
-    wait_core(r, done, arg, note, note_arg, false);
-}
-
-void tm_mpi_p2p_wait_for_others(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
-                                void (*note)(void *note_arg, tm_mpi_blocked_note_t *out),
-                                void *note_arg)
-{
-    wait_core(r, done, arg, note, note_arg, true);
 }

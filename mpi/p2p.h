@@ -458,8 +458,8 @@ void tm_mpi_request_describe(const tm_mpi_request_t *req, char *buf, size_t len)
 void tm_mpi_p2p_note_blocked(tm_mpi_rank_t *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Waits until done(arg) is true, progressing, yielding to the other ranks of the VP, and
- * sleeping when there is nothing else to do until something is given to this rank. */
+/* Waits until done(arg) is true, progressing, and sleeping until something is given to this
+ * rank when another rank of the VP is ready to run, or after polling a while alone. */
 void tm_mpi_p2p_wait_until(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg);
 
 /* tm_mpi_p2p_wait_until, with the note for hang diagnosis made by note(note_arg, out) only when
@@ -467,13 +467,6 @@ void tm_mpi_p2p_wait_until(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg)
 void tm_mpi_p2p_wait_noted(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
                            void (*note)(void *note_arg, tm_mpi_blocked_note_t *out),
                            void *note_arg);
-
-/* tm_mpi_p2p_wait_noted for a wait that only other ranks' work can end, as a flat collective's
- * for its last member: when another rank of the VP is ready to run, it sleeps at once rather
- * than yield and poll again, so that each rank runs once per round. */
-void tm_mpi_p2p_wait_for_others(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
-                                void (*note)(void *note_arg, tm_mpi_blocked_note_t *out),
-                                void *note_arg);
 
 /* A note of tm_mpi_p2p_wait_noted for waiting on one request (a tm_mpi_request_t *) in the
  * call that started it (MPI_Recv). */
