@@ -101,6 +101,9 @@ static bool sides_overlap(const side_t *send, const side_t *recv, int outdegree,
            xfers[nrecvs].count * xfers[nrecvs].type->size > 0;
 }
 
+/* Neighbours (in and out together) whose lists a call keeps on the stack. */
+#define NEIGHBORS_ON_STACK 16
+
 static int neighbor(const char *call, const side_t *send, const side_t *recv, MPI_Comm handle,
                     MPI_Request *request, bool nonblocking)
 {
@@ -114,8 +117,13 @@ static int neighbor(const char *call, const side_t *send, const side_t *recv, MP
                                   c->name);
     int indegree, outdegree;
     tm_mpi_topo_degrees(c->topo, c->rank, &indegree, &outdegree);
-    int *peers = malloc((size_t)(indegree + outdegree + 1) * sizeof *peers);
-    tm_nbc_xfer_t *xfers = malloc((size_t)(indegree + outdegree + 1) * sizeof *xfers);
+    /* The common small neighbourhood on the stack; a larger one from the heap. */
+    int peers_small[NEIGHBORS_ON_STACK + 1];
+    tm_nbc_xfer_t xfers_small[NEIGHBORS_ON_STACK + 1];
+    bool small = indegree + outdegree <= NEIGHBORS_ON_STACK;
+    int *peers = small ? peers_small : malloc((size_t)(indegree + outdegree + 1) * sizeof *peers);
+    tm_nbc_xfer_t *xfers =
+        small ? xfers_small : malloc((size_t)(indegree + outdegree + 1) * sizeof *xfers);
     if (!peers || !xfers) {
         free(peers);
         free(xfers);
@@ -139,8 +147,10 @@ static int neighbor(const char *call, const side_t *send, const side_t *recv, MP
             r, c, call, tm_nbc_neighbor_linear(r, c, xfers, nrecvs, xfers + nrecvs, nsends, levels),
             request);
     }
-    free(peers);
-    free(xfers);
+    if (!small) {
+        free(peers);
+        free(xfers);
+    }
     return err;
 }
 

@@ -230,12 +230,14 @@ static void graph(struct topo *t)
 }
 
 /* A directed graph: ranks 0 mod 3 send to the next two ranks, ranks 1 mod 3 to the previous one
- * and to themselves, ranks 2 mod 3 to nobody. Every rank lists its sources in rank order. */
+ * and to themselves, ranks 2 mod 3 to nobody but rank 2, which sends to every rank twice (from 7
+ * ranks on, more neighbours than a call keeps on the stack). Every rank lists its sources in rank
+ * order. */
 static int dist_out_edges(MPI_Comm comm, int r, int **out_p)
 {
     int np;
     MPI_Comm_size(comm, &np);
-    int *out = *out_p = ints(2, -1);
+    int *out = *out_p = ints(2 * (size_t)np, -1);
     switch (r % 3) {
     case 0:
         out[0] = (r + 1) % np;
@@ -246,7 +248,11 @@ static int dist_out_edges(MPI_Comm comm, int r, int **out_p)
         out[1] = r;
         return 2;
     default:
-        return 0;
+        if (r != 2)
+            return 0;
+        for (int k = 0; k < 2 * np; k++)
+            out[k] = k % np;
+        return 2 * np;
     }
 }
 
@@ -255,7 +261,7 @@ static void dist_graph(struct topo *t)
     int np, type, *out, nout, *in, nin = 0, weighted;
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     nout = dist_out_edges(MPI_COMM_WORLD, rank, &out);
-    in = ints((size_t)2 * np, -1);
+    in = ints((size_t)2 * np + 2, -1);
     for (int s = 0; s < np; s++) {
         int *o, no = dist_out_edges(MPI_COMM_WORLD, s, &o);
         for (int j = 0; j < no; j++)
@@ -300,7 +306,7 @@ static void dist_graph_general(struct topo *t)
     degs[0] = dist_out_edges(MPI_COMM_WORLD, srcs[0], &dsts);
     srcs[1] = rank;
     degs[1] = 0;
-    ws = ints(2, 0);
+    ws = ints((size_t)degs[0], 0);
     for (int j = 0; j < degs[0]; j++)
         ws[j] = 100 * srcs[0] + j;
     MPI_Dist_graph_create(MPI_COMM_WORLD, 2, srcs, degs, dsts, ws, MPI_INFO_NULL, 0, &t->comm);
