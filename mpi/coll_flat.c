@@ -3,17 +3,22 @@
  * alltoall, gather, scatter and reduce_scatter(_block), and scan and exscan, through a block of
  * memory the members of a communicator share (the ranks are threads of one process).
  *
- * Each member copies its data into its slot of the block and arrives: one fetch-and-add on the
- * block's arrival counter. The member that arrives last does the whole collective's work at
- * once: it folds the slots together in rank order into the block's result (reduce, allreduce),
- * or copies the root's slot there (broadcast); then it opens the round (a release store of the
- * number of rounds done) and pokes the members that sleep. The others wait for the round like
- * any blocking call (progressing, yielding to the ranks of their core, then sleeping), then copy
- * the result out; for allgather, alltoall, gather and scatter, each member (the root, for
- * gather) copies its blocks straight from the slots.
+ * Each member copies its data into its slot of the block and arrives in two steps: one
+ * fetch-and-add on its group's counter (the members on its VP, that is its core), and, for the
+ * last of the group, one on the block's counter. The member that arrives last there does the
+ * whole collective's work at once: it folds the slots together in rank order into the block's
+ * result (reduce, allreduce), or copies the root's slot there (broadcast); then it opens the
+ * round (a release store of the number of rounds done) and pokes the members that sleep. The
+ * others wait for the round like any blocking call (progressing, yielding to the ranks of their
+ * core, then sleeping), then copy the result out; for allgather, alltoall, gather and scatter,
+ * each member (the root, for gather) copies its blocks straight from the slots. For a reduction
+ * whose operation commutes, the last of each group first folds its group's slots into the
+ * group's partial, and the last group folds the partials instead of the slots.
  *
- *   member k:  slot[k] := data; arrived += 1 ------------------------+
- *              the last (arrived = size * rounds):                  | every member
+ *   member k:  slot[k] := data; group.arrived += 1 ------------------+
+ *              the last of its group: (partial := its group's slots) |
+ *                arrived += 1                                        |
+ *              the last group's:                                    | every member
  *                result := slot[0] op ... op slot[size-1]; done := rounds; poke
  *              the others: wait until done = rounds                 |
  *              recvbuf := result (or blocks of the slots)  <-------+
@@ -23,14 +28,14 @@
  * to arrive at t + 1, so to be done reading round t's slots. The result of round t + 1 is
  * written only when every member arrived at t + 1, so each has copied round t's out.
  *
- * Cost, p members and n bytes: p slot writes and p arrivals (one contended cache line), p - 1
- * folds of n bytes by one member (allgather, alltoall: each member reads p slots), and a wake-up
- * of each member that slept: no message, no
- * matching, and one switch of each rank's core instead of lg p. The message algorithms' rounds
- * each cost a message and, with several ranks per core, a switch to each receiver: on 16 ranks
- * on 2 cores an 8-byte allreduce took 20 us by recursive doubling. Only the last member computes,
- * and it wakes the others one by one: used up to TM_MPI_COLL_FLAT_RANKS members and
- * TM_MPI_COLL_FLAT_BYTES of data (coll.h).
+ * Cost, p members on c cores and n bytes: p slot writes, p arrivals on lines of their core and c
+ * on the block's line, p - 1 folds of n bytes (by one member per core and the last, for
+ * commutative reductions; allgather, alltoall: each member reads p slots), and a wake-up of
+ * each member that slept: no message, no matching, and one switch of each rank's core instead of lg
+ * p. The message algorithms' rounds each cost a message and, with several ranks per core, a switch
+ * to each receiver: on 16 ranks on 2 cores an 8-byte allreduce took 20 us by recursive doubling.
+ * Only the last member computes, and it wakes the others one by one: used up to
+ * TM_MPI_COLL_FLAT_RANKS members and TM_MPI_COLL_FLAT_BYTES of data (coll.h).
  *
  * Scans (MPI_Scan, MPI_Exscan) are a chain instead: member k waits for member k - 1's prefix
  * of the round, folds its own data in (prefix op data, in rank order), publishes the result as
@@ -54,7 +59,9 @@
  * there, which pokes the others of its VP once it runs: a wake-up across cores costs several
  * cache-line transfers one after the other (the sleeper word, the ULT's state, the VP's run
  * queue), within a core none. On 16 ranks on 2 cores, an 8-byte allreduce went from 3.4 to
- * 2.65 us (the sleeping nearly all of it).
+ * 2.65 us (the sleeping nearly all of it); with the arrivals by group and the partials,
+ * from 2.9 to 2.0 us (every arrival on one counter moved its line between the cores, and the
+ * last member read the other core's slots one by one).
  *
  * The block of a communicator is found through a registry keyed by its context id and the world
  * rank of its rank 0 (MPI_Comm_split gives disjoint groups one context id), made by the first
@@ -77,8 +84,9 @@ typedef struct tm_mpi_coll_flat tm_mpi_coll_flat_t;
 struct tm_mpi_coll_flat {
     int context_id, leader, size; /* the key: context id, world rank of rank 0; members */
     int refs;                     /* views that use it; under registry.lock */
+    int ngroups;                  /* VPs the members run on */
     struct tm_mpi_coll_flat *next;
-    alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t arrived; /* arrivals, every round together */
+    alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t arrived; /* groups arrived, every round together */
     alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t done;    /* rounds open */
     int waker_vp; /* the VP of the round's last member: written before `done` */
     alignas(TM_SHM_CACHE_LINE) unsigned char result[TM_MPI_COLL_FLAT_BYTES];
@@ -115,16 +123,35 @@ static flat_link_t *flat_link(tm_mpi_coll_flat_t *f, int k)
     return (flat_link_t *)(void *)(f->slots + 2 * (size_t)f->size * FLAT_SLOT_STRIDE) + k;
 }
 
-/* Where the members run, after the links: member k's VP, and whether k is the first member on
- * its VP (who wakes the others there). */
+/* Where the members run, after the links: member k's VP, its group (the members on that VP),
+ * and whether k is the first member on its VP (who wakes the others there). */
 typedef struct flat_member {
-    int vp;
+    int vp, group;
     bool first_on_vp;
 } flat_member_t;
 
 static flat_member_t *flat_members(tm_mpi_coll_flat_t *f)
 {
     return (flat_member_t *)(void *)flat_link(f, f->size);
+}
+
+/* The members of one VP arrive on a line of their own, and the last of them at the block's
+ * counter: only one arrival a round per VP crosses cores. For a commutative reduction, that
+ * last member folds its group's slots into the group's partial result first, so that the last
+ * group reads one partial of each other core, not every slot. The partial of round t is written
+ * once every member of the group arrived at t, so after round t - 1 opened, which came after
+ * the partials of t - 1 were read. */
+typedef struct flat_group {
+    alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t arrived; /* arrivals, every round together */
+    int members;
+    alignas(TM_SHM_CACHE_LINE) unsigned char partial[TM_MPI_COLL_FLAT_BYTES];
+} flat_group_t;
+
+/* The groups, after the members, f->size lines at most. */
+static flat_group_t *flat_groups(tm_mpi_coll_flat_t *f)
+{
+    uintptr_t end = (uintptr_t)(flat_members(f) + f->size);
+    return (flat_group_t *)((end + TM_SHM_CACHE_LINE - 1) & ~(uintptr_t)(TM_SHM_CACHE_LINE - 1));
 }
 
 /* c's block, made by its first member that needs it. Out of memory ends the job: the members
@@ -140,7 +167,8 @@ static tm_mpi_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
         f = f->next;
     if (!f) {
         size_t bytes = sizeof *f + 2 * (size_t)c->size * FLAT_SLOT_STRIDE +
-                       (size_t)c->size * (sizeof(flat_link_t) + sizeof(flat_member_t));
+                       (size_t)c->size * (sizeof(flat_link_t) + sizeof(flat_member_t)) +
+                       TM_SHM_CACHE_LINE + (size_t)c->size * sizeof(flat_group_t);
         /* aligned_alloc wants a multiple of the alignment */
         bytes = (bytes + TM_SHM_CACHE_LINE - 1) / TM_SHM_CACHE_LINE * TM_SHM_CACHE_LINE;
         if (!(f = aligned_alloc(TM_SHM_CACHE_LINE, bytes))) {
@@ -156,15 +184,26 @@ static tm_mpi_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
         atomic_init(&f->arrived, 0);
         atomic_init(&f->done, 0);
         flat_member_t *members = flat_members(f);
+        flat_group_t *groups = flat_groups(f);
+        f->ngroups = 0;
         for (int k = 0; k < c->size; k++) {
             atomic_init(&flat_link(f, k)->finished, 0);
             for (int d = 0; d < FLAT_SCAN_DEPTH; d++)
                 atomic_init(&flat_link(f, k)->prefix[d].round, 0);
             members[k].vp = tm_rt_rank_vp(c->group->world_ranks[k]);
             members[k].first_on_vp = true;
+            members[k].group = f->ngroups;
             for (int j = 0; j < k; j++)
-                if (members[j].vp == members[k].vp)
+                if (members[j].vp == members[k].vp) {
                     members[k].first_on_vp = false;
+                    members[k].group = members[j].group;
+                    break;
+                }
+            if (members[k].first_on_vp) {
+                atomic_init(&groups[f->ngroups].arrived, 0);
+                groups[f->ngroups++].members = 0;
+            }
+            groups[members[k].group].members++;
         }
         f->next = registry.head;
         registry.head = f;
@@ -249,6 +288,28 @@ static void flat_poke(tm_mpi_comm_t *c, int k)
     tm_mpi_mailbox_poke_rank(tm_mpi_mailbox_get(c->group->world_ranks[k], false));
 }
 
+/* Folds into `dst` the data of the members of `group` (-1: every member) of the round, from the
+ * last to the first (in rank order, for operations that do not commute: slot[k] op (the rest)),
+ * or the groups' partials when `partials`. */
+static void flat_fold(tm_mpi_coll_flat_t *f, uint64_t round, int group, bool partials,
+                      unsigned char *dst, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op)
+{
+    const flat_member_t *members = flat_members(f);
+    flat_group_t *groups = flat_groups(f);
+    int n = partials ? f->ngroups : f->size;
+    bool first = true;
+    for (int k = n - 1; k >= 0; k--) {
+        if (!partials && group >= 0 && members[k].group != group)
+            continue;
+        const unsigned char *src = partials ? groups[k].partial : flat_slot(f, round, k);
+        if (first)
+            memcpy(dst, src, count * type->size);
+        else
+            tm_mpi_op_apply(op, src, dst, count, type);
+        first = false;
+    }
+}
+
 /* Arrives at the round after the member's slot is written; the last member computes `kind`'s
  * result, opens the round and wakes the others, who wait for it. */
 static void flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uint64_t round,
@@ -256,20 +317,28 @@ static void flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uin
                        int root)
 {
     tm_mpi_coll_flat_t *f = c->flat;
-    /* acq_rel: each member's slot before its arrival; the last sees every slot (the arrivals
-     * are one release sequence on the counter). */
-    uint64_t before = atomic_fetch_add_explicit(&f->arrived, 1, memory_order_acq_rel);
-    if (before + 1 == round * (uint64_t)c->size) {
-        size_t bytes = type ? count * type->size : 0;
-        if (kind == FLAT_BCAST) {
+    const flat_member_t *members = flat_members(f);
+    flat_group_t *group = &flat_groups(f)[members[c->rank].group];
+    /* acq_rel: each member's slot before its arrival; the last of the group sees its group's
+     * slots, and the last group's the slots its own arrival saw (the arrivals on each counter
+     * are one release sequence). */
+    bool last = group->members == 1 ||
+                atomic_fetch_add_explicit(&group->arrived, 1, memory_order_acq_rel) + 1 ==
+                    round * (uint64_t)group->members;
+    /* by group when some group has several members and another is on another core */
+    bool by_groups =
+        kind == FLAT_REDUCE && count > 0 && f->ngroups > 1 && f->ngroups < f->size && op->commute;
+    if (last) {
+        if (by_groups)
+            flat_fold(f, round, members[c->rank].group, false, group->partial, count, type, op);
+        last = atomic_fetch_add_explicit(&f->arrived, 1, memory_order_acq_rel) + 1 ==
+               round * (uint64_t)f->ngroups;
+    }
+    if (last) {
+        if (kind == FLAT_BCAST)
             memcpy(f->result, flat_slot(f, round, root), *flat_slot_len(f, round, root));
-        } else if (kind == FLAT_REDUCE && bytes > 0) {
-            /* In rank order, for operations that do not commute: slot[k] op (the rest). */
-            memcpy(f->result, flat_slot(f, round, c->size - 1), bytes);
-            for (int k = c->size - 2; k >= 0; k--)
-                tm_mpi_op_apply(op, flat_slot(f, round, k), f->result, count, type);
-        }
-        const flat_member_t *members = flat_members(f);
+        else if (kind == FLAT_REDUCE && count > 0)
+            flat_fold(f, round, -1, by_groups, f->result, count, type, op);
         int vp = members[c->rank].vp;
         f->waker_vp = vp;
         /* release: the result (and waker_vp) before the round opens */
@@ -281,7 +350,6 @@ static void flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uin
         return;
     }
     flat_wait(r, c, call, &f->done, round);
-    const flat_member_t *members = flat_members(f);
     int vp = members[c->rank].vp;
     if (members[c->rank].first_on_vp && vp != f->waker_vp) /* wake the rest of our VP */
         for (int k = c->rank + 1; k < c->size; k++)

@@ -11,11 +11,12 @@
  * 16385 matrices: 256 KiB, where the blocking calls on 2 ranks or more switch to the
  * shared-address-space algorithm for commutative operations) for Reduce and Allreduce. The
  * order-revealing cases run again on MPI_COMM_WORLD split with reversed keys, where rank order is
- * not world order. Floating-point values are small integers, so every order of summation gives the
- * same exact result. Elements past each result are checked untouched and send buffers unchanged.
- * Then MPI_Reduce_local with predefined and user operations, and MPI_Op_commutative. Usage:
- * coll_reduce [nb]: with nb, the non-blocking variants (MPI_Iallreduce...), completed in turn by
- * MPI_Wait, by an MPI_Test loop, or all of a group at once by MPI_Waitall. */
+ * not world order, and on its two halves interleaved. Floating-point values are small integers, so
+ * every order of summation gives the same exact result. Elements past each result are checked
+ * untouched and send buffers unchanged. Then MPI_Reduce_local with predefined and user operations,
+ * and MPI_Op_commutative. Usage: coll_reduce [nb]: with nb, the non-blocking variants
+ * (MPI_Iallreduce...), completed in turn by MPI_Wait, by an MPI_Test loop, or all of a group at
+ * once by MPI_Waitall. */
 #include <complex.h>
 #include <mpi.h>
 #include <stdbool.h>
@@ -925,6 +926,16 @@ int main(int argc, char **argv)
     all_colls(rev, "MPI_COMM_WORLD reversed", T_2INT, OP_MINLOC, 13, 1);
     all_colls(rev, "MPI_COMM_WORLD reversed", T_INT, OP_MODMUL, 13, 0);
     MPI_Comm_free(&rev);
+
+    /* The two halves of the world interleaved (0, h, 1, h + 1, ...): with the ranks placed in
+     * blocks, neighbours in rank order run on different cores, so a fold by core would show in
+     * the non-commutative product. */
+    MPI_Comm mixed;
+    int half = (size + 1) / 2;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, wrank < half ? 2 * wrank : 2 * (wrank - half) + 1, &mixed);
+    all_colls(mixed, "MPI_COMM_WORLD interleaved", T_MAT, OP_MATMUL, 1, 0);
+    all_colls(mixed, "MPI_COMM_WORLD interleaved", T_MAT, OP_MATMUL, 13, 1);
+    MPI_Comm_free(&mixed);
 
     MPI_Datatype mat = types[T_MAT].dt;
     MPI_Type_free(&mat);
