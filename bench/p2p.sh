@@ -1,7 +1,8 @@
 #!/bin/sh
 # Point-to-point side by side: ThreadMPI, Open MPI and MPICH (when installed) run the same
-# sources (bench/p2p.c: latency, bandwidth, message rate between 2 ranks; bench/ring.c: a token
-# around a ring of 16 ranks on this machine's cores). Each figure is the median of RUNS runs
+# sources (bench/p2p.c: latency, bandwidth, message rate between 2 ranks; bench/ring.c: 500 rounds
+# of a token around a ring of 16 ranks on this machine's cores, of the ring exchange plus an
+# 8-byte allreduce, and of the halo exchange with both neighbours plus the allreduce). Each figure is the median of RUNS runs
 # (default 5); ratios are ThreadMPI's advantage (> 1: ThreadMPI is better).
 #
 #   bench/p2p.sh [BUILDDIR]     (BUILDDIR: a ThreadMPI build tree, default the current dir)
@@ -56,14 +57,16 @@ echo
 echo "| measure | ThreadMPI | Open MPI | MPICH | ThreadMPI vs Open MPI | vs MPICH |"
 echo "|---|---|---|---|---|---|"
 for measure in "latency_8B us lower" "bandwidth_4MiB MB/s higher" "memcpy_4MiB MB/s higher" \
-    "rate_8B Mmsg/s higher" "ring_16_ranks_500_rounds s lower"; do
+    "rate_8B Mmsg/s higher" "ring_16_ranks_500_rounds s lower" \
+    "exchange_16_ranks_500_rounds s lower" "halo_16_ranks_500_rounds s lower"; do
     set -- $measure
     name=$1 unit=$2 better=$3
     line="| $name ($unit)"
     for m in tm ompi mpich; do
         case " $mpis " in *" $m "*) ;; *) eval "v_$m=-"; line="$line | -"; continue ;; esac
         case $name in
-            ring*) v=$(median "$m" "$name" 16 "$work/ring.$m" 500) ;;
+            ring*) v=$(median "$m" "$name" 16 "$work/ring.$m" 500 token) ;;
+            exchange* | halo*) v=$(median "$m" "$name" 16 "$work/ring.$m" 500 "${name%%_*}") ;;
             *) v=$(median "$m" "$name" 2 "$work/p2p.$m") ;;
         esac
         eval "v_$m=$v"

@@ -14,8 +14,9 @@
 #            (MPICH's 16 processes on 2 cores take about a second a measurement)
 #   overlap  ibcast, ireduce and iallreduce of 2 MiB behind computation, the IMB-NBC method, 2
 #            ranks pinned (bench/overlap.c; with 16 MPI_Test calls too in the full mode)
-#   oversub  16 and 64 ranks on this machine's cores: a token around a ring (bench/ring.c) and an
-#            8-byte allreduce (bench/coll.c)
+#   oversub  16 and 64 ranks on this machine's cores, per round of bench/ring.c: a token around a
+#            ring, the ring exchange plus an 8-byte allreduce, and the halo exchange with both
+#            neighbours plus the allreduce; and an 8-byte allreduce alone (bench/coll.c)
 #   startup  a whole 16-rank job's wall time and peak memory (bench/startup.c), and the memory a
 #            ThreadMPI rank adds (a job of many ranks against a job of one)
 #   split    ThreadMPI only: ibcast of 2 MiB overlapped with a fixed total computation, for N ranks
@@ -214,7 +215,9 @@ while [ "$i" -le "$runs" ]; do
         measure "ovl$t" "$i" 2 overlap -T "$each" -t "$t"
     done
     for n in 16 64; do
-        measure "ring$n" "$i" "$n" ring "$rounds"
+        for w in token exchange halo; do
+            measure "$w$n" "$i" "$n" ring "$rounds" "$w"
+        done
         measure "ared$n" "$i" "$n" coll -T "$each" -c allreduce 8
     done
     for m in $mpis_startup; do
@@ -269,9 +272,14 @@ for t in $ovl_tests; do
 done
 for n in 16 64; do
     for m in $mpis_ring; do
-        v=$(cat "$work/ring$n.$m".* 2> /dev/null | awk '$1 ~ /^ring_/ { print $2 }' | mid)
-        [ "$v" = - ] || v=$(awk -v v="$v" -v r="$rounds" 'BEGIN { printf "%.3f", v / r * 1e6 }')
-        row oversub ring_round 8 "$n" "" "$m" "$v" us lower
+        for w in token exchange halo; do
+            v=$(cat "$work/$w$n.$m".* 2> /dev/null | awk '$1 ~ /_ranks_/ { print $2 }' | mid)
+            [ "$v" = - ] ||
+                v=$(awk -v v="$v" -v r="$rounds" 'BEGIN { printf "%.3f", v / r * 1e6 }')
+            name=${w}_round
+            [ "$w" != token ] || name=ring_round # its name in earlier results
+            row oversub "$name" 8 "$n" "" "$m" "$v" us lower
+        done
     done
     for m in $mpis_coll; do
         row oversub allreduce 8 "$n" "" "$m" "$(median 4 allreduce 8 "$work/ared$n.$m".*)" us lower

@@ -99,6 +99,10 @@ MPI_SCRIPT_TESTS += tests/mpi/bench_breakdown.sh
 # ThreadMPI's mpicc and runs on 3 ranks with a tiny measurement time.
 MPI_SCRIPT_TESTS += tests/mpi/bench_coll.sh
 
+# bench/ring.c (a token around a ring, the ring exchange and the halo exchange, each plus an
+# allreduce, every value checked): it builds with ThreadMPI's mpicc and runs on 7 ranks.
+MPI_SCRIPT_TESTS += tests/mpi/bench_ring.sh
+
 # bench/run.sh, the side-by-side suite: its usage, and its plots drawn from a small CSV (no
 # benchmark runs).
 MPI_SCRIPT_TESTS += tests/mpi/bench_run.sh
