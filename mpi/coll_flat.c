@@ -55,11 +55,13 @@
  * Waiting and waking: a member that is not the last can only wait for the others, so when
  * another rank of its core (VP) is ready to run it sleeps at once instead of yielding and
  * polling again (as every wait does, tm_mpi_p2p_wait_noted): each rank then runs once per
- * round. The last member pokes the members of its own VP and, on each other VP, the first member
- * there, which pokes the others of its VP once it runs: a wake-up across cores costs several
- * cache-line transfers one after the other (the sleeper word, the ULT's state, the VP's run
- * queue), within a core none. On 16 ranks on 2 cores, an 8-byte allreduce went from 3.4 to
- * 2.65 us (the sleeping nearly all of it); with the arrivals by group and the partials,
+ * round. The last member pokes the last member of each other group, which pokes the others of
+ * its group once it sees the round open, as the last member does its own: a wake-up across
+ * cores costs several cache-line transfers one after the other (the sleeper word, the ULT's
+ * state, the VP's run queue), within a core none, and the last of a group to arrive is the one
+ * likeliest to be awake still, polling because no other rank of its core had work, so that its
+ * poke costs only a look at its sleeper word. On 16 ranks on 2 cores, an 8-byte allreduce went
+ * from 3.4 to 2.65 us (the sleeping nearly all of it); with the arrivals by group and the partials,
  * from 2.9 to 2.0 us (every arrival on one counter moved its line between the cores, and the
  * last member read the other core's slots one by one).
  *
@@ -88,7 +90,6 @@ struct tm_mpi_coll_flat {
     struct tm_mpi_coll_flat *next;
     alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t arrived; /* groups arrived, every round together */
     alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t done;    /* rounds open */
-    int waker_vp; /* the VP of the round's last member: written before `done` */
     alignas(TM_SHM_CACHE_LINE) unsigned char result[TM_MPI_COLL_FLAT_BYTES];
     /* Two sets of size slots, for odd and even rounds: a line that holds the slot's length,
      * then TM_MPI_COLL_FLAT_BYTES of data. */
@@ -123,11 +124,10 @@ static flat_link_t *flat_link(tm_mpi_coll_flat_t *f, int k)
     return (flat_link_t *)(void *)(f->slots + 2 * (size_t)f->size * FLAT_SLOT_STRIDE) + k;
 }
 
-/* Where the members run, after the links: member k's VP, its group (the members on that VP),
- * and whether k is the first member on its VP (who wakes the others there). */
+/* Where the members run, after the links: member k's VP and its group (the members on that
+ * VP). */
 typedef struct flat_member {
     int vp, group;
-    bool first_on_vp;
 } flat_member_t;
 
 static flat_member_t *flat_members(tm_mpi_coll_flat_t *f)
@@ -144,6 +144,7 @@ static flat_member_t *flat_members(tm_mpi_coll_flat_t *f)
 typedef struct flat_group {
     alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t arrived; /* arrivals, every round together */
     int members;
+    int last; /* the member that arrived last in the round; written before the block arrival */
     alignas(TM_SHM_CACHE_LINE) unsigned char partial[TM_MPI_COLL_FLAT_BYTES];
 } flat_group_t;
 
@@ -191,15 +192,13 @@ static tm_mpi_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
             for (int d = 0; d < FLAT_SCAN_DEPTH; d++)
                 atomic_init(&flat_link(f, k)->prefix[d].round, 0);
             members[k].vp = tm_rt_rank_vp(c->group->world_ranks[k]);
-            members[k].first_on_vp = true;
             members[k].group = f->ngroups;
             for (int j = 0; j < k; j++)
                 if (members[j].vp == members[k].vp) {
-                    members[k].first_on_vp = false;
                     members[k].group = members[j].group;
                     break;
                 }
-            if (members[k].first_on_vp) {
+            if (members[k].group == f->ngroups) {
                 atomic_init(&groups[f->ngroups].arrived, 0);
                 groups[f->ngroups++].members = 0;
             }
@@ -318,19 +317,23 @@ static void flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uin
 {
     tm_mpi_coll_flat_t *f = c->flat;
     const flat_member_t *members = flat_members(f);
-    flat_group_t *group = &flat_groups(f)[members[c->rank].group];
+    flat_group_t *groups = flat_groups(f);
+    int g = members[c->rank].group;
+    flat_group_t *group = &groups[g];
     /* acq_rel: each member's slot before its arrival; the last of the group sees its group's
      * slots, and the last group's the slots its own arrival saw (the arrivals on each counter
      * are one release sequence). */
-    bool last = group->members == 1 ||
-                atomic_fetch_add_explicit(&group->arrived, 1, memory_order_acq_rel) + 1 ==
-                    round * (uint64_t)group->members;
+    bool group_last = group->members == 1 ||
+                      atomic_fetch_add_explicit(&group->arrived, 1, memory_order_acq_rel) + 1 ==
+                          round * (uint64_t)group->members;
     /* by group when some group has several members and another is on another core */
     bool by_groups =
         kind == FLAT_REDUCE && count > 0 && f->ngroups > 1 && f->ngroups < f->size && op->commute;
-    if (last) {
+    bool last = false;
+    if (group_last) {
+        group->last = c->rank;
         if (by_groups)
-            flat_fold(f, round, members[c->rank].group, false, group->partial, count, type, op);
+            flat_fold(f, round, g, false, group->partial, count, type, op);
         last = atomic_fetch_add_explicit(&f->arrived, 1, memory_order_acq_rel) + 1 ==
                round * (uint64_t)f->ngroups;
     }
@@ -339,21 +342,22 @@ static void flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uin
             memcpy(f->result, flat_slot(f, round, root), *flat_slot_len(f, round, root));
         else if (kind == FLAT_REDUCE && count > 0)
             flat_fold(f, round, -1, by_groups, f->result, count, type, op);
-        int vp = members[c->rank].vp;
-        f->waker_vp = vp;
-        /* release: the result (and waker_vp) before the round opens */
+        /* The other groups' last members, read before the round opens: after, they may arrive
+         * at the next round. */
+        int wake[TM_MPI_COLL_FLAT_RANKS], nwake = 0;
+        for (int h = 0; h < f->ngroups; h++)
+            if (h != g)
+                wake[nwake++] = groups[h].last;
+        /* release: the result before the round opens */
         atomic_store_explicit(&f->done, round, memory_order_release);
-        /* Our VP's members, and the first member of each other VP */
-        for (int k = 0; k < c->size; k++)
-            if (k != c->rank && (members[k].vp == vp || members[k].first_on_vp))
-                flat_poke(c, k);
-        return;
+        for (int i = 0; i < nwake; i++)
+            flat_poke(c, wake[i]);
+    } else {
+        flat_wait(r, c, call, &f->done, round);
     }
-    flat_wait(r, c, call, &f->done, round);
-    int vp = members[c->rank].vp;
-    if (members[c->rank].first_on_vp && vp != f->waker_vp) /* wake the rest of our VP */
-        for (int k = c->rank + 1; k < c->size; k++)
-            if (members[k].vp == vp)
+    if (group_last && group->members > 1) /* wake the rest of our group */
+        for (int k = 0; k < c->size; k++)
+            if (k != c->rank && members[k].group == g)
                 flat_poke(c, k);
 }
 
