@@ -44,6 +44,7 @@ static void mailboxes_create(void)
         atomic_init(&mailboxes[i].sleeper, NULL);
         atomic_init(&mailboxes[i].helper, NULL);
         atomic_init(&mailboxes[i].am_helper, NULL);
+        atomic_init(&mailboxes[i].copy_offer, NULL);
         mailboxes[i].pool = NULL;
         for (int f = 0; f < TM_MPI_FASTBOX_MAX; f++)
             atomic_init(&mailboxes[i].fastboxes[f], NULL);
@@ -676,6 +677,102 @@ static inline bool envelope_matches(const tm_mpi_envelope_t *env, int context_id
            (tag == MPI_ANY_TAG || tag == env->tag);
 }
 
+/* ---- shared copies -----------------------------------------------------------------------------
+ *
+ * A rendezvous message is one copy, from the sender's buffer into the receiver's, which the
+ * receiving side makes when it matches. A sender that waits meanwhile (in MPI_Send, MPI_Wait, a
+ * blocking collective) has nothing else to do: for large messages from a rank of another core,
+ * the receiving side offers it half of the work. The copy is cut into chunks of
+ * COPY_CHUNK_BYTES, which both sides claim one at a time from a counter, each copying type to
+ * type from the chunk's offset; both cores then copy at once, each through its own cache.
+ *
+ *   receiving side (in deliver)                  sending side (its progress, while it waits)
+ *   job on the stack; CAS offer NULL -> &job     job = exchange(offer, NULL)
+ *   poke the sender                              claim and copy chunks until none is left
+ *   claim and copy chunks until none is left     helper_done := true (release)
+ *   CAS offer &job -> NULL: it succeeds if the sender never took the job; else wait for
+ *   helper_done (the sender is at most one chunk from the end), then complete the send
+ *
+ * The receiving side never waits for the sender to come: it copies whatever is left itself,
+ * and waits only for a chunk that the sender has already claimed. A sender that does not wait,
+ * or runs on the receiver's core (it could not run before the receiver is done), is not asked.
+ * Only a CAS takes an offer back, so a receiver never takes another receiver's offer. */
+#define COPY_SHARED_BYTES ((size_t)256 * 1024)
+#define COPY_CHUNK_BYTES  ((size_t)64 * 1024)
+
+static void copy_chunks(tm_mpi_copy_job_t *job)
+{
+    for (;;) {
+        /* relaxed: the chunks only need to go to one side each */
+        size_t k = atomic_fetch_add_explicit(&job->next, 1, memory_order_relaxed);
+        if (k >= job->nchunks)
+            return;
+        size_t offset = k * COPY_CHUNK_BYTES;
+        size_t len =
+            job->bytes - offset < COPY_CHUNK_BYTES ? job->bytes - offset : COPY_CHUNK_BYTES;
+        tm_mpi_type_copy(job->dst, job->dst_count, job->dst_type, job->src, job->src_count,
+                         job->src_type, offset, len);
+    }
+}
+
+/* The receiving side's copy of `n` bytes of a rendezvous message, shared with its sender. */
+static void copy_shared(tm_mpi_request_t *req, const tm_mpi_source_data_t *from, size_t n)
+{
+    tm_mpi_copy_job_t job = {
+        .dst = req->buf,
+        .dst_count = req->count,
+        .dst_type = req->type,
+        .src = from->buf,
+        .src_count = from->count,
+        .src_type = from->type,
+        .bytes = n,
+        .nchunks = (n + COPY_CHUNK_BYTES - 1) / COPY_CHUNK_BYTES,
+    };
+    atomic_init(&job.next, 0);
+    atomic_init(&job.helper_done, false);
+    tm_mpi_mailbox_t *sender = from->sender_mailbox;
+    tm_mpi_copy_job_t *none = NULL;
+    /* release: the job's fields before the sender's acquire of the offer */
+    bool offered = atomic_compare_exchange_strong_explicit(
+        &sender->copy_offer, &none, &job, memory_order_release, memory_order_relaxed);
+    if (offered)
+        tm_mpi_mailbox_poke_rank(sender);
+    copy_chunks(&job);
+    tm_mpi_copy_job_t *mine = &job;
+    if (offered &&
+        !atomic_compare_exchange_strong_explicit(&sender->copy_offer, &mine, NULL,
+                                                 memory_order_relaxed, memory_order_relaxed)) {
+        /* acquire: the sender's copies before we complete the request */
+        while (!atomic_load_explicit(&job.helper_done, memory_order_acquire))
+            tm_sched_cpu_relax();
+    }
+}
+
+/* The sending side's part: takes the copy offered to `mailbox`, if any, and copies chunks of it
+ * until none is left. */
+static void copy_help(tm_mpi_mailbox_t *mailbox)
+{
+    if (!atomic_load_explicit(&mailbox->copy_offer, memory_order_relaxed))
+        return;
+    /* acquire: pairs with the offer's release (the job's fields) */
+    tm_mpi_copy_job_t *job =
+        atomic_exchange_explicit(&mailbox->copy_offer, NULL, memory_order_acquire);
+    if (!job)
+        return; /* taken back meanwhile */
+    tm_rt_profile_mark_t copy = tm_rt_profile_begin(TM_RT_PROFILE_COPY);
+    copy_chunks(job);
+    tm_rt_profile_end(copy);
+    /* release: our copies before the receiver completes the message */
+    atomic_store_explicit(&job->helper_done, true, memory_order_release);
+}
+
+/* Whether a rendezvous copy of n bytes from world rank `origin` is worth sharing with it. */
+static bool copy_worth_sharing(const tm_mpi_envelope_t *env, size_t n)
+{
+    return n >= COPY_SHARED_BYTES && env->protocol == TM_MPI_PROTO_RNDV &&
+           tm_rt_rank_vp(env->origin) != tm_sched_self_vp();
+}
+
 /* Delivers the message of `cell` to receive `req`: copies the data, fills the status, frees the
  * cell, completes both sides. */
 static void deliver(tm_mpi_request_t *req, tm_shm_cell_t *cell)
@@ -695,7 +792,11 @@ static void deliver(tm_mpi_request_t *req, tm_shm_cell_t *cell)
     } else {
         /* The one copy: from the sender's buffer straight into the receiver's, type to type. */
         tm_mpi_source_data_t *from = cell_source(cell);
-        tm_mpi_type_copy(req->buf, req->count, req->type, from->buf, from->count, from->type, 0, n);
+        if (copy_worth_sharing(env, n))
+            copy_shared(req, from, n);
+        else
+            tm_mpi_type_copy(req->buf, req->count, req->type, from->buf, from->count, from->type, 0,
+                             n);
         tm_rt_profile_end(copy);
         if (env->protocol == TM_MPI_PROTO_RNDV)
             tm_mpi_request_complete(from->send_request, from->sender_mailbox);
@@ -1052,6 +1153,10 @@ bool tm_mpi_p2p_progress(tm_mpi_rank_t *r)
     tm_mpi_p2p_t *p = r->p2p;
     if (p->zombies)
         zombies_sweep(r);
+    /* A receiver's offer to share the copy of a large message from this rank (the program's, or
+     * a collective's) */
+    copy_help(p->match.mailbox);
+    copy_help(tm_mpi_mailbox_get(r->rt->world_rank, true));
     bool did = tm_mpi_matcher_progress(&p->match);
     if (r->nbc && tm_nbc_has_work(r->nbc))
         did |= tm_nbc_progress(r->nbc, true);
@@ -1377,6 +1482,8 @@ void tm_mpi_p2p_wait_noted(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
             atomic_store_explicit(&coll->sleeper, self, memory_order_relaxed);
         atomic_thread_fence(memory_order_seq_cst);
         bool work = matcher_has_work(&r->p2p->match) || (done && done(arg)) ||
+                    atomic_load_explicit(&mb->copy_offer, memory_order_relaxed) ||
+                    atomic_load_explicit(&coll->copy_offer, memory_order_relaxed) ||
                     (colls && (!tm_mpi_mailbox_idle(coll) || tm_nbc_progress(r->nbc, true)));
         if (!work && note) { /* about to sleep: now the note is worth making */
             tm_mpi_blocked_note_t record;

@@ -93,6 +93,21 @@ typedef struct tm_mpi_fastbox tm_mpi_fastbox_t;
 /* A mailbox: one of a world rank's two receiving sides. Each rank has one for the program's
  * point-to-point traffic and one for its collectives (nbc/), so that the rank's progress thread
  * can match collective messages without touching the program's matching lists. */
+/* A rendezvous copy that the receiving side shares with the sender (p2p.c, "Shared copies"):
+ * the two layouts, and the chunks, which each side claims one at a time. On the receiving
+ * side's stack for as long as the copy lasts. */
+typedef struct tm_mpi_copy_job {
+    void *dst;
+    size_t dst_count;
+    const tm_mpi_type_t *dst_type;
+    const void *src;
+    size_t src_count;
+    const tm_mpi_type_t *src_type;
+    size_t bytes, nchunks;
+    alignas(TM_SHM_CACHE_LINE) _Atomic size_t next; /* the next chunk to claim */
+    _Atomic bool helper_done; /* the sender took the job and has copied its last chunk */
+} tm_mpi_copy_job_t;
+
 typedef struct tm_mpi_mailbox {
     tm_shm_queue_t inbound;
     /* Who sleeps waiting for this mailbox, else NULL: whoever gives it something to do (a
@@ -104,6 +119,9 @@ typedef struct tm_mpi_mailbox {
     alignas(TM_SHM_CACHE_LINE) tm_sched_ult_t *_Atomic sleeper;
     tm_sched_ult_t *_Atomic helper;
     tm_sched_ult_t *_Atomic am_helper;
+    /* A copy of a rendezvous message sent from this side that its receiver offers to share:
+     * whoever waits on this side takes it (p2p.c, "Shared copies"). */
+    tm_mpi_copy_job_t *_Atomic copy_offer;
     tm_shm_pool_t *pool; /* the cells sent from this side, made at the rank's MPI_Init */
     /* The fastboxes into this side, which its consumer polls after the queue: added by the
      * consumer (others read them as hints, for idleness); `fastboxes_taken` counts those the
