@@ -681,15 +681,23 @@ static inline bool envelope_matches(const tm_mpi_envelope_t *env, int context_id
  *
  * A rendezvous message is one copy, from the sender's buffer into the receiver's, which the
  * receiving side makes when it matches. A sender that waits meanwhile (in MPI_Send, MPI_Wait, a
- * blocking collective) has nothing else to do: for large messages from a rank of another core,
- * the receiving side offers it half of the work. The copy is cut into chunks of
- * COPY_CHUNK_BYTES, which both sides claim one at a time from a counter, each copying type to
- * type from the chunk's offset; both cores then copy at once, each through its own cache.
+ * blocking collective) has nothing else to do: for messages of COPY_SHARED_BYTES or more from a
+ * rank of another core, the receiving side offers it part of the work. The copy is cut into
+ * chunks of COPY_CHUNK_BYTES, which both sides claim one at a time, the receiver from the front
+ * and the sender from the back, each copying type to type from the chunk's offset: both cores
+ * copy at once, each through its own cache, and each writes the same part of a buffer that is
+ * used again, whose lines then stay in its cache. Measured on 2 ranks: 4 MiB bandwidth from
+ * 0.9 to 2.0 times a single-thread memcpy, 2 MiB broadcast 181 to 71 us, and round trips in
+ * which both sides read and write the data they received 20% to 25% faster from 512 KiB on.
+ * Below 512 KiB, benchmarks that send the same untouched buffer again and again lost up to 30%
+ * (a scatter of 256 KiB): there the receiver finds the sender's lines in its own cache, and
+ * reads from it nothing that the sender's help would save.
  *
  *   receiving side (in deliver)                  sending side (its progress, while it waits)
  *   job on the stack; CAS offer NULL -> &job     job = exchange(offer, NULL)
- *   poke the sender                              claim and copy chunks until none is left
- *   claim and copy chunks until none is left     helper_done := true (release)
+ *   poke the sender                              claim and copy chunks from the back until
+ *   claim and copy chunks from the front until     none is left
+ *     none is left                               helper_done := true (release)
  *   CAS offer &job -> NULL: it succeeds if the sender never took the job; else wait for
  *   helper_done (the sender is at most one chunk from the end), then complete the send
  *
@@ -697,17 +705,28 @@ static inline bool envelope_matches(const tm_mpi_envelope_t *env, int context_id
  * and waits only for a chunk that the sender has already claimed. A sender that does not wait,
  * or runs on the receiver's core (it could not run before the receiver is done), is not asked.
  * Only a CAS takes an offer back, so a receiver never takes another receiver's offer. */
-#define COPY_SHARED_BYTES ((size_t)256 * 1024)
+#define COPY_SHARED_BYTES ((size_t)512 * 1024)
 #define COPY_CHUNK_BYTES  ((size_t)64 * 1024)
 
-static void copy_chunks(tm_mpi_copy_job_t *job)
+/* Claims and copies chunks until none is left: the receiving side from the front, the sender
+ * from the back, so that each side copies the same part of the message from one message to the
+ * next, and the lines it writes stay in its core's cache. `left` holds the first chunk not
+ * claimed from the front (low 32 bits) and one past the last not claimed from the back. */
+static void copy_chunks(tm_mpi_copy_job_t *job, bool from_back)
 {
+    uint64_t left = atomic_load_explicit(&job->left, memory_order_relaxed);
     for (;;) {
-        /* relaxed: the chunks only need to go to one side each */
-        size_t k = atomic_fetch_add_explicit(&job->next, 1, memory_order_relaxed);
-        if (k >= job->nchunks)
+        uint64_t front = left & 0xffffffffu, back = left >> 32;
+        if (front >= back)
             return;
-        size_t offset = k * COPY_CHUNK_BYTES;
+        uint64_t k = from_back ? back - 1 : front;
+        uint64_t claimed = from_back ? (back - 1) << 32 | front : back << 32 | (front + 1);
+        /* relaxed: each chunk only needs to go to one side */
+        if (!atomic_compare_exchange_weak_explicit(&job->left, &left, claimed, memory_order_relaxed,
+                                                   memory_order_relaxed))
+            continue;
+        left = claimed;
+        size_t offset = (size_t)k * COPY_CHUNK_BYTES;
         size_t len =
             job->bytes - offset < COPY_CHUNK_BYTES ? job->bytes - offset : COPY_CHUNK_BYTES;
         tm_mpi_type_copy(job->dst, job->dst_count, job->dst_type, job->src, job->src_count,
@@ -726,9 +745,8 @@ static void copy_shared(tm_mpi_request_t *req, const tm_mpi_source_data_t *from,
         .src_count = from->count,
         .src_type = from->type,
         .bytes = n,
-        .nchunks = (n + COPY_CHUNK_BYTES - 1) / COPY_CHUNK_BYTES,
     };
-    atomic_init(&job.next, 0);
+    atomic_init(&job.left, (uint64_t)((n + COPY_CHUNK_BYTES - 1) / COPY_CHUNK_BYTES) << 32);
     atomic_init(&job.helper_done, false);
     tm_mpi_mailbox_t *sender = from->sender_mailbox;
     tm_mpi_copy_job_t *none = NULL;
@@ -737,7 +755,7 @@ static void copy_shared(tm_mpi_request_t *req, const tm_mpi_source_data_t *from,
         &sender->copy_offer, &none, &job, memory_order_release, memory_order_relaxed);
     if (offered)
         tm_mpi_mailbox_poke_rank(sender);
-    copy_chunks(&job);
+    copy_chunks(&job, false);
     tm_mpi_copy_job_t *mine = &job;
     if (offered &&
         !atomic_compare_exchange_strong_explicit(&sender->copy_offer, &mine, NULL,
@@ -760,7 +778,7 @@ static void copy_help(tm_mpi_mailbox_t *mailbox)
     if (!job)
         return; /* taken back meanwhile */
     tm_rt_profile_mark_t copy = tm_rt_profile_begin(TM_RT_PROFILE_COPY);
-    copy_chunks(job);
+    copy_chunks(job, true);
     tm_rt_profile_end(copy);
     /* release: our copies before the receiver completes the message */
     atomic_store_explicit(&job->helper_done, true, memory_order_release);

@@ -103,8 +103,9 @@ typedef struct tm_mpi_copy_job {
     const void *src;
     size_t src_count;
     const tm_mpi_type_t *src_type;
-    size_t bytes, nchunks;
-    alignas(TM_SHM_CACHE_LINE) _Atomic size_t next; /* the next chunk to claim */
+    size_t bytes;
+    /* the chunks not claimed yet: [low 32 bits, high 32 bits) */
+    alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t left;
     _Atomic bool helper_done; /* the sender took the job and has copied its last chunk */
 } tm_mpi_copy_job_t;
 

@@ -1,7 +1,7 @@
 /* Large rendezvous messages between two ranks, whose copy the receiver shares with a sender that
- * waits (mpi/p2p.c, "Shared copies": chunks of 64 KiB from 256 KiB on, when the two ranks run on
+ * waits (mpi/p2p.c, "Shared copies": chunks of 64 KiB from 512 KiB on, when the two ranks run on
  * different cores). Every byte of every message is checked, and the bytes past a receive:
- *   - sizes on and off the chunks (256 KiB, 256 KiB + 1, 1 MiB + 13, 4 MiB), each way, by a
+ *   - sizes on and off the chunks (512 KiB, 512 KiB + 1, 1 MiB + 13, 4 MiB), each way, by a
  *     blocking MPI_Send (the sender waits, so it helps) into MPI_Recv;
  *   - type to type: a contiguous send into a strided receive (a vector of 3-byte blocks, so that
  *     chunk edges fall inside elements) and back, and a vector of doubles into another shape;
@@ -255,7 +255,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    static const size_t sizes[] = {256 * 1024, 256 * 1024 + 1, (1 << 20) + 13, 4 << 20};
+    static const size_t sizes[] = {512 * 1024, 512 * 1024 + 1, (1 << 20) + 13, 4 << 20};
     for (int from = 0; from < 2; from++)
         for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
             one_way(from, sizes[k], (unsigned)(k + 1));
