@@ -14,8 +14,8 @@
 
 #define TM_MPI_GROUP_FIRST_PAYLOAD 2
 
-/* The empty group holds a reference of its own, so that it is never freed. */
-static tm_mpi_group_t tm_mpi_group_empty_obj = {.refs = 1, .size = 0};
+/* Never freed: immortal. */
+static tm_mpi_group_t tm_mpi_group_empty_obj = {.refs = 1, .size = 0, .immortal = true};
 
 /* Created by the first rank that needs it, then kept for the life of the process. */
 static _Atomic(tm_mpi_group_t *) tm_mpi_group_world_obj;
@@ -28,6 +28,7 @@ tm_mpi_group_t *tm_mpi_group_create(int size)
         return NULL;
     atomic_init(&g->refs, 1);
     g->size = size;
+    g->immortal = false;
     return g;
 }
 
@@ -45,15 +46,15 @@ tm_mpi_group_t *tm_mpi_group_world(void)
             return NULL;
         for (int i = 0; i < size; i++)
             g->world_ranks[i] = i;
-        /* The process keeps the creator's reference. Another rank may have won the race: use
-         * its group and drop ours. */
+        g->immortal = true; /* see tm_mpi_group_t */
+        /* The process keeps it. Another rank may have won the race: use its group and drop
+         * ours. */
         if (!atomic_compare_exchange_strong_explicit(&tm_mpi_group_world_obj, &expected, g,
                                                      memory_order_acq_rel, memory_order_acquire)) {
             free(g);
             g = expected;
         }
     }
-    tm_mpi_group_retain(g);
     return g;
 }
 
@@ -65,6 +66,8 @@ tm_mpi_group_t *tm_mpi_group_empty(void)
 
 void tm_mpi_group_retain(tm_mpi_group_t *g)
 {
+    if (g->immortal)
+        return;
     /* Relaxed: a reference is only ever taken from another one, which keeps g alive. */
     atomic_fetch_add_explicit(&g->refs, 1, memory_order_relaxed);
 }
@@ -72,7 +75,8 @@ void tm_mpi_group_retain(tm_mpi_group_t *g)
 void tm_mpi_group_release(tm_mpi_group_t *g)
 {
     /* Acq_rel: whoever frees must see every other holder done with the group. */
-    if (g != NULL && atomic_fetch_sub_explicit(&g->refs, 1, memory_order_acq_rel) == 1)
+    if (g != NULL && !g->immortal &&
+        atomic_fetch_sub_explicit(&g->refs, 1, memory_order_acq_rel) == 1)
         free(g);
 }
 

@@ -94,6 +94,10 @@ typedef struct tm_mpi_rank tm_mpi_rank_t;
 typedef struct tm_mpi_group {
     _Atomic int refs;
     int size;
+    /* Kept for the life of the process (the world group, the empty group): not counted, so that
+     * the ranks do not all write one cache line at each reference (every collective's schedule
+     * takes one) */
+    bool immortal;
     int world_ranks[];
 } tm_mpi_group_t;
 
