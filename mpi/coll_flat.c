@@ -143,8 +143,10 @@ static flat_member_t *flat_members(tm_mpi_coll_flat_t *f)
  * the partials of t - 1 were read. */
 typedef struct flat_group {
     alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t arrived; /* arrivals, every round together */
-    int members;
-    int last; /* the member that arrived last in the round; written before the block arrival */
+    int members, first;
+    /* With several members: the one that arrived last in the round, written before its block
+     * arrival */
+    _Atomic int last;
     alignas(TM_SHM_CACHE_LINE) unsigned char partial[TM_MPI_COLL_FLAT_BYTES];
 } flat_group_t;
 
@@ -200,6 +202,8 @@ static tm_mpi_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
                 }
             if (members[k].group == f->ngroups) {
                 atomic_init(&groups[f->ngroups].arrived, 0);
+                atomic_init(&groups[f->ngroups].last, k);
+                groups[f->ngroups].first = k;
                 groups[f->ngroups++].members = 0;
             }
             groups[members[k].group].members++;
@@ -331,7 +335,8 @@ static void flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uin
         kind == FLAT_REDUCE && count > 0 && f->ngroups > 1 && f->ngroups < f->size && op->commute;
     bool last = false;
     if (group_last) {
-        group->last = c->rank;
+        if (group->members > 1) /* relaxed: published by the block arrival */
+            atomic_store_explicit(&group->last, c->rank, memory_order_relaxed);
         if (by_groups)
             flat_fold(f, round, g, false, group->partial, count, type, op);
         last = atomic_fetch_add_explicit(&f->arrived, 1, memory_order_acq_rel) + 1 ==
@@ -342,16 +347,17 @@ static void flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uin
             memcpy(f->result, flat_slot(f, round, root), *flat_slot_len(f, round, root));
         else if (kind == FLAT_REDUCE && count > 0)
             flat_fold(f, round, -1, by_groups, f->result, count, type, op);
-        /* The other groups' last members, read before the round opens: after, they may arrive
-         * at the next round. */
-        int wake[TM_MPI_COLL_FLAT_RANKS], nwake = 0;
-        for (int h = 0; h < f->ngroups; h++)
-            if (h != g)
-                wake[nwake++] = groups[h].last;
         /* release: the result before the round opens */
         atomic_store_explicit(&f->done, round, memory_order_release);
-        for (int i = 0; i < nwake; i++)
-            flat_poke(c, wake[i]);
+        /* The other groups' last members. Once the round is open, a group may already be at
+         * the next one, with another last member: then the last one of this round has seen
+         * the round open and woken its group, and the poke only costs a look. A group of one
+         * is its member, whose line nobody writes. */
+        for (int h = 0; h < f->ngroups; h++)
+            if (h != g)
+                flat_poke(c, groups[h].members == 1
+                                 ? groups[h].first
+                                 : atomic_load_explicit(&groups[h].last, memory_order_relaxed));
     } else {
         flat_wait(r, c, call, &f->done, round);
     }
