@@ -25,7 +25,7 @@ if command -v mpicc.openmpi > /dev/null; then
 fi
 if command -v mpicc.mpich > /dev/null; then
     mpicc.mpich -O2 -o "$work/p2p.mpich" "$src/bench/p2p.c" 2> /dev/null
-    mpicc.mpich -O2 -o "$work/ring.mpich" "$src/bench/ring.c"
+    mpicc.mpich -O2 -o "$work/ring.mpich" "$src/bench/ring.c" 2> /dev/null
     mpis="$mpis mpich"
 fi
 
