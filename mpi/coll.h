@@ -129,7 +129,12 @@ void tm_mpi_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                            bool exclusive);
 /* The calls that return int return MPI_SUCCESS, or report MPI_ERR_TRUNCATE (a rank passed more
  * data than another's buffer holds) through c's handler and return what it returns. */
-/* Drops c's reference to its block (its view goes). */
-void tm_mpi_coll_flat_release(tm_mpi_comm_t *c);
+/* MPI_Ibarrier on a communicator that tm_mpi_coll_use_flat(c, 0) accepts: enters the next
+ * barrier through the block's lines and starts the request that waits for the others. */
+int tm_mpi_coll_flat_ibarrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                              MPI_Request *request);
+/* Drops c's reference to its block (its view goes, in `call`), once the non-blocking barriers
+ * its rank entered on it are over. */
+void tm_mpi_coll_flat_release(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call);
 
 #endif /* TM_MPI_COLL_H */

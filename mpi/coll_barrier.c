@@ -1,6 +1,6 @@
 /*
- * MPI_Barrier and MPI_Ibarrier: dissemination (nbc/); blocking, on up to 64 ranks, the flat
- * algorithm (coll_flat.c).
+ * MPI_Barrier and MPI_Ibarrier: dissemination (nbc/); on up to 64 ranks, the flat algorithm
+ * (coll_flat.c): blocking, a round of the block; non-blocking, the members' lines of barriers.
  */
 #include "config.h"
 
@@ -15,7 +15,9 @@ static int barrier(const char *call, MPI_Comm handle, MPI_Request *request, bool
         err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
     if (err != MPI_SUCCESS)
         return err;
-    if (!nonblocking && tm_mpi_coll_use_flat(c, 0)) {
+    if (tm_mpi_coll_use_flat(c, 0)) {
+        if (nonblocking)
+            return tm_mpi_coll_flat_ibarrier(r, c, call, request);
         tm_mpi_coll_flat_barrier(r, c, call);
         return MPI_SUCCESS;
     }

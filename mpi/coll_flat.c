@@ -157,6 +157,18 @@ static flat_group_t *flat_groups(tm_mpi_coll_flat_t *f)
     return (flat_group_t *)((end + TM_SHM_CACHE_LINE - 1) & ~(uintptr_t)(TM_SHM_CACHE_LINE - 1));
 }
 
+/* A member's line of non-blocking barriers: how many it has entered (MPI_Ibarrier). Barrier t
+ * is over once every member's count is t or more; only the member writes its line. */
+typedef struct flat_arrival {
+    alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t ibarriers;
+} flat_arrival_t;
+
+/* The members' lines, after the groups. */
+static flat_arrival_t *flat_arrivals(const tm_mpi_coll_flat_t *f)
+{
+    return (flat_arrival_t *)(void *)(flat_groups((tm_mpi_coll_flat_t *)f) + f->size);
+}
+
 /* c's block, made by its first member that needs it. Out of memory ends the job: the members
  * must all take the flat path once they chose it. */
 static tm_mpi_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
@@ -171,7 +183,8 @@ static tm_mpi_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
     if (!f) {
         size_t bytes = sizeof *f + 2 * (size_t)c->size * FLAT_SLOT_STRIDE +
                        (size_t)c->size * (sizeof(flat_link_t) + sizeof(flat_member_t)) +
-                       TM_SHM_CACHE_LINE + (size_t)c->size * sizeof(flat_group_t);
+                       TM_SHM_CACHE_LINE +
+                       (size_t)c->size * (sizeof(flat_group_t) + sizeof(flat_arrival_t));
         /* aligned_alloc wants a multiple of the alignment */
         bytes = (bytes + TM_SHM_CACHE_LINE - 1) / TM_SHM_CACHE_LINE * TM_SHM_CACHE_LINE;
         if (!(f = aligned_alloc(TM_SHM_CACHE_LINE, bytes))) {
@@ -208,6 +221,8 @@ static tm_mpi_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
             }
             groups[members[k].group].members++;
         }
+        for (int k = 0; k < c->size; k++)
+            atomic_init(&flat_arrivals(f)[k].ibarriers, 0);
         f->next = registry.head;
         registry.head = f;
     }
@@ -217,11 +232,16 @@ static tm_mpi_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
     return f;
 }
 
-void tm_mpi_coll_flat_release(tm_mpi_comm_t *c)
+static void flat_ibarriers_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call);
+
+void tm_mpi_coll_flat_release(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
 {
     tm_mpi_coll_flat_t *f = c->flat;
     if (!f)
         return;
+    /* Our non-blocking barriers' requests read the block until they find them over: the block
+     * may go with this view only after (MPI_Comm_free may synchronize). */
+    flat_ibarriers_wait(r, c, call);
     c->flat = NULL;
     pthread_mutex_lock(&registry.lock);
     bool last = --f->refs == 0;
@@ -365,6 +385,105 @@ static void flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uin
         for (int k = 0; k < c->size; k++)
             if (k != c->rank && members[k].group == g)
                 flat_poke(c, k);
+}
+
+/* ---- non-blocking barriers ----
+ *
+ * MPI_Ibarrier on a communicator of the flat collectives' sizes: the member enters barrier t
+ * (its t-th) by storing t into its own line of the block, and the barrier is over for everyone
+ * once every member's line holds t or more, which the lines only ever grow towards. There is
+ * no counter to share and no round to open: any number of barriers may be under way, and a
+ * member may enter the next one before the others have seen this one over. Its request is a
+ * schedule of one TM_NBC_POLL action that scans the lines (from where the last scan stopped)
+ * whenever the rank progresses. The member whose entry ends the barrier pokes the others'
+ * collective mailboxes:
+ *
+ *   entering:  line[me] := t (release); fence; every line >= t? poke every other member
+ *   waiting:   sleeper := self; fence; every line >= t? else sleep      (Dekker: one of the two
+ *              sides sees the other)
+ *
+ * A request that finds its barrier over counts it in its view (flat_ibarriers_seen) and never
+ * reads the block again; a view lets go of the block (MPI_Comm_free, MPI_Finalize) only once
+ * every barrier it entered is counted there, so the last view frees a block nobody reads.
+ * Cost: one store and a scan of p lines (those of other cores missing in cache once each) per
+ * member, against lg p rounds of messages by dissemination. */
+
+/* Whether every member of `f` has entered barrier t, scanning from *cursor. */
+static bool flat_entered(const tm_mpi_coll_flat_t *f, uint64_t t, int *cursor)
+{
+    const flat_arrival_t *lines = flat_arrivals(f);
+    for (int k = *cursor; k < f->size; k++)
+        /* acquire: what member k did before entering */
+        if (atomic_load_explicit(&lines[k].ibarriers, memory_order_acquire) < t) {
+            *cursor = k;
+            return false;
+        }
+    *cursor = f->size;
+    return true;
+}
+
+/* The TM_NBC_POLL test of barrier t on view `obj`. */
+static bool flat_ibarrier_over(const void *obj, uint64_t t, int *cursor)
+{
+    tm_mpi_comm_t *c = (tm_mpi_comm_t *)obj;
+    if (!flat_entered(c->flat, t, cursor))
+        return false;
+    /* release: our last look at the block comes before the view lets it go */
+    atomic_fetch_add_explicit(&c->flat_ibarriers_seen, 1, memory_order_release);
+    return true;
+}
+
+int tm_mpi_coll_flat_ibarrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                              MPI_Request *request)
+{
+    tm_mpi_coll_flat_t *f = flat_get(r, c);
+    uint64_t t = ++c->flat_ibarriers;
+    /* release: what we did before the barrier, for the members' acquire */
+    atomic_store_explicit(&flat_arrivals(f)[c->rank].ibarriers, t, memory_order_release);
+    atomic_thread_fence(memory_order_seq_cst); /* the entering side of the Dekker pattern */
+    int cursor = 0;
+    if (flat_entered(f, t, &cursor))
+        for (int k = 0; k < c->size; k++)
+            if (k != c->rank)
+                tm_mpi_mailbox_poke(tm_mpi_mailbox_get(c->group->world_ranks[k], true));
+    tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, 0);
+    if (!s) {
+        /* no request will look: counted as seen */
+        atomic_fetch_add_explicit(&c->flat_ibarriers_seen, 1, memory_order_relaxed);
+        return tm_mpi_coll_run(r, c, call, NULL, request); /* reports the lack of memory */
+    }
+    tm_nbc_sched_where(s, TM_NBC_RANK);
+    tm_nbc_sched_poll(s, flat_ibarrier_over, c, t);
+    return tm_mpi_coll_run(r, c, call, s, request);
+}
+
+typedef struct flat_ibarriers_wait {
+    tm_mpi_comm_t *comm;
+    const char *call;
+} flat_ibarriers_wait_t;
+
+static bool flat_ibarriers_seen(void *arg)
+{
+    const flat_ibarriers_wait_t *w = arg;
+    /* acquire: pairs with flat_ibarrier_over's release */
+    return atomic_load_explicit(&w->comm->flat_ibarriers_seen, memory_order_acquire) >=
+           w->comm->flat_ibarriers;
+}
+
+static void flat_ibarriers_note(void *arg, tm_mpi_blocked_note_t *out)
+{
+    const flat_ibarriers_wait_t *w = arg;
+    tm_mpi_request_t described = {.kind = TM_MPI_REQ_COLL, .call = w->call, .comm = w->comm};
+    tm_mpi_request_blocked_note(&described, out);
+}
+
+/* Waits until the requests of the non-blocking barriers c's member entered have found them
+ * over (progressing them meanwhile). */
+static void flat_ibarriers_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
+{
+    flat_ibarriers_wait_t w = {c, call};
+    if (!flat_ibarriers_seen(&w))
+        tm_mpi_p2p_wait_noted(r, flat_ibarriers_seen, &w, flat_ibarriers_note, &w);
 }
 
 bool tm_mpi_coll_use_flat(const tm_mpi_comm_t *c, size_t bytes)

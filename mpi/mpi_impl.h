@@ -129,8 +129,12 @@ typedef struct tm_mpi_comm {
     unsigned idup_seq; /* MPI_Comm_idup calls on it: the key of the next one (comm_idup.c) */
     struct tm_mpi_coll_flat *flat; /* the block of its flat collectives, else NULL (coll_flat.c) */
     uint64_t flat_rounds;          /* flat collectives it ran */
-    uint64_t flat_scans;           /* flat scans and exscans it ran (their own chain) */
-    uint64_t flat_scans_next;      /* those the next rank had finished, as last seen */
+    uint64_t flat_ibarriers;       /* flat non-blocking barriers it entered */
+    /* those whose request found them over, no longer reading the block (written by the
+     * engine's lock holder: the rank, or its progress thread) */
+    _Atomic uint64_t flat_ibarriers_seen;
+    uint64_t flat_scans;      /* flat scans and exscans it ran (their own chain) */
+    uint64_t flat_scans_next; /* those the next rank had finished, as last seen */
 } tm_mpi_comm_t;
 
 /* A rank's MPI state: created by MPI_Init/MPI_Init_thread (rt->mpi points to it), destroyed by

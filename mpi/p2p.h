@@ -556,6 +556,10 @@ static inline MPI_Request tm_mpi_request_handle(const tm_mpi_request_t *req)
 tm_mpi_request_t *tm_mpi_message_lookup(tm_mpi_rank_t *r, MPI_Message h);
 MPI_Message tm_mpi_message_handle(const tm_mpi_request_t *msg);
 void tm_mpi_request_release(tm_mpi_rank_t *r, tm_mpi_request_t *req);
+/* The view c goes (MPI_Comm_free) while r's requests on it may still be pending, as MPI allows:
+ * they forget it (comm NULL: their hang notes name no communicator, their errors go to
+ * MPI_COMM_WORLD's handler). */
+void tm_mpi_request_forget_comm(tm_mpi_rank_t *r, const tm_mpi_comm_t *c);
 
 /* ---- generalized requests (greq.c) ---- */
 

@@ -77,7 +77,7 @@ void tm_mpi_rank_destroy(tm_rt_rank_t *rt)
     tm_mpi_info_rank_fini(r);
     tm_mpi_deferred_rank_fini(r);
     tm_mpi_group_rank_fini(r);
-    tm_mpi_coll_flat_release(&r->world);
+    tm_mpi_coll_flat_release(r, &r->world, "MPI_Finalize");
     tm_mpi_group_release(r->world.group);
     tm_mpi_group_release(r->self.group);
     tm_nbc_engine_destroy(r);

@@ -97,6 +97,17 @@ void tm_mpi_request_release(tm_mpi_rank_t *r, tm_mpi_request_t *req)
     p->free_requests = req;
 }
 
+void tm_mpi_request_forget_comm(tm_mpi_rank_t *r, const tm_mpi_comm_t *c)
+{
+    tm_mpi_p2p_t *p = r->p2p;
+    for (int i = 0; i < p->nrequests; i++)
+        if (p->requests[i] && p->requests[i]->comm == c)
+            p->requests[i]->comm = NULL;
+    for (tm_mpi_request_t *req = p->zombies; req; req = req->next)
+        if (req->comm == c)
+            req->comm = NULL;
+}
+
 void tm_mpi_request_complete(tm_mpi_request_t *req, tm_mpi_mailbox_t *owner_mailbox)
 {
     /* release: the owner's acquire load then sees everything done for the request. */

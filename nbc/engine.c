@@ -190,6 +190,8 @@ static void round_start(tm_nbc_engine_t *e, tm_nbc_sched_t *s)
             tm_rt_profile_end(copy);
             break;
         }
+        case TM_NBC_POLL: /* round_done asks */
+            break;
         }
     }
     s->round_started = true;
@@ -204,6 +206,8 @@ static bool round_done(tm_nbc_sched_t *s)
         tm_nbc_action_t *a = &s->actions[i];
         if ((a->kind == TM_NBC_SEND || a->kind == TM_NBC_RECV) &&
             !tm_mpi_request_is_complete(&a->req))
+            return false;
+        if (a->kind == TM_NBC_POLL && !a->poll.ready(a->poll.obj, a->poll.target, &a->poll.cursor))
             return false;
     }
     for (int i = first; i < s->rounds[round].end; i++) {

@@ -2,9 +2,9 @@
  * ThreadMPI nbc/: the schedule engine of the collectives, for mpi/.
  *
  * A collective is a schedule: an array of rounds, a round a list of actions (send, recv, op,
- * copy) that start together; the next round starts when every action of the current one is
- * done. A rank builds the schedule of its part of the collective with the verbs below, then
- * starts it; the engine runs it to its end.
+ * copy, and poll: wait for a condition on shared memory) that start together; the next round
+ * starts when every action of the current one is done. A rank builds the schedule of its part of
+ * the collective with the verbs below, then starts it; the engine runs it to its end.
  *
  *   schedule   round 0          round 1                 round 2
  *              recv(parent)  |  send(child 4)          | send(child 1)
@@ -87,6 +87,9 @@ int tm_nbc_bcast_dynamic(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *buf,
 
 /* ---- building a schedule ---- */
 
+/* The test of a TM_NBC_POLL action (tm_nbc_sched_poll). */
+typedef bool (*tm_nbc_ready_fn_t)(const void *obj, uint64_t target, int *cursor);
+
 /* A new empty schedule of rank r for a collective on comm, with `scratch` bytes of temporary
  * memory (tm_nbc_sched_scratch). The collective's tag is taken from the communicator now: every
  * member must create its schedules in the same order. NULL when out of memory. */
@@ -107,6 +110,13 @@ void tm_nbc_sched_op(tm_nbc_sched_t *s, const void *in, void *inout, size_t coun
 /* Copies the data of (src, scount, stype) into (dst, dcount, dtype), type to type. */
 void tm_nbc_sched_copy(tm_nbc_sched_t *s, const void *src, size_t scount, tm_mpi_type_t *stype,
                        void *dst, size_t dcount, tm_mpi_type_t *dtype);
+
+/* Waits, as an action of the current round, until ready(obj, target, &cursor) returns true:
+ * asked by whoever runs the round (the lock holder), at every pass until then, with a cursor
+ * (0 at first) it may keep its place in. For a condition that other ranks make true by writing
+ * shared memory; they poke the ranks that may sleep on it. */
+void tm_nbc_sched_poll(tm_nbc_sched_t *s, tm_nbc_ready_fn_t ready, const void *obj,
+                       uint64_t target);
 
 /* Ends the current round (if it has actions); the next actions go to a new round that runs
  * `where`. */

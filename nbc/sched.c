@@ -1,6 +1,6 @@
 /*
  * Building schedules: the verbs a collective algorithm uses to write down its rank's part
- * (send, recv, op, copy, barrier), and starting them (see nbc.h).
+ * (send, recv, op, copy, poll, barrier), and starting them (see nbc.h).
  *
  * The builder never fails midway for its caller: an allocation failure sticks to the schedule
  * and tm_nbc_sched_start reports it before anything is sent, so algorithms are written without
@@ -139,6 +139,17 @@ void tm_nbc_sched_recv(tm_nbc_sched_t *s, void *buf, size_t count, tm_mpi_type_t
     a->recv.peer = peer;
 }
 
+void tm_nbc_sched_poll(tm_nbc_sched_t *s, tm_nbc_ready_fn_t ready, const void *obj, uint64_t target)
+{
+    tm_nbc_action_t *a = action_add(s, TM_NBC_POLL);
+    if (!a)
+        return;
+    a->poll.ready = ready;
+    a->poll.obj = obj;
+    a->poll.target = target;
+    a->poll.cursor = 0;
+}
+
 void tm_nbc_sched_op(tm_nbc_sched_t *s, const void *in, void *inout, size_t count,
                      tm_mpi_type_t *type, tm_mpi_op_t *op)
 {
@@ -217,6 +228,8 @@ void tm_nbc_sched_free(tm_nbc_sched_t *s)
         case TM_NBC_COPY:
             tm_mpi_type_release(a->copy.stype);
             tm_mpi_type_release(a->copy.dtype);
+            break;
+        case TM_NBC_POLL:
             break;
         }
     }

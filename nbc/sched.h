@@ -23,6 +23,7 @@ typedef enum tm_nbc_action_kind {
     TM_NBC_RECV,
     TM_NBC_OP,
     TM_NBC_COPY,
+    TM_NBC_POLL,
 } tm_nbc_action_kind_t;
 
 typedef struct tm_nbc_action {
@@ -55,6 +56,12 @@ typedef struct tm_nbc_action {
             size_t dcount;
             tm_mpi_type_t *dtype;
         } copy;
+        struct {
+            tm_nbc_ready_fn_t ready;
+            const void *obj;
+            uint64_t target;
+            int cursor; /* the ready function's, from 0 */
+        } poll;
     };
     tm_mpi_request_t req; /* SEND, RECV: the transfer, once the round started */
 } tm_nbc_action_t;

@@ -69,7 +69,8 @@ MPI_TEST_PROGS += tests/mpi/mpi_op.x
 # Collectives, against serial references (argument `nb`: the non-blocking forms); every S of the
 # split-tree (coll_split.sh).
 MPI_TEST_PROGS += tests/mpi/coll_rooted.x tests/mpi/coll_reduce.x tests/mpi/coll_all.x \
-	tests/mpi/coll_neighbor.x tests/mpi/coll_nbc_many.x tests/mpi/coll_errors.x \
+	tests/mpi/coll_neighbor.x tests/mpi/coll_nbc_many.x tests/mpi/coll_ibarrier.x \
+	tests/mpi/coll_errors.x \
 	tests/mpi/coll_flat.x tests/mpi/coll_truncate.x
 MPI_SCRIPT_TESTS += tests/mpi/coll_split.sh
 # Progress threads run a non-blocking collective while its ranks compute (coll_progress.sh, which
