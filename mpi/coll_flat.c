@@ -1,7 +1,8 @@
 /*
  * Flat collectives: the small blocking barrier, broadcast, reduce, allreduce, allgather(v),
- * alltoall, gather, scatter and reduce_scatter(_block), and scan and exscan, through a block of
- * memory the members of a communicator share (the ranks are threads of one process).
+ * alltoall, gather, scatter and reduce_scatter(_block), scan and exscan, and the non-blocking
+ * barrier ("non-blocking barriers" below), through a block of memory the members of a
+ * communicator share (the ranks are threads of one process).
  *
  * Each member copies its data into its slot of the block and arrives in two steps: one
  * fetch-and-add on its group's counter (the members on its VP, that is its core), and, for the
