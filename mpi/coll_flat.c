@@ -32,10 +32,10 @@
  * Cost, p members on c cores and n bytes: p slot writes, p arrivals on lines of their core and c
  * on the block's line, p - 1 folds of n bytes (by one member per core and the last, for
  * commutative reductions; allgather, alltoall: each member reads p slots), and a wake-up of
- * each member that slept: no message, no matching, and one switch of each rank's core instead of lg
- * p. The message algorithms' rounds each cost a message and, with several ranks per core, a switch
- * to each receiver: on 16 ranks on 2 cores an 8-byte allreduce took 20 us by recursive doubling.
- * Only the last member computes, and it wakes the others one by one: used up to
+ * each member that slept: no message, no matching, and one switch of each rank's core instead
+ * of lg p. The message algorithms' rounds each cost a message and, with several ranks per core,
+ * a switch to each receiver: on 16 ranks on 2 cores an 8-byte allreduce took 20 us by recursive
+ * doubling. Only the last member computes, and it wakes the others one by one: used up to
  * TM_MPI_COLL_FLAT_RANKS members and TM_MPI_COLL_FLAT_BYTES of data (coll.h).
  *
  * Scans (MPI_Scan, MPI_Exscan) are a chain instead: member k waits for member k - 1's prefix
@@ -165,9 +165,9 @@ typedef struct flat_arrival {
 } flat_arrival_t;
 
 /* The members' lines, after the groups. */
-static flat_arrival_t *flat_arrivals(const tm_mpi_coll_flat_t *f)
+static flat_arrival_t *flat_arrivals(tm_mpi_coll_flat_t *f)
 {
-    return (flat_arrival_t *)(void *)(flat_groups((tm_mpi_coll_flat_t *)f) + f->size);
+    return (flat_arrival_t *)(void *)(flat_groups(f) + f->size);
 }
 
 /* c's block, made by its first member that needs it. Out of memory ends the job: the members
@@ -410,7 +410,7 @@ static void flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uin
  * member, against lg p rounds of messages by dissemination. */
 
 /* Whether every member of `f` has entered barrier t, scanning from *cursor. */
-static bool flat_entered(const tm_mpi_coll_flat_t *f, uint64_t t, int *cursor)
+static bool flat_entered(tm_mpi_coll_flat_t *f, uint64_t t, int *cursor)
 {
     const flat_arrival_t *lines = flat_arrivals(f);
     for (int k = *cursor; k < f->size; k++)
@@ -424,9 +424,9 @@ static bool flat_entered(const tm_mpi_coll_flat_t *f, uint64_t t, int *cursor)
 }
 
 /* The TM_NBC_POLL test of barrier t on view `obj`. */
-static bool flat_ibarrier_over(const void *obj, uint64_t t, int *cursor)
+static bool flat_ibarrier_over(void *obj, uint64_t t, int *cursor)
 {
-    tm_mpi_comm_t *c = (tm_mpi_comm_t *)obj;
+    tm_mpi_comm_t *c = obj;
     if (!flat_entered(c->flat, t, cursor))
         return false;
     /* release: our last look at the block comes before the view lets it go */

@@ -11,6 +11,7 @@
  *                                                   RNDV:  one copy from S's buffer straight into
  *   S's request completes <------------------------        the receive buffer, then complete S's
  *   (S is poked if it sleeps)                              request and poke S
+ *   (S, waiting, copies chunks of a large message too: p2p.c, "Shared copies")
  *
  * Matching keeps MPI's order: cells of one sender leave the mailbox in the order sent, the
  * unexpected list keeps arrival order and the posted list posting order. Both lists are per rank,

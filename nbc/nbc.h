@@ -88,7 +88,7 @@ int tm_nbc_bcast_dynamic(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *buf,
 /* ---- building a schedule ---- */
 
 /* The test of a TM_NBC_POLL action (tm_nbc_sched_poll). */
-typedef bool (*tm_nbc_ready_fn_t)(const void *obj, uint64_t target, int *cursor);
+typedef bool (*tm_nbc_ready_fn_t)(void *obj, uint64_t target, int *cursor);
 
 /* A new empty schedule of rank r for a collective on comm, with `scratch` bytes of temporary
  * memory (tm_nbc_sched_scratch). The collective's tag is taken from the communicator now: every
@@ -115,8 +115,7 @@ void tm_nbc_sched_copy(tm_nbc_sched_t *s, const void *src, size_t scount, tm_mpi
  * asked by whoever runs the round (the lock holder), at every pass until then, with a cursor
  * (0 at first) it may keep its place in. For a condition that other ranks make true by writing
  * shared memory; they poke the ranks that may sleep on it. */
-void tm_nbc_sched_poll(tm_nbc_sched_t *s, tm_nbc_ready_fn_t ready, const void *obj,
-                       uint64_t target);
+void tm_nbc_sched_poll(tm_nbc_sched_t *s, tm_nbc_ready_fn_t ready, void *obj, uint64_t target);
 
 /* Ends the current round (if it has actions); the next actions go to a new round that runs
  * `where`. */

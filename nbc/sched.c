@@ -139,7 +139,7 @@ void tm_nbc_sched_recv(tm_nbc_sched_t *s, void *buf, size_t count, tm_mpi_type_t
     a->recv.peer = peer;
 }
 
-void tm_nbc_sched_poll(tm_nbc_sched_t *s, tm_nbc_ready_fn_t ready, const void *obj, uint64_t target)
+void tm_nbc_sched_poll(tm_nbc_sched_t *s, tm_nbc_ready_fn_t ready, void *obj, uint64_t target)
 {
     tm_nbc_action_t *a = action_add(s, TM_NBC_POLL);
     if (!a)

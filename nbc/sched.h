@@ -58,7 +58,7 @@ typedef struct tm_nbc_action {
         } copy;
         struct {
             tm_nbc_ready_fn_t ready;
-            const void *obj;
+            void *obj;
             uint64_t target;
             int cursor; /* the ready function's, from 0 */
         } poll;
