@@ -249,12 +249,17 @@ void tm_mpi_mailbox_wake(tm_mpi_mailbox_t *mailbox)
         tm_rt_profile_unpark(ult);
 }
 
-void tm_mpi_mailbox_poke_rank(tm_mpi_mailbox_t *mailbox)
+void tm_mpi_mailbox_wake_rank(tm_mpi_mailbox_t *mailbox)
 {
-    atomic_thread_fence(memory_order_seq_cst); /* as in tm_mpi_mailbox_poke */
     tm_sched_ult_t *ult = atomic_load_explicit(&mailbox->sleeper, memory_order_relaxed);
     if (ult)
         tm_rt_profile_unpark(ult);
+}
+
+void tm_mpi_mailbox_poke_rank(tm_mpi_mailbox_t *mailbox)
+{
+    atomic_thread_fence(memory_order_seq_cst); /* as in tm_mpi_mailbox_poke */
+    tm_mpi_mailbox_wake_rank(mailbox);
 }
 
 /* ---- fastboxes ---------------------------------------------------------------------------------

@@ -512,6 +512,10 @@ static inline void tm_mpi_mailbox_poke(tm_mpi_mailbox_t *mailbox)
 /* Wakes the rank only (not the progress thread) if it sleeps waiting for `mailbox`. */
 void tm_mpi_mailbox_poke_rank(tm_mpi_mailbox_t *mailbox);
 
+/* tm_mpi_mailbox_poke_rank after the caller's own seq_cst fence, which made its work visible
+ * (one fence for several mailboxes). */
+void tm_mpi_mailbox_wake_rank(tm_mpi_mailbox_t *mailbox);
+
 /* ---- requests and their handles ---- */
 
 /* Payload bit of the handles of generalized requests: their index in the process-wide table

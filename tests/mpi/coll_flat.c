@@ -1,16 +1,16 @@
 /* Small blocking collectives back to back, as the flat algorithm runs them (mpi/coll_flat.c):
  * barrier, bcast, reduce, allreduce, allgather(v), alltoall, gather, scatter,
- * reduce_scatter(_block), scan and exscan (a
- * chain, whose members run a few rounds ahead of the next: also a burst of scans alone, the later
- * ranks slower); every round's result is checked, so
- * that a member that writes its slot for the next round, or a last member that writes the next
+ * reduce_scatter(_block), scan and exscan (a chain, whose members run a few rounds ahead of the
+ * next: also a burst of scans alone, the later ranks slower). Every round's result is checked,
+ * so that a member that writes its slot for the next round, or a leader that writes the next
  * result, before every member is done with this round shows. Roots and values change at every
  * round; rounds alternate between MPI_COMM_WORLD and the two halves of an MPI_Comm_split (one
- * context id for two groups), with point-to-point traffic on the way. Also with more ranks than the
- * flat algorithm takes (the message algorithms). */
+ * context id for two groups), with point-to-point traffic on the way, and now and then a rank
+ * late. Also with more ranks than the flat algorithm takes (the message algorithms). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define ROUNDS 400
 
@@ -181,6 +181,10 @@ static void rounds(MPI_Comm comm, int first)
     for (int t = first; t < first + ROUNDS; t++) {
         long in = value(rank, t), out = -1;
         int root = t % size;
+        /* Now and then the last rank comes 2 ms late (and its core with it): the leaders of the
+         * other cores' members give up polling for it and sleep until it pokes them. */
+        if (t % 50 == 0 && rank == size - 1)
+            usleep(2000);
         MPI_Allreduce(&in, &out, 1, MPI_LONG, MPI_SUM, comm);
         check(out, sum(size, t), "allreduce", t, rank);
         long b = rank == root ? 7L * t : -1;
