@@ -163,14 +163,14 @@ typedef struct flat_pub {
  * written once every member of the group arrived at t, so had copied round t - 1's. */
 typedef struct flat_group {
     alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t arrived; /* arrivals, every round together */
-    int members, first;
+    int members;
     alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t done; /* rounds open to the group's members */
     size_t result_len;                                /* broadcasts: bytes of the result */
     alignas(max_align_t) unsigned char result[TM_MPI_COLL_FLAT_BYTES];
     flat_pub_t pub[2];
 } flat_group_t;
 
-/* The groups, after the members, f->size lines at most. */
+/* The groups, after the members: f->size of them at most. */
 static flat_group_t *flat_groups(tm_mpi_coll_flat_t *f)
 {
     uintptr_t end = (uintptr_t)(flat_members(f) + f->size);
@@ -237,8 +237,8 @@ static tm_mpi_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
                 atomic_init(&group->done, 0);
                 atomic_init(&group->pub[0].round, 0);
                 atomic_init(&group->pub[1].round, 0);
-                group->first = k;
-                groups[f->ngroups++].members = 0;
+                group->members = 0;
+                f->ngroups++;
             }
             groups[members[k].group].members++;
         }
