@@ -105,6 +105,10 @@ MPI_SCRIPT_TESTS += tests/mpi/bench_coll.sh
 # allreduce, every value checked): it builds with ThreadMPI's mpicc and runs on 7 ranks.
 MPI_SCRIPT_TESTS += tests/mpi/bench_ring.sh
 
+# bench/overlap.sh (overlap by placement of the progress threads and split-tree levels): one run
+# of tiny measurements on 2 ranks prints a row for each policy, level and collective.
+MPI_SCRIPT_TESTS += tests/mpi/bench_overlap.sh
+
 # bench/run.sh, the side-by-side suite: its usage, and its plots drawn from a small CSV (no
 # benchmark runs).
 MPI_SCRIPT_TESTS += tests/mpi/bench_run.sh
