@@ -293,8 +293,9 @@ static size_t *flat_slot_len(tm_mpi_coll_flat_t *f, uint64_t round, int rank)
 /* What a leader computes for its group in the round: the result from the slots. */
 typedef enum flat_kind { FLAT_BARRIER, FLAT_BCAST, FLAT_REDUCE } flat_kind_t;
 
-/* What a member waits for: a round counter of the block (the rounds open, a link's prefixes
- * or its rounds finished) to reach `round`; noted as `call` on `comm` for hang diagnosis. */
+/* What a member waits for: a round counter (of the block: a group's rounds open, a leader's
+ * publication, a link's prefixes or its rounds finished; of its view: the non-blocking barriers
+ * its requests found over) to reach `round`; noted as `call` on `comm` for hang diagnosis. */
 typedef struct flat_wait {
     _Atomic uint64_t *count;
     uint64_t round;
@@ -493,33 +494,12 @@ int tm_mpi_coll_flat_ibarrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *ca
     return tm_mpi_coll_run(r, c, call, s, request);
 }
 
-typedef struct flat_ibarriers_wait {
-    tm_mpi_comm_t *comm;
-    const char *call;
-} flat_ibarriers_wait_t;
-
-static bool flat_ibarriers_seen(void *arg)
-{
-    const flat_ibarriers_wait_t *w = arg;
-    /* acquire: pairs with flat_ibarrier_over's release */
-    return atomic_load_explicit(&w->comm->flat_ibarriers_seen, memory_order_acquire) >=
-           w->comm->flat_ibarriers;
-}
-
-static void flat_ibarriers_note(void *arg, tm_mpi_blocked_note_t *out)
-{
-    const flat_ibarriers_wait_t *w = arg;
-    tm_mpi_request_t described = {.kind = TM_MPI_REQ_COLL, .call = w->call, .comm = w->comm};
-    tm_mpi_request_blocked_note(&described, out);
-}
-
 /* Waits until the requests of the non-blocking barriers c's member entered have found them
- * over (progressing them meanwhile). */
+ * over (progressing them meanwhile): until they have counted every one in the view (the acquire
+ * of flat_reached pairs with flat_ibarrier_over's release). */
 static void flat_ibarriers_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
 {
-    flat_ibarriers_wait_t w = {c, call};
-    if (!flat_ibarriers_seen(&w))
-        tm_mpi_p2p_wait_noted(r, flat_ibarriers_seen, &w, flat_ibarriers_note, &w);
+    flat_wait(r, c, call, &c->flat_ibarriers_seen, c->flat_ibarriers);
 }
 
 bool tm_mpi_coll_use_flat(const tm_mpi_comm_t *c, size_t bytes)
