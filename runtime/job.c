@@ -83,6 +83,11 @@ int tm_rt_world_size(void)
     return job.nranks;
 }
 
+bool tm_rt_hangs_diagnosed(void)
+{
+    return job.timeout > 0;
+}
+
 size_t tm_rt_eager_limit(void)
 {
     return job.eager_limit;

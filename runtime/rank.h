@@ -9,6 +9,7 @@
 #define TM_RT_RANK_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,6 +62,10 @@ void tm_rt_progress_attach_self(int world_rank);
 
 /* Number of ranks of the job (the size of MPI_COMM_WORLD). */
 int tm_rt_world_size(void);
+
+/* Whether the job diagnoses hangs (mpcrun --timeout, [job] timeout): only then is a blocked
+ * rank's note ever read, so mpi/ makes notes only then. Fixed before the ranks start. */
+bool tm_rt_hangs_diagnosed(void);
 
 /* The largest message, in bytes, that travels inside a mailbox cell ([p2p] eager_limit). */
 size_t tm_rt_eager_limit(void);
