@@ -2,7 +2,9 @@
  * Placement (see placement.h): slots, then a slot per rank, then a slot per progress thread, then
  * the VPs (the distinct slots in use, in order of first use).
  *
- * Slots are the allowed cores (or hardware threads when smt) in hwloc logical order. With
+ * Slots are the allowed cores (or hardware threads when smt) in hwloc logical order: those of
+ * the topology's allowed set (the cgroup's) that the process is bound to, when the topology is
+ * this machine's (`taskset -c 0-3 mpcrun`, a batch system's binding), as with mpirun. With
  * progress = comm the last comm_cores slots are set apart: the ranks are placed as if the
  * machine had only the others, and the progress threads go to the reserved ones by the idle rule.
  *
@@ -40,6 +42,7 @@ typedef struct slot {
 /* The state of one tm_rt_placement_compute(). */
 typedef struct plan {
     hwloc_topology_t topo;
+    hwloc_bitmap_t allowed; /* the PUs the job may use */
     const tm_rt_settings_t *s;
     hwloc_obj_type_t type; /* of the slots' objects */
     const char *unit;      /* "core" or "hardware thread", for messages */
@@ -92,10 +95,29 @@ static int numa_of(hwloc_topology_t topo, hwloc_obj_t obj)
     return 0;
 }
 
+/* The topology's allowed PUs, less those outside the process's CPU binding when the topology
+ * is this machine's and the binding leaves some of them (a synthetic or XML topology, or a
+ * binding to none of them, leaves the allowed set as it is). */
+static int allowed_build(plan_t *pl)
+{
+    pl->allowed = hwloc_bitmap_dup(hwloc_topology_get_allowed_cpuset(pl->topo));
+    hwloc_bitmap_t bound = hwloc_bitmap_alloc();
+    if (pl->allowed == NULL || bound == NULL) {
+        hwloc_bitmap_free(bound);
+        return plan_nomem(pl);
+    }
+    if (hwloc_topology_is_thissystem(pl->topo) &&
+        hwloc_get_cpubind(pl->topo, bound, HWLOC_CPUBIND_PROCESS) == 0 &&
+        hwloc_bitmap_intersects(bound, pl->allowed))
+        hwloc_bitmap_and(pl->allowed, pl->allowed, bound);
+    hwloc_bitmap_free(bound);
+    return 0;
+}
+
 static int slots_build(plan_t *pl)
 {
     hwloc_topology_t topo = pl->topo;
-    hwloc_const_cpuset_t allowed = hwloc_topology_get_allowed_cpuset(topo);
+    hwloc_const_cpuset_t allowed = pl->allowed;
     bool have_cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE) > 0;
     pl->type = pl->s->placement_smt || !have_cores ? HWLOC_OBJ_PU : HWLOC_OBJ_CORE;
     pl->unit = pl->s->placement_smt ? "hardware thread" : "core";
@@ -407,7 +429,7 @@ static int vp_use(tm_rt_placement_t *p, const plan_t *pl, int *vp_of, int i)
     vp->cpuset = hwloc_bitmap_dup(sl->obj->cpuset);
     if (vp->cpuset == NULL)
         return -ENOMEM;
-    hwloc_bitmap_and(vp->cpuset, vp->cpuset, hwloc_topology_get_allowed_cpuset(pl->topo));
+    hwloc_bitmap_and(vp->cpuset, vp->cpuset, pl->allowed);
     vp->core = sl->core;
     vp->pu = sl->pu;
     vp->numa = sl->numa;
@@ -480,7 +502,7 @@ int tm_rt_placement_compute(tm_rt_placement_t *p, hwloc_topology_t topo, const t
         snprintf(err, errlen, "placement: %d ranks", nranks);
         return -EINVAL;
     }
-    if ((rc = slots_build(&pl)) < 0)
+    if ((rc = allowed_build(&pl)) < 0 || (rc = slots_build(&pl)) < 0)
         goto free_plan;
     if (pl.nslots == 0) {
         snprintf(err, errlen, "placement: this job has no allowed %s", pl.unit);
@@ -528,6 +550,7 @@ int tm_rt_placement_compute(tm_rt_placement_t *p, hwloc_topology_t topo, const t
     rc = vps_build(p, &pl);
 
 free_plan:
+    hwloc_bitmap_free(pl.allowed);
     free(listed);
     free(pl.slots);
     free(pl.rank_slot);

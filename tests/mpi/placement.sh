@@ -113,6 +113,19 @@ HWLOC_XMLFILE="$work/full.xml" "$MPCRUN" --dry-run > "$out" 2> "$err" < /dev/nul
 HWLOC_XMLFILE="$work/allowed.xml" "$MPCRUN" --dry-run > "$out" 2> "$err" < /dev/null
 [ "$(grep -c '^rank ' "$out")" -eq 2 ] || fail "allowed set: $(cat "$out")"
 
+# On this machine, the process's CPU binding narrows the allowed set as a cgroup does: under
+# `taskset -c CPU` every rank goes to that CPU's core, and without -n one rank runs.
+if command -v taskset > /dev/null && [ "$(nproc)" -ge 2 ]; then
+    cpu=$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')
+    taskset -c "$cpu" "$MPCRUN" --dry-run -n 3 > "$out" 2> "$err" < /dev/null
+    status=$?
+    expect_status 0 "taskset -c $cpu mpcrun --dry-run -n 3"
+    [ "$(grep -c '^rank ' "$out")" -eq 3 ] && [ "$(grep '^rank ' "$out" | sort -u -k3 | wc -l)" -eq 1 ] ||
+        fail "taskset -c $cpu: every rank on one core: $(cat "$out" "$err")"
+    taskset -c "$cpu" "$MPCRUN" --dry-run > "$out" 2> "$err" < /dev/null
+    [ "$(grep -c '^rank ' "$out")" -eq 1 ] || fail "taskset -c $cpu without -n: $(cat "$out")"
+fi
+
 # --report-bindings prints the same lines, then runs the program.
 hello=$(tm_build ../../examples/hello.c)
 HWLOC_SYNTHETIC="$T1x4" "$MPCRUN" -n 2 --report-bindings "$hello" > "$out" 2> "$err" < /dev/null
