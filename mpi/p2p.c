@@ -301,6 +301,7 @@ struct tm_mpi_fastbox {
     int from;                                     /* the sending side's world rank */
     _Atomic int refs;                             /* its sender's and its receiver's */
     alignas(TM_SHM_CACHE_LINE) uint32_t next_seq; /* sender only: the next message's pair_seq */
+    bool same_vp; /* between two programs' sides whose ranks share a VP (fastbox_poke) */
     alignas(TM_SHM_CACHE_LINE) uint32_t expected; /* receiver only: pair_seq of the next to take */
 };
 
@@ -348,6 +349,9 @@ static tm_mpi_fastbox_t *fastbox_open(tm_mpi_matcher_t *m, tm_mpi_mailbox_t *to,
     fb->from = m->world_rank;
     atomic_init(&fb->refs, 2);
     fb->next_seq = 1;
+    /* Ranks never leave their VP; a collective side's sender may be its progress thread. */
+    fb->same_vp =
+        m->mailbox < mailboxes + nmailboxes && tm_rt_rank_vp(dest) == tm_rt_rank_vp(m->world_rank);
     fb->expected = 1;
     tm_mpi_envelope_t *env = cell_envelope(cell);
     memset(env, 0, sizeof *env);
@@ -359,6 +363,20 @@ static tm_mpi_fastbox_t *fastbox_open(tm_mpi_matcher_t *m, tm_mpi_mailbox_t *to,
     tm_shm_queue_push(&to->inbound, cell);
     m->fastbox_to[dest] = fb;
     return fb;
+}
+
+/* Wakes the receiving side of fastbox fb, which has a message more (tm_mpi_mailbox_poke). Between
+ * two ranks of one VP, without the fence: the receiving rank is parked or waits its turn on
+ * this kernel thread, and it publishes itself as sleeper and looks for work without yielding in
+ * between (tm_mpi_p2p_wait_noted), so program order alone lets one of us see the other. A
+ * program's mailbox has no helper to look for. The fence costs a send 20 to 30 cycles while
+ * nothing else is pending; more when its store waits for a line that another core polls. */
+static inline void fastbox_poke(const tm_mpi_fastbox_t *fb, tm_mpi_mailbox_t *to)
+{
+    if (!fb->same_vp)
+        tm_mpi_mailbox_poke(to);
+    else if (atomic_load_explicit(&to->sleeper, memory_order_relaxed))
+        tm_mpi_mailbox_wake_rank(to);
 }
 
 /* The fastbox from m's side to mailbox `to` (world rank `dest`), else NULL; with `open`, opened
@@ -499,7 +517,8 @@ static void cell_post(tm_shm_cell_t *cell, tm_mpi_mailbox_t *to)
     tm_mpi_mailbox_poke(to);
 }
 
-/* tm_mpi_matcher_send, inlined into tm_mpi_p2p_isend: the program's sends. */
+/* tm_mpi_matcher_send, inlined into the program's sends. req NULL: a blocking eager send, which
+ * needs no request (done when this returns, and not cancellable). */
 static inline __attribute__((always_inline)) int
 matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *buf, size_t count,
              const tm_mpi_type_t *type, size_t bytes, tm_mpi_mailbox_t *to, int dest,
@@ -522,7 +541,7 @@ matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *buf, size_t
     }
     /* The program's sends are cancellable until received: the cell and its ticket, for
      * MPI_Cancel. The collectives' are not (their receivers then skip the exchange). */
-    if (m->mailbox < mailboxes + nmailboxes) {
+    if (req && m->mailbox < mailboxes + nmailboxes) {
         if (m->last_ticket < TM_MPI_CLAIM_CANCELLED)
             m->last_ticket = TM_MPI_CLAIM_CANCELLED;
         req->cell = cell;
@@ -533,7 +552,8 @@ matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *buf, size_t
         envelope_pack(cell, buf, count, type, bytes);
         /* The data is in the cell: the buffer is free again. Nobody else sees this request
          * yet, so a plain store would do; the atomic keeps the one way of completing. */
-        atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
+        if (req)
+            atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
     } else {
         tm_mpi_source_data_t *from =
             envelope_source(cell, TM_MPI_PROTO_RNDV, buf, count, type, bytes);
@@ -542,7 +562,7 @@ matcher_send(tm_mpi_matcher_t *m, tm_mpi_request_t *req, const void *buf, size_t
     }
     if (boxed) {
         tm_shm_ring_push(fb->ring, cell);
-        tm_mpi_mailbox_poke(to);
+        fastbox_poke(fb, to);
     } else {
         cell_post(cell, to);
     }
@@ -674,6 +694,16 @@ int tm_mpi_p2p_isend(tm_mpi_rank_t *r, const void *buf, size_t count, tm_mpi_typ
     return 0;
 }
 
+int tm_mpi_p2p_send_eager(tm_mpi_rank_t *r, const void *buf, size_t count,
+                          const tm_mpi_type_t *type, size_t bytes, int dest, int tag,
+                          tm_mpi_comm_t *comm)
+{
+    int to = comm_world_rank(comm, dest);
+    return matcher_send(&r->p2p->match, NULL, buf, count, type, bytes,
+                        tm_mpi_mailbox_get(to, false), to, comm->context_id, comm->rank, tag,
+                        false);
+}
+
 /* ---- matching ---------------------------------------------------------------------------------
  */
 
@@ -741,13 +771,15 @@ static void copy_chunks(tm_mpi_copy_job_t *job, bool from_back)
     }
 }
 
-/* The receiving side's copy of `n` bytes of a rendezvous message, shared with its sender. */
-static void copy_shared(tm_mpi_request_t *req, const tm_mpi_source_data_t *from, size_t n)
+/* The receiving side's copy of `n` bytes of a rendezvous message into (buf, count, type),
+ * shared with its sender. */
+static void copy_shared(void *buf, size_t count, const tm_mpi_type_t *type,
+                        const tm_mpi_source_data_t *from, size_t n)
 {
     tm_mpi_copy_job_t job = {
-        .dst = req->buf,
-        .dst_count = req->count,
-        .dst_type = req->type,
+        .dst = buf,
+        .dst_count = count,
+        .dst_type = type,
         .src = from->buf,
         .src_count = from->count,
         .src_type = from->type,
@@ -798,41 +830,48 @@ static bool copy_worth_sharing(const tm_mpi_envelope_t *env, size_t n)
            tm_rt_rank_vp(env->origin) != tm_sched_self_vp();
 }
 
-/* Delivers the message of `cell` to receive `req`: copies the data, fills the status, frees the
- * cell, completes both sides. */
-static void deliver(tm_mpi_request_t *req, tm_shm_cell_t *cell)
+/* Delivers the message of `cell` into (buf, count, type): copies the data, fills *status (the
+ * count received, MPI_ERR_TRUNCATE when the message was longer), frees the cell and completes
+ * the sender's side. */
+static void deliver_into(void *buf, size_t count, const tm_mpi_type_t *type, tm_shm_cell_t *cell,
+                         MPI_Status *status)
 {
     tm_mpi_envelope_t *env = cell_envelope(cell);
-    size_t capacity = req->count * req->type->size;
+    size_t capacity = count * type->size;
     size_t n = cell_bytes(cell);
-    req->status.MPI_ERROR = MPI_SUCCESS;
+    status->MPI_ERROR = MPI_SUCCESS;
     if (n > capacity) {
         n = capacity;
-        req->status.MPI_ERROR = MPI_ERR_TRUNCATE;
+        status->MPI_ERROR = MPI_ERR_TRUNCATE;
     }
     tm_rt_profile_mark_t copy = tm_rt_profile_begin(TM_RT_PROFILE_COPY);
     if (env->protocol == TM_MPI_PROTO_EAGER) {
-        tm_mpi_type_unpack(cell_payload(cell), n, req->buf, req->count, req->type, 0);
+        tm_mpi_type_unpack(cell_payload(cell), n, buf, count, type, 0);
         tm_rt_profile_end(copy);
     } else {
         /* The one copy: from the sender's buffer straight into the receiver's, type to type. */
         tm_mpi_source_data_t *from = cell_source(cell);
         if (copy_worth_sharing(env, n))
-            copy_shared(req, from, n);
+            copy_shared(buf, count, type, from, n);
         else
-            tm_mpi_type_copy(req->buf, req->count, req->type, from->buf, from->count, from->type, 0,
-                             n);
+            tm_mpi_type_copy(buf, count, type, from->buf, from->count, from->type, 0, n);
         tm_rt_profile_end(copy);
         if (env->protocol == TM_MPI_PROTO_RNDV)
             tm_mpi_request_complete(from->send_request, from->sender_mailbox);
         else
             from->done(from->done_arg);
     }
-    req->status.MPI_SOURCE = env->source;
-    req->status.MPI_TAG = env->tag;
-    req->status.tm_count = (MPI_Count)n;
-    req->status.tm_cancelled = 0;
+    status->MPI_SOURCE = env->source;
+    status->MPI_TAG = env->tag;
+    status->tm_count = (MPI_Count)n;
+    status->tm_cancelled = 0;
     tm_shm_cell_free(cell);
+}
+
+/* Delivers the message of `cell` to receive `req` (deliver_into) and completes it. */
+static void deliver(tm_mpi_request_t *req, tm_shm_cell_t *cell)
+{
+    deliver_into(req->buf, req->count, req->type, cell, &req->status);
     /* Our own request: only this thread waits on it, but a progress thread may one day. */
     atomic_store_explicit(&req->complete, 1, memory_order_release);
 }
@@ -1064,11 +1103,11 @@ static inline bool in_order(const tm_mpi_matcher_t *m, const tm_mpi_envelope_t *
     return !env->dyn || !dyn_preceded(m, env);
 }
 
-/* Takes in a message that is in order; returns true when it was a dynamic broadcast (the
- * messages held back for it may now be in order). */
-static bool take_in(tm_mpi_matcher_t *m, tm_shm_cell_t *cell)
+/* Counts a message that is in order as taken in, for the order of those after it (its turn in
+ * its fastbox's pair, its dynamic broadcast's number); returns true when it was a dynamic
+ * broadcast. */
+static bool take_in_count(tm_mpi_matcher_t *m, const tm_mpi_envelope_t *env)
 {
-    tm_mpi_envelope_t *env = cell_envelope(cell);
     bool dyn = env->dyn;
     if (env->pair_seq != 0) {
         tm_mpi_fastbox_t *fb = m->fastbox_from[env->origin];
@@ -1081,6 +1120,14 @@ static bool take_in(tm_mpi_matcher_t *m, tm_shm_cell_t *cell)
                             "out of memory receiving a dynamic broadcast");
         m->dyn_delivered[env->origin]++;
     }
+    return dyn;
+}
+
+/* Takes in a message that is in order; returns true when it was a dynamic broadcast (the
+ * messages held back for it may now be in order). */
+static bool take_in(tm_mpi_matcher_t *m, tm_shm_cell_t *cell)
+{
+    bool dyn = take_in_count(m, cell_envelope(cell));
     match(m, cell);
     return dyn;
 }
@@ -1249,6 +1296,80 @@ int tm_mpi_p2p_irecv(tm_mpi_rank_t *r, void *buf, size_t count, tm_mpi_type_t *t
     tm_mpi_matcher_recv(&r->p2p->match, req, comm->context_id, source, tag);
     *req_p = req;
     return 0;
+}
+
+/* ---- receiving at once ------------------------------------------------------------------------
+ *
+ * A blocking receive of a message that is there already, or comes soon through its sender's
+ * fastbox, needs no request: making one, posting it, matching the message against the posted
+ * list and completing it was most of the time of a small message's receive. tm_mpi_p2p_recv_now
+ * takes the message itself:
+ *   - the first match among the unexpected messages, as a posted receive would. None of them
+ *     matches a receive posted earlier (that receive would have taken it), so none is owed one;
+ *   - else, from a given source, the message at the head of that source's fastbox when it is
+ *     that source's next one here (in_order: its turn in the pair, after the source's dynamic
+ *     broadcasts) and no receive posted earlier matches it. It polls that fastbox until another
+ *     ULT of the VP is ready, the queue holds a message (perhaps this one, which only progress
+ *     takes in, in order) or FASTBOX_POLLS polls pass.
+ * Otherwise the caller posts a receive and waits as every other call does, running the rest of
+ * the rank's progress: collective schedules, shared copies, requests freed while pending. The
+ * rank leaves those aside only while it polls here, and polls only when it has no collective
+ * under way and a progress thread (which active messages wake, to forward dynamic broadcasts):
+ * a few microseconds at most.
+ */
+#define FASTBOX_POLLS 1000
+
+/* The message from `source` (world rank `world_source`) at the head of its fastbox, taken in and
+ * claimed, when it is in order and matches (context_id, source, tag); else NULL. */
+static tm_shm_cell_t *fastbox_take(tm_mpi_rank_t *r, tm_mpi_matcher_t *m, int context_id,
+                                   int source, int world_source, int tag)
+{
+    tm_mpi_fastbox_t *fb = m->fastbox_from ? m->fastbox_from[world_source] : NULL;
+    if (!fb)
+        return NULL;
+    int polls = 0; /* decided when the fastbox is first found empty */
+    tm_mpi_request_t *prev;
+    for (int i = 0;; i++) {
+        tm_shm_cell_t *cell = tm_shm_ring_peek(fb->ring);
+        if (!cell) {
+            if (i == 0 &&
+                (!r->nbc || (tm_nbc_has_progress_thread(r->nbc) && !tm_nbc_has_schedules(r->nbc))))
+                polls = FASTBOX_POLLS;
+            if (i + 1 >= polls || !tm_shm_queue_is_empty(&m->mailbox->inbound) ||
+                tm_sched_others_ready())
+                return NULL;
+            continue;
+        }
+        const tm_mpi_envelope_t *env = cell_envelope(cell);
+        if (!in_order(m, env) || !envelope_matches(env, context_id, source, tag) ||
+            (m->posted_head && posted_find(m, env, &prev)))
+            return NULL;
+        tm_shm_ring_pop(fb->ring);
+        take_in_count(m, env);
+        /* Held-back messages may be in order now: as after any message taken in. */
+        if (m->held_head)
+            held_release(m);
+        if (cell_claim(cell))
+            return cell;
+        tm_shm_cell_free(cell); /* cancelled: as if it never came */
+    }
+}
+
+int tm_mpi_p2p_recv_now(tm_mpi_rank_t *r, void *buf, size_t count, const tm_mpi_type_t *type,
+                        int source, int tag, tm_mpi_comm_t *comm, MPI_Status *status)
+{
+    TM_RT_PROFILE_SCOPE(PROGRESS);
+    tm_mpi_matcher_t *m = &r->p2p->match;
+    tm_shm_cell_t *cell = unexpected_find(m, comm->context_id, source, tag, true);
+    if (!cell && source != MPI_ANY_SOURCE)
+        cell = fastbox_take(r, m, comm->context_id, source, comm_world_rank(comm, source), tag);
+    if (!cell)
+        return -1;
+    MPI_Status ignored;
+    if (status == MPI_STATUS_IGNORE)
+        status = &ignored;
+    deliver_into(buf, count, type, cell, status);
+    return status->MPI_ERROR;
 }
 
 bool tm_mpi_p2p_probe(tm_mpi_rank_t *r, int source, int tag, tm_mpi_comm_t *comm, bool block,

@@ -403,6 +403,20 @@ int tm_mpi_p2p_isend(tm_mpi_rank_t *r, const void *buf, size_t count, tm_mpi_typ
                      size_t bytes, int dest, int tag, tm_mpi_comm_t *comm, bool synchronous,
                      tm_mpi_request_t **req_p);
 
+/* MPI_Send of an eager message (bytes <= tm_mpi_eager_limit()), without a request: the data is
+ * in the receiver's mailbox when this returns, and the send cannot be cancelled (nothing names
+ * it). 0 or -ENOMEM. */
+int tm_mpi_p2p_send_eager(tm_mpi_rank_t *r, const void *buf, size_t count,
+                          const tm_mpi_type_t *type, size_t bytes, int dest, int tag,
+                          tm_mpi_comm_t *comm);
+
+/* MPI_Recv without a request, when it can take the message at once (see "Receiving at once" in
+ * p2p.c). Returns -1 when it did not: the caller is to post a receive and wait. Else the status
+ * is filled (unless MPI_STATUS_IGNORE) and the result is its MPI_ERROR: MPI_SUCCESS, or
+ * MPI_ERR_TRUNCATE when the message was longer than the buffer. */
+int tm_mpi_p2p_recv_now(tm_mpi_rank_t *r, void *buf, size_t count, const tm_mpi_type_t *type,
+                        int source, int tag, tm_mpi_comm_t *comm, MPI_Status *status);
+
 /* Posts a receive. source and tag may be MPI_ANY_SOURCE / MPI_ANY_TAG. */
 int tm_mpi_p2p_irecv(tm_mpi_rank_t *r, void *buf, size_t count, tm_mpi_type_t *type, int source,
                      int tag, tm_mpi_comm_t *comm, tm_mpi_request_t **req_p);

@@ -150,6 +150,13 @@ static bool request_done(void *arg)
     return tm_mpi_request_is_complete(arg);
 }
 
+static COLD int truncate_error(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
+                               size_t capacity)
+{
+    return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_TRUNCATE,
+                              "message truncated: the receive buffer holds %zu bytes", capacity);
+}
+
 /* Waits for req, copies its status out, releases it; returns the error its status holds,
  * reported through the communicator's handler. */
 static int finish(tm_mpi_rank_t *r, const char *call, tm_mpi_request_t *req, MPI_Status *status)
@@ -163,14 +170,27 @@ static int finish(tm_mpi_rank_t *r, const char *call, tm_mpi_request_t *req, MPI
     size_t capacity = req->type ? req->count * req->type->size : 0;
     tm_mpi_request_release(r, req);
     if (err == MPI_ERR_TRUNCATE)
-        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_TRUNCATE,
-                                  "message truncated: the receive buffer holds %zu bytes",
-                                  capacity);
+        return truncate_error(r, comm, call, capacity);
     return err;
 }
 
 /* ---- sends
  * ------------------------------------------------------------------------------------------ */
+
+/* Starts a send whose arguments were checked: *req_p is NULL for MPI_PROC_NULL. */
+static HOT int send_post(tm_mpi_rank_t *r, const char *call, const void *buf, int count,
+                         tm_mpi_type_t *type, size_t bytes, int dest, int tag, tm_mpi_comm_t *comm,
+                         bool synchronous, tm_mpi_request_t **req_p)
+{
+    *req_p = NULL;
+    if (dest == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (tm_mpi_p2p_isend(r, buf, (size_t)count, type, bytes, dest, tag, comm, synchronous, req_p) <
+        0)
+        return out_of_memory(r, comm, call);
+    (*req_p)->call = call;
+    return MPI_SUCCESS;
+}
 
 /* Checks a send's arguments (and `request`, for the non-blocking calls: checked when not NULL
  * is wanted, i.e. when check_request) and starts it. *req_p is NULL for MPI_PROC_NULL. */
@@ -187,26 +207,46 @@ static HOT int send_start(const char *call, const void *buf, int count, MPI_Data
         err = check_request_p(r, *comm_p, call, request);
     *r_p = r;
     *req_p = NULL;
-    if (err != MPI_SUCCESS || dest == MPI_PROC_NULL)
+    if (err != MPI_SUCCESS)
         return err;
-    if (tm_mpi_p2p_isend(r, buf, (size_t)count, t, bytes, dest, tag, *comm_p, synchronous, req_p) <
-        0)
-        return out_of_memory(r, *comm_p, call);
-    (*req_p)->call = call;
-    return MPI_SUCCESS;
+    return send_post(r, call, buf, count, t, bytes, dest, tag, *comm_p, synchronous, req_p);
 }
 
-static int send_blocking(const char *call, const void *buf, int count, MPI_Datatype type, int dest,
-                         int tag, MPI_Comm comm, bool synchronous)
+/* Whether a blocking send of `bytes` goes without a request (tm_mpi_p2p_send_eager): an eager
+ * one, whose data is in the receiver's mailbox when the call returns. */
+static HOT bool send_at_once(int dest, size_t bytes, bool synchronous)
 {
-    tm_mpi_rank_t *r;
-    tm_mpi_comm_t *c;
+    return dest != MPI_PROC_NULL && !synchronous && bytes <= tm_mpi_eager_limit();
+}
+
+/* A blocking send whose arguments were checked. */
+static HOT int send_checked(tm_mpi_rank_t *r, const char *call, const void *buf, int count,
+                            tm_mpi_type_t *type, size_t bytes, int dest, int tag,
+                            tm_mpi_comm_t *comm, bool synchronous)
+{
+    if (send_at_once(dest, bytes, synchronous)) {
+        if (tm_mpi_p2p_send_eager(r, buf, (size_t)count, type, bytes, dest, tag, comm) < 0)
+            return out_of_memory(r, comm, call);
+        return MPI_SUCCESS;
+    }
     tm_mpi_request_t *req;
-    int err =
-        send_start(call, buf, count, type, dest, tag, comm, synchronous, NULL, false, &r, &c, &req);
+    int err = send_post(r, call, buf, count, type, bytes, dest, tag, comm, synchronous, &req);
     if (err != MPI_SUCCESS || !req)
         return err;
     return finish(r, call, req, MPI_STATUS_IGNORE);
+}
+
+static int send_blocking(const char *call, const void *buf, int count, MPI_Datatype type, int dest,
+                         int tag, MPI_Comm handle, bool synchronous)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *comm;
+    tm_mpi_type_t *t;
+    size_t bytes = 0;
+    int err = check_send(r, call, buf, count, type, dest, tag, handle, &comm, &t, &bytes);
+    if (err != MPI_SUCCESS)
+        return err;
+    return send_checked(r, call, buf, count, t, bytes, dest, tag, comm, synchronous);
 }
 
 static HOT int send_nonblocking(const char *call, const void *buf, int count, MPI_Datatype type,
@@ -274,6 +314,20 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 /* ---- receives ----------------------------------------------------------------------------------
  */
 
+/* Posts a receive whose arguments were checked: *req_p is NULL for MPI_PROC_NULL. */
+static HOT int recv_post(tm_mpi_rank_t *r, const char *call, void *buf, int count,
+                         tm_mpi_type_t *type, int source, int tag, tm_mpi_comm_t *comm,
+                         tm_mpi_request_t **req_p)
+{
+    *req_p = NULL;
+    if (source == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (tm_mpi_p2p_irecv(r, buf, (size_t)count, type, source, tag, comm, req_p) < 0)
+        return out_of_memory(r, comm, call);
+    (*req_p)->call = call;
+    return MPI_SUCCESS;
+}
+
 /* Checks a receive's arguments (and `request`, as send_start does) and posts it. *req_p is NULL
  * for MPI_PROC_NULL. */
 static HOT int recv_start(const char *call, void *buf, int count, MPI_Datatype type, int source,
@@ -287,12 +341,31 @@ static HOT int recv_start(const char *call, void *buf, int count, MPI_Datatype t
         err = check_request_p(r, *comm_p, call, request);
     *r_p = r;
     *req_p = NULL;
-    if (err != MPI_SUCCESS || source == MPI_PROC_NULL)
+    if (err != MPI_SUCCESS)
         return err;
-    if (tm_mpi_p2p_irecv(r, buf, (size_t)count, t, source, tag, *comm_p, req_p) < 0)
-        return out_of_memory(r, *comm_p, call);
-    (*req_p)->call = call;
-    return MPI_SUCCESS;
+    return recv_post(r, call, buf, count, t, source, tag, *comm_p, req_p);
+}
+
+/* A blocking receive whose arguments were checked: at once when the message is there or comes
+ * through its fastbox soon (tm_mpi_p2p_recv_now), else through a posted request. */
+static HOT int recv_checked(tm_mpi_rank_t *r, const char *call, void *buf, int count,
+                            tm_mpi_type_t *type, int source, int tag, tm_mpi_comm_t *comm,
+                            MPI_Status *status)
+{
+    if (source == MPI_PROC_NULL) {
+        tm_mpi_status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    int got = tm_mpi_p2p_recv_now(r, buf, (size_t)count, type, source, tag, comm, status);
+    if (got == MPI_ERR_TRUNCATE)
+        return truncate_error(r, comm, call, (size_t)count * type->size);
+    if (got == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    tm_mpi_request_t *req;
+    int err = recv_post(r, call, buf, count, type, source, tag, comm, &req);
+    if (err != MPI_SUCCESS)
+        return err;
+    return finish(r, call, req, status);
 }
 
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -300,17 +373,13 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 {
     TM_RT_PROFILE_CALL(RECV);
     static const char call[] = "MPI_Recv";
-    tm_mpi_rank_t *r;
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
-    tm_mpi_request_t *req;
-    int err = recv_start(call, buf, count, datatype, source, tag, comm, NULL, false, &r, &c, &req);
+    tm_mpi_type_t *t;
+    int err = check_recv(r, call, buf, count, datatype, source, tag, comm, &c, &t);
     if (err != MPI_SUCCESS)
         return err;
-    if (!req) {
-        tm_mpi_status_proc_null(status);
-        return MPI_SUCCESS;
-    }
-    return finish(r, call, req, status);
+    return recv_checked(r, call, buf, count, t, source, tag, c, status);
 }
 #pragma weak MPI_Recv = PMPI_Recv
 
@@ -339,17 +408,30 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 {
     TM_RT_PROFILE_CALL(SENDRECV);
     static const char call[] = "MPI_Sendrecv";
-    tm_mpi_rank_t *r;
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
-    tm_mpi_request_t *rreq, *sreq;
-    /* The receive first: our own send to ourselves must find it posted. */
-    int err = recv_start(call, recvbuf, recvcount, recvtype, source, recvtag, comm, NULL, false, &r,
-                         &c, &rreq);
+    tm_mpi_type_t *rt, *st;
+    size_t sendbytes = 0;
+    int err = check_recv(r, call, recvbuf, recvcount, recvtype, source, recvtag, comm, &c, &rt);
+    if (err == MPI_SUCCESS)
+        err = check_send(r, call, sendbuf, sendcount, sendtype, dest, sendtag, comm, &c, &st,
+                         &sendbytes);
     if (err != MPI_SUCCESS)
         return err;
-    err = send_start(call, sendbuf, sendcount, sendtype, dest, sendtag, comm, false, NULL, false,
-                     &r, &c, &sreq);
-    if (err != MPI_SUCCESS) {
+    /* An eager send is done once sent: then the receive, as MPI_Recv. */
+    if (send_at_once(dest, sendbytes, false)) {
+        if (tm_mpi_p2p_send_eager(r, sendbuf, (size_t)sendcount, st, sendbytes, dest, sendtag, c) <
+            0)
+            return out_of_memory(r, c, call);
+        return recv_checked(r, call, recvbuf, recvcount, rt, source, recvtag, c, status);
+    }
+    /* Else the receive first: our own rendezvous send to ourselves must find it posted. */
+    tm_mpi_request_t *rreq, *sreq;
+    if ((err = recv_post(r, call, recvbuf, recvcount, rt, source, recvtag, c, &rreq)) !=
+        MPI_SUCCESS)
+        return err;
+    if ((err = send_post(r, call, sendbuf, sendcount, st, sendbytes, dest, sendtag, c, false,
+                         &sreq)) != MPI_SUCCESS) {
         /* The call fails as a whole: take back the receive posted above (waiting for it could
          * wait for ever); if a message already matched it, that message is consumed. */
         if (rreq) {

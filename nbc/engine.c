@@ -99,6 +99,11 @@ bool tm_nbc_has_work(const tm_nbc_engine_t *e)
            !tm_mpi_mailbox_idle(e->match.mailbox);
 }
 
+bool tm_nbc_has_schedules(const tm_nbc_engine_t *e)
+{
+    return atomic_load_explicit(&e->nscheds, memory_order_relaxed) != 0;
+}
+
 bool tm_nbc_has_progress_thread(const tm_nbc_engine_t *e)
 {
     return e->progress != NULL;

@@ -67,6 +67,9 @@ void tm_nbc_engine_destroy(tm_mpi_rank_t *r);
  * in its mailbox (a hint: no lock). */
 bool tm_nbc_has_work(const tm_nbc_engine_t *e);
 
+/* true while schedules are under way (a hint: no lock). */
+bool tm_nbc_has_schedules(const tm_nbc_engine_t *e);
+
 /* false when the rank has no progress thread ([placement] progress = none): its own MPI calls
  * then do all of the engine's work. */
 bool tm_nbc_has_progress_thread(const tm_nbc_engine_t *e);

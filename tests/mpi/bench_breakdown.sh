@@ -11,7 +11,7 @@ expect_status 0 "breakdown"
 for re in '^breakdown of an 8-byte message between 2 ranks; timer .* GHz' \
     '^injection overhead' '^  post +MPI_Isend +[0-9.]+ ns +[0-9.]+%$' \
     '^  progress +MPI_Waitall' '^  misc ' '^  rate +observed +[0-9.]+ Mmsg/s$' \
-    '^latency' '^  post +MPI_Send +[0-9.]+ ns' '^  transfer ' '^  rx progress ' \
+    '^latency' '^  post +MPI_Send, the receiver not polling +[0-9.]+ ns' '^  transfer ' '^  rx progress ' \
     '^  \(a line\) ' '^what if' '^  injection: +post +[0-9.]+x +progress +[0-9.]+x +misc' \
     '^  latency: +post +[0-9.]+x +transfer +[0-9.]+x +rx progress +[0-9.]+x$' \
     '^  the next optimisation: '; do

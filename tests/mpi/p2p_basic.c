@@ -1,6 +1,7 @@
 /* Point-to-point between ranks: every protocol (eager up to 4 KiB, rendezvous above), blocking
  * and non-blocking calls, MPI_ANY_SOURCE / MPI_ANY_TAG, MPI's non-overtaking order, matching by
- * tag, probes, synchronous sends, the wait/test family, MPI_PROC_NULL and messages to oneself.
+ * tag, probes, synchronous sends, the wait/test family, MPI_PROC_NULL and messages to oneself,
+ * and blocking receives that take their message without a request.
  * Every received byte is checked. */
 #include <mpi.h>
 #include <stdio.h>
@@ -173,6 +174,77 @@ static void order_fastbox(void)
     }
     free(next);
     MPI_Comm_free(&comm);
+}
+
+/* A blocking receive takes a message at once, without a request, when it finds it among the
+ * unexpected ones or at the head of its sender's fastbox (p2p.c, "Receiving at once"); it must
+ * still leave a message to a receive posted before it, skip a cancelled send and match by tag.
+ * Rank 1 sends while rank 0 already waits in MPI_Recv (after the barrier), so that each message
+ * meets the receive at the head of the fastbox. */
+static void recv_at_once(void)
+{
+    if (size < 2 || rank > 1) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Barrier(MPI_COMM_WORLD);
+        return;
+    }
+    int a = 0, b = 0, c = 0, cancelled = 0;
+    MPI_Status st;
+    if (rank == 1) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        /* a receive posted earlier gets the first of two matching messages */
+        int v1 = 11, v2 = 12;
+        MPI_Send(&v1, 1, MPI_INT, 0, 70, MPI_COMM_WORLD);
+        MPI_Send(&v2, 1, MPI_INT, 0, 70, MPI_COMM_WORLD);
+        /* by tag: 71 first, then 72, received in the other order (not blocking sends: they
+         * may go by rendezvous, [p2p] eager_limit = 0) */
+        int v3 = 13, v4 = 14;
+        MPI_Request by_tag[2];
+        MPI_Isend(&v3, 1, MPI_INT, 0, 71, MPI_COMM_WORLD, &by_tag[0]);
+        MPI_Isend(&v4, 1, MPI_INT, 0, 72, MPI_COMM_WORLD, &by_tag[1]);
+        MPI_Waitall(2, by_tag, MPI_STATUSES_IGNORE);
+        /* a cancelled send, then the message meant */
+        int x = 15, y = 16;
+        MPI_Request req;
+        MPI_Isend(&x, 1, MPI_INT, 0, 73, MPI_COMM_WORLD, &req);
+        MPI_Cancel(&req);
+        MPI_Wait(&req, &st);
+        MPI_Test_cancelled(&st, &cancelled);
+        MPI_Send(&y, 1, MPI_INT, 0, 73, MPI_COMM_WORLD);
+        MPI_Send(&cancelled, 1, MPI_INT, 0, 74, MPI_COMM_WORLD);
+        /* longer than the receive's buffer */
+        int two[2] = {21, 22};
+        MPI_Send(two, 2, MPI_INT, 0, 75, MPI_COMM_WORLD);
+        MPI_Barrier(MPI_COMM_WORLD);
+        return;
+    }
+    MPI_Request early;
+    MPI_Irecv(&a, 1, MPI_INT, 1, 70, MPI_COMM_WORLD, &early);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Recv(&b, 1, MPI_INT, 1, 70, MPI_COMM_WORLD, &st);
+    MPI_Wait(&early, MPI_STATUS_IGNORE);
+    CHECK(a == 11 && b == 12 && st.MPI_SOURCE == 1 && st.MPI_TAG == 70,
+          "posted receive first: it got %d, MPI_Recv %d", a, b);
+    MPI_Recv(&b, 1, MPI_INT, 1, 72, MPI_COMM_WORLD, &st);
+    MPI_Recv(&a, 1, MPI_INT, 1, 71, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK(a == 13 && b == 14 && st.MPI_TAG == 72, "by tag: 71 got %d, 72 got %d", a, b);
+    MPI_Recv(&c, 1, MPI_INT, 1, 73, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Recv(&cancelled, 1, MPI_INT, 1, 74, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (cancelled) {
+        CHECK(c == 16, "after a cancelled send, received %d", c);
+    } else {
+        CHECK(c == 15, "the send not cancelled came second: %d", c);
+        MPI_Recv(&c, 1, MPI_INT, 1, 73, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        CHECK(c == 16, "then %d", c);
+    }
+    /* Truncation, at once: the message is longer than the buffer. */
+    int one = 0;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int err = MPI_Recv(&one, 1, MPI_INT, 1, 75, MPI_COMM_WORLD, &st), cls = MPI_SUCCESS;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Error_class(err, &cls);
+    CHECK(cls == MPI_ERR_TRUNCATE && one == 21, "truncated receive: class %d, got %d", cls, one);
+    MPI_Barrier(MPI_COMM_WORLD);
 }
 
 /* Probe for the size, then receive; Iprobe finds nothing where nothing was sent. */
@@ -379,6 +451,7 @@ int main(int argc, char **argv)
     any_source();
     order_and_tags();
     order_fastbox();
+    recv_at_once();
     probes();
     synchronous();
     completions();
