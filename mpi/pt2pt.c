@@ -420,9 +420,9 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
         return err;
     /* An eager send is done once sent: then the receive, as MPI_Recv. */
     if (send_at_once(dest, sendbytes, false)) {
-        if (tm_mpi_p2p_send_eager(r, sendbuf, (size_t)sendcount, st, sendbytes, dest, sendtag, c) <
-            0)
-            return out_of_memory(r, c, call);
+        if ((err = send_checked(r, call, sendbuf, sendcount, st, sendbytes, dest, sendtag, c,
+                                false)) != MPI_SUCCESS)
+            return err;
         return recv_checked(r, call, recvbuf, recvcount, rt, source, recvtag, c, status);
     }
     /* Else the receive first: our own rendezvous send to ourselves must find it posted. */
