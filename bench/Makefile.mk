@@ -2,8 +2,8 @@
 # side-by-side suite, bench/run.sh (BENCH_FLAGS=--short for its short mode; results in
 # bench/results/ of the build tree).
 
-EXTRA_PROGRAMS = bench/ult_switch bench/shm_queue
-tm_bench_programs = bench/ult_switch$(EXEEXT) bench/shm_queue$(EXEEXT)
+EXTRA_PROGRAMS = bench/ult_switch bench/shm_queue bench/line_pingpong
+tm_bench_programs = bench/ult_switch$(EXEEXT) bench/shm_queue$(EXEEXT) bench/line_pingpong$(EXEEXT)
 CLEANFILES += $(tm_bench_programs)
 
 bench_ult_switch_SOURCES = bench/ult_switch.c
@@ -13,6 +13,10 @@ bench_ult_switch_LDADD = sched/libtmsched.la $(HWLOC_LIBS)
 bench_shm_queue_SOURCES = bench/shm_queue.c
 bench_shm_queue_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
 bench_shm_queue_LDADD = shm/libtmshm.la $(NUMA_LIBS) $(HWLOC_LIBS)
+
+bench_line_pingpong_SOURCES = bench/line_pingpong.c
+bench_line_pingpong_CFLAGS = $(AM_CFLAGS) -pthread
+bench_line_pingpong_LDFLAGS = -pthread
 
 .PHONY: bench
 bench: all $(tm_bench_programs)
