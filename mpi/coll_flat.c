@@ -58,12 +58,18 @@
  * after reading k's buffer of that round. So back-to-back scans pipeline along the chain, as the
  * linear algorithm's messages do, with no arrival counter and no wake-ups but the next and
  * previous members'; the depth lets a member run that many rounds ahead of the next one, which
- * hides the time a published round takes to reach the next member's core.
+ * hides the time a published round takes to reach the next member's core. A member publishes
+ * its rounds finished every FLAT_SCAN_REPORT rounds only: member k - 1 reads that count only
+ * when it is about to lap, and each publication's poke fences while the count's line comes
+ * back from k - 1's core. Member k + 1 runs rounds t - REPORT to t - 1 before it waits for
+ * round t's prefix, so it publishes a count of at least t - REPORT >= t - DEPTH: the wait below
+ * always ends.
  *
  *   member k, round t:  wait link[k-1].prefix[t % DEPTH].round >= t
  *                       wait link[k+1].finished >= t - DEPTH
  *                       link[k].prefix[t % DEPTH] := link[k-1].prefix[t % DEPTH] op data, round t
- *                       link[k].finished := t; poke k - 1 and k + 1
+ *                       poke k + 1
+ *                       if t % REPORT == 0: link[k].finished := t; poke k - 1
  *
  * Waiting and waking: a member that does not lead its group can only wait for it, so when
  * another rank of its core (VP) is ready to run it sleeps at once instead of yielding and
@@ -112,7 +118,9 @@ struct tm_mpi_coll_flat {
 /* A member's link of the scan chain, after the slots: its prefixes, each with the round it is
  * of, which shares the first line with the data (8 bytes of data come over with the number);
  * and how many rounds the member has finished, for the member before it. */
-#define FLAT_SCAN_DEPTH 4
+#define FLAT_SCAN_DEPTH  8
+#define FLAT_SCAN_REPORT 4
+_Static_assert(FLAT_SCAN_REPORT <= FLAT_SCAN_DEPTH, "a member's waits end (see Scans above)");
 typedef struct flat_prefix {
     alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t round;
     unsigned char data[TM_MPI_COLL_FLAT_BYTES];
@@ -745,7 +753,9 @@ void tm_mpi_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
         atomic_store_explicit(&out->round, round, memory_order_release);
         tm_mpi_mailbox_poke_rank(tm_mpi_mailbox_get(c->group->world_ranks[k + 1], false));
     }
-    if (k > 0) { /* release: our reads of member k - 1's prefix before it may write it again */
+    if (k > 0 && round % FLAT_SCAN_REPORT == 0) {
+        /* release: our reads of member k - 1's prefixes, this round's and those before, come
+         * before it may write them again */
         atomic_store_explicit(&flat_link(f, k)->finished, round, memory_order_release);
         tm_mpi_mailbox_poke_rank(tm_mpi_mailbox_get(c->group->world_ranks[k - 1], false));
     }
