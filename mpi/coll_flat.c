@@ -117,7 +117,8 @@ struct tm_mpi_coll_flat {
 
 /* A member's link of the scan chain, after the slots: its prefixes, each with the round it is
  * of, which shares the first line with the data (8 bytes of data come over with the number);
- * and how many rounds the member has finished, for the member before it. */
+ * and how many rounds the member has finished as of its last report (every FLAT_SCAN_REPORT
+ * rounds), for the member before it. */
 #define FLAT_SCAN_DEPTH  8
 #define FLAT_SCAN_REPORT 4
 _Static_assert(FLAT_SCAN_REPORT <= FLAT_SCAN_DEPTH, "a member's waits end (see Scans above)");
