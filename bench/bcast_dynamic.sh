@@ -59,8 +59,8 @@ label() {
     esac
 }
 
-if [ ! -x "$build/tests/mpicc-build" ] || [ ! -x "$build/runtime/mpcrun" ]; then
-    echo "$build is not a ThreadMPI build tree (no tests/mpicc-build or runtime/mpcrun)." >&2
+if [ ! -x "$build/tests/mpicc-build" ] || [ ! -x "$build/launcher/mpcrun" ]; then
+    echo "$build is not a ThreadMPI build tree (no tests/mpicc-build or launcher/mpcrun)." >&2
     exit 2
 fi
 # The dynamic broadcast is ThreadMPI's point: without it, there is nothing to compare with.
@@ -90,7 +90,7 @@ launch() { # MPI PROGRAM ARGS...
     m=$1
     shift
     case $m in
-        tm) timeout $((limit + 30)) "$build/runtime/mpcrun" --timeout "$limit" -n "$nranks" "$@" ;;
+        tm) timeout $((limit + 30)) "$build/launcher/mpcrun" --timeout "$limit" -n "$nranks" "$@" ;;
         ompi)
             timeout "$limit" mpirun.openmpi $root --oversubscribe --bind-to none -n "$nranks" "$@"
             ;;

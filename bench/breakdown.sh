@@ -12,4 +12,4 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 "$build/tests/mpicc-build" -O2 -I"$src" -o "$work/breakdown" "$src/bench/breakdown.c"
-"$build/runtime/mpcrun" -n 2 --timeout 300 "$work/breakdown" "${2:-1}"
+"$build/launcher/mpcrun" -n 2 --timeout 300 "$work/breakdown" "${2:-1}"

@@ -59,7 +59,7 @@ compile_all() {
     done
     if [ "$1" = no ]; then
         note "ThreadMPI left out: --no-tm."
-    elif [ ! -x "$build/tests/mpicc-build" ] || [ ! -x "$build/runtime/mpcrun" ]; then
+    elif [ ! -x "$build/tests/mpicc-build" ] || [ ! -x "$build/launcher/mpcrun" ]; then
         note "ThreadMPI left out: $build is not a ThreadMPI build tree (no tests/mpicc-build)."
     else
         compile tm "$build/tests/mpicc-build"
@@ -88,7 +88,7 @@ launch() {
     shift 2
     case $m in
         tm)
-            ${timer:-} timeout $((limit + 30)) "$build/runtime/mpcrun" --timeout "$limit" \
+            ${timer:-} timeout $((limit + 30)) "$build/launcher/mpcrun" --timeout "$limit" \
                 ${tm_flags:-} -n "$n" "$@"
             ;;
         ompi)

@@ -40,7 +40,7 @@ while [ "$i" -le "$runs" ]; do
             s=0
             while [ "$s" -le "$(levels "$n")" ]; do
                 # "name bytes B t_pure t_cpu t_ovrl overlap raw" lines, tagged with the run's key
-                "$build/runtime/mpcrun" -n "$n" --timeout 300 --set "placement.progress=$policy" \
+                "$build/launcher/mpcrun" -n "$n" --timeout 300 --set "placement.progress=$policy" \
                     --set "nbc.split_levels=$s" "$work/overlap" -T "$each" 2097152 < /dev/null |
                     awk -v key="$n $policy $s" '!/^#/ { print key, $1, $4, $5, $6, $8 }' \
                         >> "$work/rows" || {

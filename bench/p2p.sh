@@ -33,7 +33,7 @@ launch() { # MPI NRANKS PROGRAM ARGS...
     m=$1 n=$2
     shift 2
     case $m in
-        tm) "$build/runtime/mpcrun" -n "$n" "$@" ;;
+        tm) "$build/launcher/mpcrun" -n "$n" "$@" ;;
         ompi) mpirun.openmpi $root --oversubscribe -n "$n" "$@" ;;
         mpich) mpiexec.mpich -n "$n" "$@" ;;
     esac

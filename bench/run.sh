@@ -303,7 +303,7 @@ case " $mpis_startup " in
         ;;
 esac
 if [ "$split" = yes ]; then
-    "$build/runtime/mpcrun" --split-model "$split_cores" > "$work/model"
+    "$build/launcher/mpcrun" --split-model "$split_cores" > "$work/model"
     hc=$(height "$split_cores")
     for n in $split_ranks; do
         h=$(height "$n")

@@ -46,7 +46,7 @@ echo
 echo "| MPI        | ranks |   wall s | RSS MiB  | time vs ThreadMPI |"
 echo "|------------|-------|----------|----------|---------|"
 for n in 16 256; do
-    m=$(measure "$build/runtime/mpcrun" -n "$n" "$work/tm")
+    m=$(measure "$build/launcher/mpcrun" -n "$n" "$work/tm")
     ref=${m% *}
     row ThreadMPI "$n" "$m" "$ref"
     [ "$n" -le 16 ] || continue
@@ -62,8 +62,8 @@ done
 
 # Memory that a rank adds: the peak RSS of a 1000-rank job less a 1-rank job's, per rank. It
 # includes the rank's copy of the program and the stack it touched.
-one=$(measure "$build/runtime/mpcrun" -n 1 "$work/tm")
-many=$(measure "$build/runtime/mpcrun" -n 1000 "$work/tm")
+one=$(measure "$build/launcher/mpcrun" -n 1 "$work/tm")
+many=$(measure "$build/launcher/mpcrun" -n 1000 "$work/tm")
 echo
 printf 'ThreadMPI memory per rank: %.1f KiB (peak RSS %.1f MiB with 1000 ranks, %.1f MiB with 1)\n' \
     "$(echo "(${many#* } - ${one#* }) / 999" | bc -l)" "$(echo "${many#* } / 1024" | bc -l)" \

@@ -3,17 +3,13 @@
 noinst_LTLIBRARIES += mpi/libtmmpi.la
 mpi_libtmmpi_la_CFLAGS = $(TM_LIB_CFLAGS)
 mpi_libtmmpi_la_SOURCES = \
-	mpi/mpi.h \
 	mpi/mpi_impl.h \
-	mpi/handle.c \
 	mpi/error.c \
 	mpi/rank.c \
 	mpi/init.c \
 	mpi/comm.c \
 	mpi/time.c \
 	mpi/env.c \
-	mpi/table.c \
-	mpi/group.h \
 	mpi/group.c \
 	mpi/errhandler.c \
 	mpi/attr.h \
@@ -39,18 +35,14 @@ mpi_libtmmpi_la_SOURCES = \
 	mpi/bsend.c \
 	mpi/persist.c
 
-# Datatypes: objects and the copy engine, constructors, inquiries, pack/unpack, external32.
+# Datatypes: constructors, inquiries, pack/unpack.
 mpi_libtmmpi_la_SOURCES += \
-	mpi/datatype.h \
-	mpi/datatype.c \
 	mpi/type_create.c \
 	mpi/type_query.c \
-	mpi/pack.c \
-	mpi/external32.c
+	mpi/pack.c
 
-# Reduction operations: predefined and user-defined MPI_Op, their application, MPI_Reduce_local.
+# Reduction operations: MPI_Op_create, MPI_Op_free, MPI_Op_commutative, MPI_Reduce_local.
 mpi_libtmmpi_la_SOURCES += \
-	mpi/op.h \
 	mpi/op.c
 
 # Collectives: the calls (argument checks, algorithm choice); the algorithms are in nbc/.

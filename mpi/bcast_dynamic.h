@@ -5,7 +5,7 @@
 #ifndef TM_MPI_BCAST_DYNAMIC_H
 #define TM_MPI_BCAST_DYNAMIC_H
 
-#include "datatype.h"
+#include "obj/datatype.h"
 #include "mpi_impl.h"
 #include "p2p.h"
 

@@ -14,7 +14,7 @@
 /* Frees the regions whose sends have completed. */
 static void regions_reclaim(tm_mpi_rank_t *r)
 {
-    tm_mpi_bsend_region_t **link = &r->p2p->bsend_regions;
+    tm_mpi_bsend_region_t **link = &r->bsend_regions;
     while (*link) {
         tm_mpi_bsend_region_t *g = *link;
         if (tm_mpi_request_is_complete(g->send)) {
@@ -28,12 +28,12 @@ static void regions_reclaim(tm_mpi_rank_t *r)
 }
 
 /* First fit: the offset of a gap of len bytes, linked in order; NULL when there is none. */
-static tm_mpi_bsend_region_t *region_take(tm_mpi_p2p_t *p, size_t len)
+static tm_mpi_bsend_region_t *region_take(tm_mpi_rank_t *r, size_t len)
 {
     size_t at = 0;
-    tm_mpi_bsend_region_t **link = &p->bsend_regions;
+    tm_mpi_bsend_region_t **link = &r->bsend_regions;
     for (;; link = &(*link)->next) {
-        size_t end = *link ? (*link)->off : p->bsend_size;
+        size_t end = *link ? (*link)->off : r->bsend_size;
         if (end >= at && end - at >= len)
             break;
         if (!*link)
@@ -54,22 +54,21 @@ static tm_mpi_bsend_region_t *region_take(tm_mpi_p2p_t *p, size_t len)
 int tm_mpi_bsend_start(tm_mpi_rank_t *r, const char *call, const void *buf, size_t count,
                        tm_mpi_type_t *type, size_t bytes, int dest, int tag, tm_mpi_comm_t *comm)
 {
-    tm_mpi_p2p_t *p = r->p2p;
     size_t len = bytes + MPI_BSEND_OVERHEAD;
     regions_reclaim(r);
-    tm_mpi_bsend_region_t *g = region_take(p, len);
+    tm_mpi_bsend_region_t *g = region_take(r, len);
     if (!g) {
         /* Sends from the buffer may be done but not yet seen: look once more. */
         tm_mpi_p2p_progress(r);
         regions_reclaim(r);
-        g = region_take(p, len);
+        g = region_take(r, len);
     }
     if (!g)
         return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_BUFFER,
                                   "no room for a message of %zu bytes (+ MPI_BSEND_OVERHEAD) in "
                                   "the attached buffer of %zu bytes",
-                                  bytes, p->bsend_size);
-    char *copy = p->bsend_buf + g->off;
+                                  bytes, r->bsend_size);
+    char *copy = r->bsend_buf + g->off;
     tm_rt_profile_mark_t copying = tm_rt_profile_begin(TM_RT_PROFILE_COPY);
     tm_mpi_type_pack(buf, count, type, 0, bytes, copy);
     tm_rt_profile_end(copying);
@@ -87,7 +86,7 @@ int tm_mpi_bsend_start(tm_mpi_rank_t *r, const char *call, const void *buf, size
 static bool regions_done(void *arg)
 {
     tm_mpi_rank_t *r = arg;
-    for (tm_mpi_bsend_region_t *g = r->p2p->bsend_regions; g; g = g->next)
+    for (tm_mpi_bsend_region_t *g = r->bsend_regions; g; g = g->next)
         if (!tm_mpi_request_is_complete(g->send))
             return false;
     return true;
@@ -95,14 +94,13 @@ static bool regions_done(void *arg)
 
 void tm_mpi_bsend_drain(tm_mpi_rank_t *r)
 {
-    tm_mpi_p2p_t *p = r->p2p;
-    if (p->bsend_regions && !regions_done(r)) {
+    if (r->bsend_regions && !regions_done(r)) {
         tm_mpi_p2p_note_blocked(r, "MPI_Buffer_detach(waiting for buffered sends)");
         tm_mpi_p2p_wait_until(r, regions_done, r);
     }
     regions_reclaim(r);
-    p->bsend_buf = NULL;
-    p->bsend_size = 0;
+    r->bsend_buf = NULL;
+    r->bsend_size = 0;
 }
 
 int PMPI_Buffer_attach(void *buffer, int size)
@@ -113,11 +111,11 @@ int PMPI_Buffer_attach(void *buffer, int size)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "negative size %d", size);
     if (buffer == NULL && size > 0)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_BUFFER, "buffer is NULL");
-    if (r->p2p->bsend_buf)
+    if (r->bsend_buf)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_BUFFER,
                                   "a buffer is already attached (detach it first)");
-    r->p2p->bsend_buf = buffer;
-    r->p2p->bsend_size = (size_t)size;
+    r->bsend_buf = buffer;
+    r->bsend_size = (size_t)size;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
@@ -130,8 +128,8 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "%s is NULL",
                                   size ? "buffer_addr" : "size");
     /* The standard passes the address of a pointer as void *. */
-    *(void **)buffer_addr = r->p2p->bsend_buf;
-    *size = (int)r->p2p->bsend_size;
+    *(void **)buffer_addr = r->bsend_buf;
+    *size = (int)r->bsend_size;
     tm_mpi_bsend_drain(r);
     return MPI_SUCCESS;
 }

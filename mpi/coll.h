@@ -9,10 +9,10 @@
 #ifndef TM_MPI_COLL_H
 #define TM_MPI_COLL_H
 
-#include "datatype.h"
+#include "obj/datatype.h"
 #include "mpi_impl.h"
 #include "nbc/nbc.h"
-#include "op.h"
+#include "obj/op.h"
 
 /* count >= 0, a committed datatype, a buffer unless there is no data; sets *type_p. */
 int tm_mpi_coll_check_buffer(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,

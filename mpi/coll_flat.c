@@ -97,17 +97,17 @@
 #include <string.h>
 
 #include "coll.h"
-#include "group.h"
+#include "obj/group.h"
 #include "nbc/blocks.h"
 #include "p2p.h"
 
-typedef struct tm_mpi_coll_flat tm_mpi_coll_flat_t;
+typedef struct tm_coll_flat tm_mpi_coll_flat_t;
 
-struct tm_mpi_coll_flat {
+struct tm_coll_flat {
     int context_id, leader, size; /* the key: context id, world rank of rank 0; members */
     int refs;                     /* views that use it; under registry.lock */
     int ngroups;                  /* VPs the members run on */
-    struct tm_mpi_coll_flat *next;
+    struct tm_coll_flat *next;
     /* Two sets of size slots, for odd and even rounds: a line that holds the slot's length,
      * then TM_MPI_COLL_FLAT_BYTES of data. */
     alignas(TM_SHM_CACHE_LINE) unsigned char slots[];

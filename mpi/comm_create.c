@@ -25,7 +25,7 @@
 
 #include "attr.h"
 #include "coll.h"
-#include "group.h"
+#include "obj/group.h"
 #include "p2p.h"
 #include "topo.h"
 

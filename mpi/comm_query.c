@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "group.h"
+#include "obj/group.h"
 
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {

@@ -1,203 +1,20 @@
 /*
- * ThreadMPI mpi/: what the files of the MPI layer share.
+ * ThreadMPI mpi/: what the files of the MPI API share, beyond the objects (obj/obj.h).
  *
- * Status convention: functions whose name starts with tm_mpi_ return 0 or a negative errno value,
- * except the API-edge helpers that check the arguments of an MPI call (tm_mpi_comm_get,
- * tm_mpi_error_raise): they report what they find themselves and return the MPI error class that
- * the call must return.
+ * The API edge: each MPI call checks its arguments, resolves its handles to objects and reports
+ * what is wrong (tm_mpi_error_raise), then hands over to the layer that does the work (p2p/,
+ * coll/, obj/). Functions here follow obj/'s status convention.
  */
 #ifndef TM_MPI_IMPL_H
 #define TM_MPI_IMPL_H
 
-/* Exactly the functions mpi.h declares leave the library (it is built with -fvisibility=hidden). */
-#pragma GCC visibility push(default)
-#include "mpi.h"
-#pragma GCC visibility pop
-
-#include <stdint.h>
-
-#include "runtime/profile.h"
-#include "runtime/rank.h"
-
-/* ------------------------------------------------------------------ handles
- *
- *   31  30  29 .. 26  25 .............. 0
- *  +---+---+---------+-------------------+
- *  | 0 | 1 |  kind   |      payload      |     payload 0: the null handle of the kind
- *  +---+---+---------+-------------------+
- *
- * Bit 30 makes 0 and small integers (uninitialized variables, ranks, counts) invalid handles.
- * Predefined datatypes: payload = size << 8 | index (size 0 for the pairs, which may have padding,
- * and for MPI_LB and MPI_UB).
- */
-#define TM_MPI_HANDLE_TAG_MASK     0xc0000000u
-#define TM_MPI_HANDLE_TAG          0x40000000u
-#define TM_MPI_HANDLE_KIND_SHIFT   26
-#define TM_MPI_HANDLE_KIND_MASK    0xfu
-#define TM_MPI_HANDLE_PAYLOAD_MASK 0x03ffffffu
-
-typedef enum tm_mpi_kind {
-    TM_MPI_KIND_NONE = 0, /* not a handle */
-    TM_MPI_KIND_COMM,
-    TM_MPI_KIND_GROUP,
-    TM_MPI_KIND_DATATYPE,
-    TM_MPI_KIND_OP,
-    TM_MPI_KIND_ERRHANDLER,
-    TM_MPI_KIND_REQUEST,
-    TM_MPI_KIND_INFO,
-    TM_MPI_KIND_WIN,
-    TM_MPI_KIND_FILE,
-    TM_MPI_KIND_MESSAGE,
-    TM_MPI_KIND_KEYVAL,
-    TM_MPI_KIND_DEFERRED, /* MPIX_Deferred_send */
-    TM_MPI_KIND_LAST = TM_MPI_KIND_DEFERRED
-} tm_mpi_kind_t;
-
-#define TM_MPI_HANDLE(kind, payload)                                                               \
-    ((int)(TM_MPI_HANDLE_TAG | (unsigned)(kind) << TM_MPI_HANDLE_KIND_SHIFT | (unsigned)(payload)))
-
-/* The kind of object `handle` refers to, or TM_MPI_KIND_NONE when it is not a handle at all. */
-static inline tm_mpi_kind_t tm_mpi_handle_kind(int handle)
-{
-    unsigned h = (unsigned)handle;
-    unsigned kind = (h >> TM_MPI_HANDLE_KIND_SHIFT) & TM_MPI_HANDLE_KIND_MASK;
-
-    if ((h & TM_MPI_HANDLE_TAG_MASK) != TM_MPI_HANDLE_TAG || kind > TM_MPI_KIND_LAST)
-        return TM_MPI_KIND_NONE;
-    return (tm_mpi_kind_t)kind;
-}
-
-static inline unsigned tm_mpi_handle_payload(int handle)
-{
-    return (unsigned)handle & TM_MPI_HANDLE_PAYLOAD_MASK;
-}
-
-/* Bytes of one element of a predefined contiguous datatype, from its handle. */
-#define TM_MPI_DATATYPE_BUILTIN_SIZE(type) ((((unsigned)(type)) >> 8) & 0xffu)
-
-/* "a communicator", "a datatype", ...: what a handle of this kind designates, for messages. */
-const char *tm_mpi_handle_kind_name(tm_mpi_kind_t kind);
-
-/* The largest tag (the MPI_TAG_UB attribute): collectives run in contexts of their own, so every
- * non-negative int is the user's. */
-#define TM_MPI_TAG_UB 0x7fffffff
-
-/* ------------------------------------------------------------------ per-rank state */
-
-typedef struct tm_mpi_rank tm_mpi_rank_t;
-
-/*
- * A group: its members in group order, as world ranks. Shared between handles, communicators and
- * ranks (the world group is one object for the whole process), so the count is atomic; groups
- * never change after creation. See group.h.
- */
-typedef struct tm_mpi_group {
-    _Atomic int refs;
-    int size;
-    /* Kept for the life of the process (the world group, the empty group): not counted, so that
-     * the ranks do not all write one cache line at each reference (every collective's schedule
-     * takes one) */
-    bool immortal;
-    int world_ranks[];
-} tm_mpi_group_t;
-
-typedef struct tm_mpi_errhandler tm_mpi_errhandler_t; /* errhandler.c */
-typedef struct tm_mpi_attr tm_mpi_attr_t;             /* attr.c */
-
-/* A rank's table of handles of one kind (table.c): handle payload = index + first payload of
- * the kind after its predefined handles. Only the rank's thread uses it: no lock. */
-typedef struct tm_mpi_table {
-    void **slots; /* NULL: free */
-    int len;      /* slots in use or freed, from 0 */
-    int cap;
-} tm_mpi_table_t;
-
-typedef struct tm_mpi_comm {
-    tm_mpi_rank_t *owner; /* the rank this view of the communicator belongs to */
-    MPI_Comm handle;
-    const char *name; /* "MPI_COMM_WORLD", for messages */
-    int rank;         /* of the owner in the communicator */
-    int size;
-    int context_id;            /* of its point-to-point traffic (p2p.h) */
-    MPI_Errhandler errhandler; /* MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN or user-defined */
-    tm_mpi_errhandler_t *errhandler_user; /* the user-defined handler (a reference), else NULL */
-    tm_mpi_group_t *group;                /* the members (a reference) */
-    tm_mpi_attr_t *attrs;                 /* attributes, the most recently set first */
-    char objname[MPI_MAX_OBJECT_NAME];    /* MPI_Comm_set_name, MPI_Comm_get_name */
-    struct tm_mpi_topo *topo;             /* the process topology (topo.h), else NULL */
-    unsigned coll_seq; /* collectives started on it: the tag of the next one (nbc/) */
-    unsigned idup_seq; /* MPI_Comm_idup calls on it: the key of the next one (comm_idup.c) */
-    struct tm_mpi_coll_flat *flat; /* the block of its flat collectives, else NULL (coll_flat.c) */
-    uint64_t flat_rounds;          /* flat collectives it ran */
-    uint64_t flat_ibarriers;       /* flat non-blocking barriers it entered */
-    /* those whose request found them over, no longer reading the block (written by the
-     * engine's lock holder: the rank, or its progress thread) */
-    _Atomic uint64_t flat_ibarriers_seen;
-    uint64_t flat_scans;      /* flat scans and exscans it ran (their own chain) */
-    uint64_t flat_scans_next; /* those the next rank had finished, as last seen */
-} tm_mpi_comm_t;
-
-/* A rank's MPI state: created by MPI_Init/MPI_Init_thread (rt->mpi points to it), destroyed by
- * MPI_Finalize (rt->mpi is NULL again). Only the rank's own thread touches it. */
-struct tm_mpi_rank {
-    tm_rt_rank_t *rt;
-    tm_mpi_comm_t world;
-    tm_mpi_comm_t self;
-    struct tm_mpi_p2p *p2p;     /* p2p.c */
-    struct tm_nbc_engine *nbc;  /* nbc/engine.c: its collectives under way */
-    tm_mpi_table_t groups;      /* group.c */
-    tm_mpi_table_t errhandlers; /* errhandler.c */
-    tm_mpi_table_t keyvals;     /* attr.c */
-    tm_mpi_table_t infos;       /* info.c */
-    tm_mpi_table_t comms;       /* comm_create.c: communicators the program created */
-    tm_mpi_table_t deferred;    /* deferred_send.c: MPIX_Deferred_send handles */
-};
+#include "obj/obj.h"
 
 /* Creates the MPI state of rank `rt` and attaches it to rt->mpi. 0 or -ENOMEM. */
 int tm_mpi_rank_create(tm_rt_rank_t *rt);
 
 /* Frees the MPI state of `rt` and sets rt->mpi back to NULL. */
 void tm_mpi_rank_destroy(tm_rt_rank_t *rt);
-
-/* The calling rank, for MPI call `call`; when the caller is not a rank, reports the error and
- * ends the job (no error handler exists for a thread that is not a rank). */
-tm_rt_rank_t *tm_mpi_rank_self(const char *call);
-
-/* tm_mpi_rank_get's reports: never returns. */
-_Noreturn void tm_mpi_rank_get_failed(tm_rt_rank_t *rt, const char *call);
-
-/* The MPI state of the calling rank, for MPI call `call` that needs MPI initialized and not
- * finalized. Otherwise (not called by a rank, before MPI_Init, after MPI_Finalize) reports the
- * error and ends the job: no error handler exists then. */
-static inline tm_mpi_rank_t *tm_mpi_rank_get(const char *call)
-{
-    tm_rt_rank_t *rt = tm_rt_rank_self();
-    if (__builtin_expect(rt == NULL || rt->mpi == NULL, 0))
-        tm_mpi_rank_get_failed(rt, call);
-    return rt->mpi;
-}
-
-/* ------------------------------------------------------------------ communicators */
-
-/* Resolves communicator handle `handle` for the calling rank `r`. On success sets *comm_p and
- * returns MPI_SUCCESS; otherwise sets *comm_p to NULL and reports MPI_ERR_COMM for `call`,
- * returning what the error handler returns. */
-int tm_mpi_comm_get_slow(tm_mpi_rank_t *r, MPI_Comm handle, const char *call,
-                         tm_mpi_comm_t **comm_p);
-static inline int tm_mpi_comm_get(tm_mpi_rank_t *r, MPI_Comm handle, const char *call,
-                                  tm_mpi_comm_t **comm_p)
-{
-    if (handle == MPI_COMM_WORLD) { /* inline: most calls name it */
-        *comm_p = &r->world;
-        return MPI_SUCCESS;
-    }
-    return tm_mpi_comm_get_slow(r, handle, call, comm_p);
-}
-
-/* Communicators the program creates have payloads from TM_MPI_COMM_FIRST_PAYLOAD on (index in
- * the rank's `comms` table + TM_MPI_COMM_FIRST_PAYLOAD), after MPI_COMM_NULL (0),
- * MPI_COMM_WORLD (1) and MPI_COMM_SELF (2). */
-#define TM_MPI_COMM_FIRST_PAYLOAD 3
 
 /* Tags of the traffic that creates communicators (comm_create.c), on the collective context of
  * the parent (its context_id + 1). Negative, below MPI_ANY_TAG, so that they never meet the
@@ -222,67 +39,11 @@ int tm_mpi_comm_dup_finish(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
  * are deleted), deleting their attributes whatever the callbacks return. */
 void tm_mpi_comm_rank_fini(tm_mpi_rank_t *r);
 
-/* ------------------------------------------------------------------ handle tables (table.c) */
-
-/* Stores `obj` in a free slot of `t`; returns its index, or -ENOMEM. */
-int tm_mpi_table_add(tm_mpi_table_t *t, void *obj);
-
-/* The object at `index`, or NULL when index is out of range or the slot is free. */
-void *tm_mpi_table_get(const tm_mpi_table_t *t, long index);
-
-/* Frees slot `index` (which must be in use). */
-void tm_mpi_table_remove(tm_mpi_table_t *t, int index);
-
-/* Frees the table itself (not the objects: the owner releases them first). */
-void tm_mpi_table_destroy(tm_mpi_table_t *t);
-
-/* ------------------------------------------------------------------ errors */
-
-/* "MPI_ERR_COMM" for MPI_ERR_COMM, ...; NULL if errclass is not an error class. */
-const char *tm_mpi_error_class_name(int errclass);
-
-/*
- * Reports error `errclass` detected in MPI call `call` by the calling rank `rt` (NULL when the
- * caller is not a rank), through the error handler of `comm`, or of MPI_COMM_WORLD when comm
- * is NULL. The message, printf-like, says what is wrong; it is printed as
- *     MPI_Comm_rank (rank 3): invalid communicator 0x4c000408 (MPI_ERR_COMM)
- * When MPI is not initialized for `rt` or `rt` is NULL, no handler exists: the error is fatal.
- * A user-defined handler is called with (&comm's handle, &errclass) and prints nothing.
- * Returns errclass when the handler returns (MPI_ERRORS_RETURN or user-defined).
- */
-int tm_mpi_error_raise(tm_rt_rank_t *rt, tm_mpi_comm_t *comm, const char *call, int errclass,
-                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-/* ------------------------------------------------------------------ error handlers (errhandler.c)
- *
- * A communicator's handler is `errhandler` (its handle) plus, when user-defined, a reference in
- * `errhandler_user`. Handlers are per rank and counted by the rank's thread alone. */
-
-void tm_mpi_errhandler_retain(tm_mpi_errhandler_t *eh);
-void tm_mpi_errhandler_release(tm_mpi_errhandler_t *eh); /* NULL allowed */
-
-/* Calls the user-defined handler eh with (&comm, &errcode). */
-void tm_mpi_errhandler_call(tm_mpi_errhandler_t *eh, MPI_Comm comm, int errcode);
-
-/* Gives dst the handler of src (for communicators created from src). */
-void tm_mpi_comm_errhandler_inherit(tm_mpi_comm_t *dst, const tm_mpi_comm_t *src);
-
-/* Drops comm's handler (back to MPI_ERRORS_ARE_FATAL), for a communicator being freed. */
-void tm_mpi_comm_errhandler_clear(tm_mpi_comm_t *comm);
-
-/* Drops the handlers of r's predefined communicators and frees the handlers left (finalize). */
-void tm_mpi_errhandler_rank_fini(tm_mpi_rank_t *r);
-
 /* Checks info handle `handle` (MPI_INFO_ENV included) for `call`: MPI_SUCCESS, or reports
  * MPI_ERR_INFO through MPI_COMM_WORLD's handler and returns what it returns. */
 int tm_mpi_info_check(tm_mpi_rank_t *r, MPI_Info handle, const char *call);
 
 /* Frees r's info objects (info.c), at finalize. */
 void tm_mpi_info_rank_fini(tm_mpi_rank_t *r);
-
-/* The fatal path of tm_mpi_error_raise: prints the message and ends the job with exit status
- * errclass. */
-_Noreturn void tm_mpi_error_fatal(tm_rt_rank_t *rt, const char *call, int errclass, const char *fmt,
-                                  ...) __attribute__((format(printf, 4, 5)));
 
 #endif /* TM_MPI_IMPL_H */

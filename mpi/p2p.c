@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "group.h"
+#include "obj/group.h"
 #include "nbc/nbc.h"
 #include "p2p.h"
 

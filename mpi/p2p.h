@@ -67,7 +67,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "datatype.h"
+#include "obj/datatype.h"
 #include "mpi_impl.h"
 #include "sched/sched.h"
 #include "shm/shm.h"
@@ -290,7 +290,7 @@ typedef struct tm_mpi_bsend_region {
 } tm_mpi_bsend_region_t;
 
 /* Per-rank point-to-point state (in tm_mpi_rank_t). Only the rank's own thread touches it. */
-typedef struct tm_mpi_p2p {
+typedef struct tm_p2p {
     tm_mpi_matcher_t match;
     /* Handle table: handle payload = index + 1; NULL: free. Each request object owns one index
      * from its allocation on and keeps it on the free list, so taking a request is one pop. */
@@ -298,10 +298,6 @@ typedef struct tm_mpi_p2p {
     int nrequests, requests_cap;
     tm_mpi_request_t *free_requests; /* released requests, linked through next */
     tm_mpi_request_t *zombies;       /* freed by the user while pending, linked through next */
-    /* MPI_Buffer_attach */
-    char *bsend_buf;
-    size_t bsend_size;
-    tm_mpi_bsend_region_t *bsend_regions;
 } tm_mpi_p2p_t;
 
 /* MPI_Bsend's work: packs the message into the attached buffer and sends it from there; the send

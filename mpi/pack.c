@@ -11,7 +11,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "datatype.h"
+#include "obj/datatype.h"
 
 /* Checks shared by MPI_Pack and MPI_Unpack: buffer size, position, count and type. */
 static int tm_mpi_pack_check(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, int count,

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "datatype.h"
+#include "obj/datatype.h"
 
 typedef struct tm_mpi_type_args {
     int ni, na, nd;

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "datatype.h"
+#include "obj/datatype.h"
 
 #define TM_MPI_TYPE_QUERY_BEGIN(name)                                                              \
     static const char call[] = name;                                                               \

@@ -18,5 +18,5 @@ SH_LOG_COMPILER = $(SHELL)
 SUFFIXES += .x
 .c.x:
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && tests/mpicc-build -O1 -g -o $@ $< -lm
-$(MPI_TEST_PROGS): tests/mpicc-build libthreadmpi.la runtime/libthreadmpi_launcher.a \
+$(MPI_TEST_PROGS): tests/mpicc-build libthreadmpi.la launcher/libthreadmpi_launcher.a \
 	runtime/libthreadmpi_rank.a

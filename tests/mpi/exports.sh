@@ -12,7 +12,7 @@ for f in $(grep -E '^MPIX?_' "$work/syms" | grep -vx MPIX_Comm_dup_fn); do
     grep -qx "P$f" "$work/syms" || fail "$f has no P$f"
 done
 # Every function mpi.h declares exists: an absent function is honest only if undeclared.
-grep -oE '^(int|double|MPI_Aint) +P?MPIX?_[A-Za-z_0-9]+\(' "$TM_SRCDIR/mpi/mpi.h" |
+grep -oE '^(int|double|MPI_Aint) +P?MPIX?_[A-Za-z_0-9]+\(' "$TM_SRCDIR/include/mpi.h" |
     sed -E 's/^[a-zA-Z_]+ +//; s/\($//' | sort -u > "$work/declared"
 [ -s "$work/declared" ] || fail "no function found in mpi.h"
 missing=$(comm -23 "$work/declared" "$work/syms")

@@ -4,7 +4,7 @@
 set -u
 : "${TM_BUILDDIR:?run through make check}" "${TM_SRCDIR:?run through make check}"
 MPICC="$TM_BUILDDIR/tests/mpicc-build"
-MPCRUN="$TM_BUILDDIR/runtime/mpcrun"
+MPCRUN="$TM_BUILDDIR/launcher/mpcrun"
 work=$(mktemp -d) || exit 99
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/tmp"

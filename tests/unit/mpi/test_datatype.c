@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/datatype.h"
+#include "obj/datatype.h"
 #include "fake_rt.h"
 
 static void setup_rank1(void)

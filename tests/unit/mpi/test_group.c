@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/group.h"
+#include "obj/group.h"
 #include "fake_rt.h"
 
 /* Rank 3 of 8, initialized. */

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/op.h"
+#include "obj/op.h"
 #include "fake_rt.h"
 
 static void setup_rank1(void)

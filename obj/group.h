@@ -1,7 +1,7 @@
 /*
- * ThreadMPI mpi/: groups, for the files of the MPI layer that build communicators.
+ * ThreadMPI obj/: groups: the members of communicators, as world ranks.
  *
- * A group (tm_mpi_group_t, in mpi_impl.h) lists its members in group order as world ranks. It
+ * A group (tm_mpi_group_t, in obj.h) lists its members in group order as world ranks. It
  * never changes once created and is shared by reference: between a rank's handles and its
  * communicators, and between ranks (all ranks share the world group, and a communicator's group
  * may be shared by the views of all its members), so retain and release are atomic.
@@ -11,10 +11,10 @@
  *   | refs | size | world_ranks[0 .. size - 1]  |   group rank i is world rank world_ranks[i]
  *   +------+------+-----------------------------+
  */
-#ifndef TM_MPI_GROUP_H
-#define TM_MPI_GROUP_H
+#ifndef TM_OBJ_GROUP_H
+#define TM_OBJ_GROUP_H
 
-#include "mpi_impl.h"
+#include "obj/obj.h"
 
 /* The world rank of member `rank` (0 <= rank < g->size) of g. */
 static inline int tm_mpi_group_world_rank(const tm_mpi_group_t *g, int rank)
@@ -50,7 +50,15 @@ int tm_mpi_group_compare(const tm_mpi_group_t *g1, const tm_mpi_group_t *g2);
 int tm_mpi_group_get(tm_mpi_rank_t *r, MPI_Group handle, const char *call,
                      tm_mpi_group_t **group_p);
 
+/* An array of the world size: index in g of each world rank, -1 for non-members. NULL when out
+ * of memory. */
+int *tm_mpi_group_index(const tm_mpi_group_t *g);
+
+/* Group handles: MPI_GROUP_NULL (payload 0), MPI_GROUP_EMPTY (1), then index in the rank's
+ * table + TM_MPI_GROUP_FIRST_PAYLOAD. */
+#define TM_MPI_GROUP_FIRST_PAYLOAD 2
+
 /* Releases the groups of r's handles and the table (at MPI_Finalize). */
 void tm_mpi_group_rank_fini(tm_mpi_rank_t *r);
 
-#endif /* TM_MPI_GROUP_H */
+#endif /* TM_OBJ_GROUP_H */

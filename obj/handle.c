@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mpi_impl.h"
+#include "obj/obj.h"
 
 #define TM_MPI_CHECK_HANDLE(handle, kind, payload)                                                 \
     _Static_assert((handle) == TM_MPI_HANDLE(kind, payload), #handle " is misencoded")

@@ -1,5 +1,5 @@
 /*
- * ThreadMPI mpi/: reduction operations (MPI_Op), for MPI_Reduce_local and the collectives.
+ * ThreadMPI obj/: reduction operations (MPI_Op), for MPI_Reduce_local and the collectives.
  *
  * An operation combines two buffers of the same (count, datatype) element by element:
  *
@@ -19,15 +19,15 @@
  * takes its own (tm_mpi_op_retain) so that MPI_Op_free while it runs is safe. Predefined
  * operations are not counted.
  */
-#ifndef TM_MPI_OP_H
-#define TM_MPI_OP_H
+#ifndef TM_OBJ_OP_H
+#define TM_OBJ_OP_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "datatype.h"
-#include "mpi_impl.h"
+#include "obj/datatype.h"
+#include "obj/obj.h"
 
 /* What an operation computes. The predefined ones have the payloads of their handles. */
 typedef enum tm_mpi_op_kind {
@@ -95,4 +95,11 @@ void tm_mpi_op_apply(const tm_mpi_op_t *op, const void *in, void *inout, size_t 
 /* Whether the reduction may combine the ranks' data in any order. */
 bool tm_mpi_op_is_commutative(const tm_mpi_op_t *op);
 
-#endif /* TM_MPI_OP_H */
+/* Gives user-defined `op` a handle in the process-wide table (op->handle; the table then holds
+ * the caller's reference). 0 or -ENOMEM. */
+int tm_mpi_op_publish(tm_mpi_op_t *op);
+
+/* Removes `handle` from the table and drops its reference. 0 or -EINVAL. */
+int tm_mpi_op_unpublish(MPI_Op handle);
+
+#endif /* TM_OBJ_OP_H */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "datatype.h"
+#include "obj/datatype.h"
 
 /* ------------------------------------------------------------------ predefined types */
 

@@ -1,5 +1,5 @@
 /*
- * ThreadMPI mpi/: datatypes, and the engine that copies typed data without packing.
+ * ThreadMPI obj/: datatypes, and the engine that copies typed data without packing.
  *
  * A type is flattened at construction into the typemap of ONE element:
  *
@@ -23,15 +23,15 @@
  * never held across a yield. Each handle holds one reference on its object; a pending operation
  * takes its own (tm_mpi_type_retain) so that MPI_Type_free during the operation is safe.
  */
-#ifndef TM_MPI_DATATYPE_H
-#define TM_MPI_DATATYPE_H
+#ifndef TM_OBJ_DATATYPE_H
+#define TM_OBJ_DATATYPE_H
 
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "mpi_impl.h"
+#include "obj/obj.h"
 
 /* n basic elements of predefined type `basic` (an index, as in the handle) at disp, back to back */
 typedef struct tm_mpi_type_seg {
@@ -218,4 +218,4 @@ void tm_mpi_type_external32_pack(const void *buf, size_t count, const tm_mpi_typ
 void tm_mpi_type_external32_unpack(const void *in, void *buf, size_t count,
                                    const tm_mpi_type_t *type);
 
-#endif /* TM_MPI_DATATYPE_H */
+#endif /* TM_OBJ_DATATYPE_H */

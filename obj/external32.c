@@ -9,7 +9,7 @@
 #include <float.h>
 #include <string.h>
 
-#include "datatype.h"
+#include "obj/datatype.h"
 
 /* external32 bytes of one basic element of index `basic` (0: not convertible, as MPI_LB). */
 static size_t tm_mpi_ext32_basic_size(unsigned basic)

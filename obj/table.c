@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "mpi_impl.h"
+#include "obj/obj.h"
 
 int tm_mpi_table_add(tm_mpi_table_t *t, void *obj)
 {
