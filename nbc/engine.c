@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/group.h"
+#include "obj/group.h"
 #include "runtime/profile.h"
 #include "runtime/rank.h"
 #include "sched.h"

@@ -39,9 +39,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "mpi/datatype.h"
-#include "mpi/mpi_impl.h"
-#include "mpi/op.h"
+#include "obj/datatype.h"
+#include "obj/obj.h"
+#include "obj/op.h"
 
 typedef struct tm_mpi_request tm_mpi_request_t; /* mpi/p2p.h */
 typedef struct tm_nbc_engine tm_nbc_engine_t;

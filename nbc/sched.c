@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/group.h"
+#include "obj/group.h"
 #include "sched.h"
 
 /* What a rank's spare schedule keeps for its next collective: its arrays grown up to these
