@@ -22,12 +22,10 @@ mpi_libtmmpi_la_SOURCES = \
 	mpi/topo_cart.c \
 	mpi/topo_graph.c \
 	mpi/topo_dims.c \
-	mpi/p2p.h \
-	mpi/p2p.c \
 	mpi/bcast_dynamic.h \
 	mpi/bcast_dynamic.c \
 	mpi/deferred_send.c \
-	mpi/request.c \
+	mpi/pt2pt.h \
 	mpi/pt2pt.c \
 	mpi/wait.c \
 	mpi/mprobe.c \

@@ -9,7 +9,8 @@
 
 #include "bcast_dynamic.h"
 #include "coll.h"
-#include "p2p.h"
+#include "p2p/p2p.h"
+#include "pt2pt.h"
 
 /* A destination and where the program listed it, to name both copies of a duplicate. */
 typedef struct listed {
@@ -76,9 +77,9 @@ int tm_mpi_bcast_dynamic_check_dests(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, cons
 
 int tm_mpi_bcast_dynamic_start(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
                                const void *buf, size_t count, tm_mpi_type_t *type, const int *list,
-                               int n, int tag, tm_mpi_request_t **req_p)
+                               int n, int tag, tm_p2p_request_t **req_p)
 {
-    tm_mpi_request_t *req = tm_mpi_request_new(r, TM_MPI_REQ_SEND);
+    tm_p2p_request_t *req = tm_p2p_request_new(r, TM_P2P_REQ_SEND);
     if (!req)
         return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");
     req->comm = comm;
@@ -87,7 +88,7 @@ int tm_mpi_bcast_dynamic_start(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char
     req->ndests = n;
     req->call = call;
     if (tm_nbc_bcast_dynamic(r, comm, buf, count, type, list, n, tag, req) < 0) {
-        tm_mpi_request_release(r, req);
+        tm_p2p_request_release(r, req);
         return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");
     }
     *req_p = req;
@@ -107,18 +108,18 @@ int PMPIX_Ibcast_dynamic(const void *buf, int count, MPI_Datatype datatype, cons
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_buffer(r, c, call, buf, count, datatype, &type);
     if (err == MPI_SUCCESS)
-        err = tm_mpi_p2p_check_tag(r, c, call, tag, false);
+        err = tm_mpi_check_tag(r, c, call, tag, false);
     if (err == MPI_SUCCESS && request == NULL)
         err = tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "request is NULL");
     if (err == MPI_SUCCESS)
         err = tm_mpi_bcast_dynamic_check_dests(r, c, call, dests, ndests, &list, &n);
     if (err != MPI_SUCCESS)
         return err;
-    tm_mpi_request_t *req;
+    tm_p2p_request_t *req;
     err = tm_mpi_bcast_dynamic_start(r, c, call, buf, (size_t)count, type, list, n, tag, &req);
     free(list);
     if (err == MPI_SUCCESS)
-        *request = tm_mpi_request_handle(req);
+        *request = tm_p2p_request_handle(req);
     return err;
 }
 #pragma weak MPIX_Ibcast_dynamic = PMPIX_Ibcast_dynamic

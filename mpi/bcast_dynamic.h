@@ -7,7 +7,7 @@
 
 #include "obj/datatype.h"
 #include "mpi_impl.h"
-#include "p2p.h"
+#include "p2p/p2p.h"
 
 /* Checks a destination list of a dynamic broadcast from the calling rank on comm: ndests >= 0,
  * dests not NULL when ndests > 0, ranks of comm, none twice, not the caller; MPI_PROC_NULL
@@ -20,7 +20,7 @@ int tm_mpi_bcast_dynamic_check_dests(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, cons
  * *req_p completes when buf may be reused. Returns the error class (reported). */
 int tm_mpi_bcast_dynamic_start(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
                                const void *buf, size_t count, tm_mpi_type_t *type, const int *list,
-                               int n, int tag, tm_mpi_request_t **req_p);
+                               int n, int tag, tm_p2p_request_t **req_p);
 
 /* Frees the rank's MPIX_Deferred_send handles (MPI_Finalize). */
 void tm_mpi_deferred_rank_fini(tm_mpi_rank_t *r);

@@ -9,7 +9,8 @@
 
 #include <stdlib.h>
 
-#include "p2p.h"
+#include "p2p/p2p.h"
+#include "pt2pt.h"
 
 /* Frees the regions whose sends have completed. */
 static void regions_reclaim(tm_mpi_rank_t *r)
@@ -17,9 +18,9 @@ static void regions_reclaim(tm_mpi_rank_t *r)
     tm_mpi_bsend_region_t **link = &r->bsend_regions;
     while (*link) {
         tm_mpi_bsend_region_t *g = *link;
-        if (tm_mpi_request_is_complete(g->send)) {
+        if (tm_p2p_request_is_complete(g->send)) {
             *link = g->next;
-            tm_mpi_request_release(r, g->send);
+            tm_p2p_request_release(r, g->send);
             free(g);
         } else {
             link = &g->next;
@@ -59,7 +60,7 @@ int tm_mpi_bsend_start(tm_mpi_rank_t *r, const char *call, const void *buf, size
     tm_mpi_bsend_region_t *g = region_take(r, len);
     if (!g) {
         /* Sends from the buffer may be done but not yet seen: look once more. */
-        tm_mpi_p2p_progress(r);
+        tm_p2p_progress(r);
         regions_reclaim(r);
         g = region_take(r, len);
     }
@@ -74,7 +75,7 @@ int tm_mpi_bsend_start(tm_mpi_rank_t *r, const char *call, const void *buf, size
     tm_rt_profile_end(copying);
     tm_mpi_type_t *byte;
     tm_mpi_type_lookup(MPI_BYTE, &byte);
-    if (tm_mpi_p2p_isend(r, copy, bytes, byte, bytes, dest, tag, comm, false, &g->send) < 0) {
+    if (tm_p2p_isend(r, copy, bytes, byte, bytes, dest, tag, comm, false, &g->send) < 0) {
         g->send = NULL;
         regions_reclaim(r);
         return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");
@@ -87,7 +88,7 @@ static bool regions_done(void *arg)
 {
     tm_mpi_rank_t *r = arg;
     for (tm_mpi_bsend_region_t *g = r->bsend_regions; g; g = g->next)
-        if (!tm_mpi_request_is_complete(g->send))
+        if (!tm_p2p_request_is_complete(g->send))
             return false;
     return true;
 }
@@ -95,8 +96,8 @@ static bool regions_done(void *arg)
 void tm_mpi_bsend_drain(tm_mpi_rank_t *r)
 {
     if (r->bsend_regions && !regions_done(r)) {
-        tm_mpi_p2p_note_blocked(r, "MPI_Buffer_detach(waiting for buffered sends)");
-        tm_mpi_p2p_wait_until(r, regions_done, r);
+        tm_p2p_note_blocked(r, "MPI_Buffer_detach(waiting for buffered sends)");
+        tm_p2p_wait_until(r, regions_done, r);
     }
     regions_reclaim(r);
     r->bsend_buf = NULL;
@@ -142,17 +143,17 @@ static int bsend(const char *call, const void *buf, int count, MPI_Datatype data
     tm_mpi_comm_t *c;
     tm_mpi_type_t *t;
     size_t bytes;
-    int err = tm_mpi_p2p_check_send(r, call, buf, count, datatype, dest, tag, comm, &c, &t, &bytes);
+    int err = tm_mpi_check_send(r, call, buf, count, datatype, dest, tag, comm, &c, &t, &bytes);
     if (err == MPI_SUCCESS && dest != MPI_PROC_NULL)
         err = tm_mpi_bsend_start(r, call, buf, (size_t)count, t, bytes, dest, tag, c);
     if (err != MPI_SUCCESS || !request)
         return err;
     /* The message is in the attached buffer: the caller's operation is complete. */
-    tm_mpi_request_t *req = tm_mpi_request_new_done(r, TM_MPI_REQ_SEND, c);
+    tm_p2p_request_t *req = tm_p2p_request_new_done(r, TM_P2P_REQ_SEND, c);
     if (!req)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
     req->call = call;
-    *request = tm_mpi_request_handle(req);
+    *request = tm_p2p_request_handle(req);
     return MPI_SUCCESS;
 }
 

@@ -4,7 +4,7 @@
 #include "config.h"
 
 #include "coll.h"
-#include "p2p.h"
+#include "p2p/p2p.h"
 
 int tm_mpi_coll_check_buffer(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
                              const void *buf, int count, MPI_Datatype handle,
@@ -72,7 +72,7 @@ int tm_mpi_coll_levels(const tm_mpi_comm_t *comm, bool nonblocking, bool doublin
 
 static bool request_done(void *arg)
 {
-    return tm_mpi_request_is_complete(arg);
+    return tm_p2p_request_is_complete(arg);
 }
 
 int tm_mpi_coll_run(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, tm_nbc_sched_t *s,
@@ -80,7 +80,7 @@ int tm_mpi_coll_run(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, tm_
 {
     if (!s)
         return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");
-    tm_mpi_request_t *req = tm_mpi_request_new(r, TM_MPI_REQ_COLL);
+    tm_p2p_request_t *req = tm_p2p_request_new(r, TM_P2P_REQ_COLL);
     if (!req) {
         tm_nbc_sched_free(s);
         return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");
@@ -88,17 +88,17 @@ int tm_mpi_coll_run(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, tm_
     req->comm = comm;
     req->call = call;
     if (tm_nbc_sched_start(r, s, req) < 0) {
-        tm_mpi_request_release(r, req);
+        tm_p2p_request_release(r, req);
         return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");
     }
     if (request) {
-        *request = tm_mpi_request_handle(req);
+        *request = tm_p2p_request_handle(req);
         return MPI_SUCCESS;
     }
-    if (!tm_mpi_request_is_complete(req)) /* noted as "call(comm=name)" */
-        tm_mpi_p2p_wait_noted(r, request_done, req, tm_mpi_request_blocked_note, req);
+    if (!tm_p2p_request_is_complete(req)) /* noted as "call(comm=name)" */
+        tm_p2p_wait_noted(r, request_done, req, tm_p2p_request_blocked_note, req);
     int err = req->status.MPI_ERROR;
-    tm_mpi_request_release(r, req);
+    tm_p2p_request_release(r, req);
     if (err != MPI_SUCCESS)
         return tm_mpi_error_raise(r->rt, comm, call, err,
                                   "message truncated on receive: the "

@@ -73,7 +73,7 @@
  *
  * Waiting and waking: a member that does not lead its group can only wait for it, so when
  * another rank of its core (VP) is ready to run it sleeps at once instead of yielding and
- * polling again (as every wait does, tm_mpi_p2p_wait_noted): each rank then runs once per
+ * polling again (as every wait does, tm_p2p_wait_noted): each rank then runs once per
  * round. A leader pokes the leaders that published before it (they may sleep waiting for its
  * publication; those that publish after it see it before they wait), and each leader its own
  * members: a wake-up across cores costs several cache-line transfers one after the other (the
@@ -99,7 +99,7 @@
 #include "coll.h"
 #include "obj/group.h"
 #include "nbc/blocks.h"
-#include "p2p.h"
+#include "p2p/p2p.h"
 
 typedef struct tm_coll_flat tm_mpi_coll_flat_t;
 
@@ -320,11 +320,11 @@ static bool flat_reached(void *arg)
     return atomic_load_explicit(w->count, memory_order_acquire) >= w->round;
 }
 
-static void flat_note(void *arg, tm_mpi_blocked_note_t *out)
+static void flat_note(void *arg, tm_p2p_blocked_note_t *out)
 {
     const flat_wait_t *w = arg;
-    tm_mpi_request_t described = {.kind = TM_MPI_REQ_COLL, .call = w->call, .comm = w->comm};
-    tm_mpi_request_blocked_note(&described, out);
+    tm_p2p_request_t described = {.kind = TM_P2P_REQ_COLL, .call = w->call, .comm = w->comm};
+    tm_p2p_request_blocked_note(&described, out);
 }
 
 /* Waits until *count >= round. */
@@ -333,13 +333,13 @@ static void flat_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, _Ato
 {
     flat_wait_t w = {count, round, call, c};
     if (!flat_reached(&w))
-        tm_mpi_p2p_wait_noted(r, flat_reached, &w, flat_note, &w);
+        tm_p2p_wait_noted(r, flat_reached, &w, flat_note, &w);
 }
 
 /* Wakes member k if it sleeps. */
 static void flat_poke(tm_mpi_comm_t *c, int k)
 {
-    tm_mpi_mailbox_poke_rank(tm_mpi_mailbox_get(c->group->world_ranks[k], false));
+    tm_p2p_mailbox_poke_rank(tm_p2p_mailbox_get(c->group->world_ranks[k], false));
 }
 
 /* Folds into `dst` the data of the members of `group` (-1: every member) of the round, from the
@@ -420,11 +420,11 @@ static void flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uin
         return;
     /* release: the result before the round opens */
     atomic_store_explicit(&group->done, round, memory_order_release);
-    /* One fence for the whole group (tm_mpi_mailbox_poke's Dekker with each sleeper). */
+    /* One fence for the whole group (tm_p2p_mailbox_poke's Dekker with each sleeper). */
     atomic_thread_fence(memory_order_seq_cst);
     for (int k = 0; k < c->size; k++)
         if (k != c->rank && members[k].group == g)
-            tm_mpi_mailbox_wake_rank(tm_mpi_mailbox_get(c->group->world_ranks[k], false));
+            tm_p2p_mailbox_wake_rank(tm_p2p_mailbox_get(c->group->world_ranks[k], false));
 }
 
 /* The group of c's member, which holds the result of its last round. */
@@ -491,7 +491,7 @@ int tm_mpi_coll_flat_ibarrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *ca
     if (flat_entered(f, t, &cursor))
         for (int k = 0; k < c->size; k++)
             if (k != c->rank)
-                tm_mpi_mailbox_poke(tm_mpi_mailbox_get(c->group->world_ranks[k], true));
+                tm_p2p_mailbox_poke(tm_p2p_mailbox_get(c->group->world_ranks[k], true));
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, 0);
     if (!s) {
         /* no request will look: counted as seen */
@@ -752,12 +752,12 @@ void tm_mpi_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
     }
     if (out) { /* release: the prefix before its round number */
         atomic_store_explicit(&out->round, round, memory_order_release);
-        tm_mpi_mailbox_poke_rank(tm_mpi_mailbox_get(c->group->world_ranks[k + 1], false));
+        tm_p2p_mailbox_poke_rank(tm_p2p_mailbox_get(c->group->world_ranks[k + 1], false));
     }
     if (k > 0 && round % FLAT_SCAN_REPORT == 0) {
         /* release: our reads of member k - 1's prefixes, this round's and those before, come
          * before it may write them again */
         atomic_store_explicit(&flat_link(f, k)->finished, round, memory_order_release);
-        tm_mpi_mailbox_poke_rank(tm_mpi_mailbox_get(c->group->world_ranks[k - 1], false));
+        tm_p2p_mailbox_poke_rank(tm_p2p_mailbox_get(c->group->world_ranks[k - 1], false));
     }
 }

@@ -26,7 +26,7 @@
 #include "attr.h"
 #include "coll.h"
 #include "obj/group.h"
-#include "p2p.h"
+#include "p2p/p2p.h"
 #include "topo.h"
 
 _Static_assert(TM_MPI_COMM_FIRST_PAYLOAD > (MPI_COMM_SELF & TM_MPI_HANDLE_PAYLOAD_MASK) &&
@@ -81,19 +81,19 @@ static void tm_mpi_comm_coll_view(tm_mpi_comm_t *view, const tm_mpi_comm_t *pare
 
 static bool tm_mpi_comm_request_done(void *arg)
 {
-    return tm_mpi_request_is_complete(arg);
+    return tm_p2p_request_is_complete(arg);
 }
 
 /* Waits for req and releases it. */
-static void tm_mpi_comm_wait(tm_mpi_rank_t *r, tm_mpi_request_t *req, const char *call,
+static void tm_mpi_comm_wait(tm_mpi_rank_t *r, tm_p2p_request_t *req, const char *call,
                              const tm_mpi_comm_t *view, int peer)
 {
-    if (!tm_mpi_request_is_complete(req)) {
-        tm_mpi_p2p_note_blocked(r, "%s(comm=%s): %s rank %d", call, view->name,
-                                req->kind == TM_MPI_REQ_SEND ? "sending to" : "waiting for", peer);
-        tm_mpi_p2p_wait_until(r, tm_mpi_comm_request_done, req);
+    if (!tm_p2p_request_is_complete(req)) {
+        tm_p2p_note_blocked(r, "%s(comm=%s): %s rank %d", call, view->name,
+                                req->kind == TM_P2P_REQ_SEND ? "sending to" : "waiting for", peer);
+        tm_p2p_wait_until(r, tm_mpi_comm_request_done, req);
     }
-    tm_mpi_request_release(r, req);
+    tm_p2p_request_release(r, req);
 }
 
 static tm_mpi_type_t *tm_mpi_comm_byte_type(void)
@@ -108,8 +108,8 @@ static tm_mpi_type_t *tm_mpi_comm_byte_type(void)
 static int tm_mpi_comm_send(tm_mpi_rank_t *r, tm_mpi_comm_t *view, const char *call,
                             const void *buf, size_t bytes, int dest, int tag)
 {
-    tm_mpi_request_t *req;
-    int err = tm_mpi_p2p_isend(r, buf, bytes, tm_mpi_comm_byte_type(), bytes, dest, tag, view,
+    tm_p2p_request_t *req;
+    int err = tm_p2p_isend(r, buf, bytes, tm_mpi_comm_byte_type(), bytes, dest, tag, view,
                                false, &req);
 
     if (err < 0)
@@ -123,8 +123,8 @@ static int tm_mpi_comm_send(tm_mpi_rank_t *r, tm_mpi_comm_t *view, const char *c
 static int tm_mpi_comm_recv(tm_mpi_rank_t *r, tm_mpi_comm_t *view, const char *call, void *buf,
                             size_t bytes, int source, int tag)
 {
-    tm_mpi_request_t *req;
-    int err = tm_mpi_p2p_irecv(r, buf, bytes, tm_mpi_comm_byte_type(), source, tag, view, &req);
+    tm_p2p_request_t *req;
+    int err = tm_p2p_irecv(r, buf, bytes, tm_mpi_comm_byte_type(), source, tag, view, &req);
 
     if (err < 0)
         return err;
@@ -177,7 +177,7 @@ static void tm_mpi_comm_view_free(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
                         (int)tm_mpi_handle_payload(c->handle) - TM_MPI_COMM_FIRST_PAYLOAD);
     tm_mpi_comm_errhandler_clear(c);
     tm_mpi_coll_flat_release(r, c, "MPI_Comm_free");
-    tm_mpi_request_forget_comm(r, c);
+    tm_p2p_request_forget_comm(r, c);
     tm_mpi_group_release(c->group);
     tm_mpi_topo_free(c->topo);
     free(c); /* the view: c is its first member */

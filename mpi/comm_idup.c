@@ -29,7 +29,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "p2p.h"
+#include "mpi_impl.h"
+#include "p2p/p2p.h"
 
 typedef struct tm_mpi_idup_entry {
     int parent_context;
@@ -74,9 +75,9 @@ static int tm_mpi_idup_agree(int parent, unsigned seq, int size, int *id_p)
 }
 
 /* A complete request of a non-blocking collective on c, with an empty status. */
-static tm_mpi_request_t *tm_mpi_idup_request(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
+static tm_p2p_request_t *tm_mpi_idup_request(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
 {
-    tm_mpi_request_t *req = tm_mpi_request_new(r, TM_MPI_REQ_COLL);
+    tm_p2p_request_t *req = tm_p2p_request_new(r, TM_P2P_REQ_COLL);
 
     if (req == NULL)
         return NULL;
@@ -95,7 +96,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     static const char call[] = "MPI_Comm_idup";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
-    tm_mpi_request_t *req;
+    tm_p2p_request_t *req;
     int err = tm_mpi_comm_get(r, comm, call, &c);
     int id;
 
@@ -113,15 +114,15 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     if (c->size == 1)
         id = tm_mpi_comm_context_alloc();
     else if (tm_mpi_idup_agree(c->context_id, seq, c->size, &id) < 0) {
-        tm_mpi_request_release(r, req);
+        tm_p2p_request_release(r, req);
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
     }
     err = tm_mpi_comm_dup_finish(r, c, call, id, newcomm);
     if (err != MPI_SUCCESS) {
-        tm_mpi_request_release(r, req);
+        tm_p2p_request_release(r, req);
         return err;
     }
-    *request = tm_mpi_request_handle(req);
+    *request = tm_p2p_request_handle(req);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_idup = PMPI_Comm_idup

@@ -15,6 +15,7 @@
 
 #include "bcast_dynamic.h"
 #include "coll.h"
+#include "pt2pt.h"
 
 typedef struct tm_mpi_deferred {
     const void *buf;
@@ -27,7 +28,7 @@ typedef struct tm_mpi_deferred {
     int *dests;           /* before ready: the destinations, in the order added */
     int ndests, dests_cap;
     bool ready;
-    tm_mpi_request_t **late; /* after ready: the plain sends started since */
+    tm_p2p_request_t **late; /* after ready: the plain sends started since */
     int nlate, late_cap;
 } tm_mpi_deferred_t;
 
@@ -81,7 +82,7 @@ int PMPIX_Deferred_send_init(const void *buf, int count, MPI_Datatype datatype, 
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_buffer(r, c, call, buf, count, datatype, &type);
     if (err == MPI_SUCCESS)
-        err = tm_mpi_p2p_check_tag(r, c, call, tag, false);
+        err = tm_mpi_check_tag(r, c, call, tag, false);
     if (err == MPI_SUCCESS && handle == NULL)
         err = tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "handle is NULL");
     if (err != MPI_SUCCESS)
@@ -143,9 +144,9 @@ int PMPIX_Deferred_send_add(MPIX_Deferred_send handle, int dest)
         return MPI_SUCCESS;
     }
     /* Late: the data is there, send it now. */
-    tm_mpi_request_t *req;
+    tm_p2p_request_t *req;
     if (grow((void **)&d->late, &d->late_cap, d->nlate, sizeof *d->late) < 0 ||
-        tm_mpi_p2p_isend(r, d->buf, d->count, d->type, d->count * d->type->size, dest, d->tag, c,
+        tm_p2p_isend(r, d->buf, d->count, d->type, d->count * d->type->size, dest, d->tag, c,
                          false, &req) < 0)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
     req->call = call;
@@ -177,13 +178,13 @@ int PMPIX_Deferred_send_ready(MPIX_Deferred_send handle, MPI_Request *request)
                                   (unsigned)handle);
     if (request == NULL)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "request is NULL");
-    tm_mpi_request_t *req = NULL;
+    tm_p2p_request_t *req = NULL;
     if (d->ndests == 0) {
-        req = tm_mpi_request_new_done(r, TM_MPI_REQ_SEND, c);
+        req = tm_p2p_request_new_done(r, TM_P2P_REQ_SEND, c);
         if (!req)
             return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
     } else if (d->ndests == 1) {
-        if (tm_mpi_p2p_isend(r, d->buf, d->count, d->type, d->count * d->type->size, d->dests[0],
+        if (tm_p2p_isend(r, d->buf, d->count, d->type, d->count * d->type->size, d->dests[0],
                              d->tag, c, false, &req) < 0)
             return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
     } else {
@@ -197,14 +198,14 @@ int PMPIX_Deferred_send_ready(MPIX_Deferred_send handle, MPI_Request *request)
     free(d->dests);
     d->dests = NULL;
     d->ndests = d->dests_cap = 0;
-    *request = tm_mpi_request_handle(req);
+    *request = tm_p2p_request_handle(req);
     return MPI_SUCCESS;
 }
 #pragma weak MPIX_Deferred_send_ready = PMPIX_Deferred_send_ready
 
 static bool request_done(void *arg)
 {
-    return tm_mpi_request_is_complete(arg);
+    return tm_p2p_request_is_complete(arg);
 }
 
 int PMPIX_Deferred_send_free(MPIX_Deferred_send *handle)
@@ -218,14 +219,14 @@ int PMPIX_Deferred_send_free(MPIX_Deferred_send *handle)
     if (err != MPI_SUCCESS)
         return err;
     for (int i = 0; i < d->nlate; i++) {
-        tm_mpi_request_t *req = d->late[i];
-        if (!tm_mpi_request_is_complete(req)) {
+        tm_p2p_request_t *req = d->late[i];
+        if (!tm_p2p_request_is_complete(req)) {
             char what[160];
-            tm_mpi_request_describe(req, what, sizeof what);
-            tm_mpi_p2p_note_blocked(r, "%s", what);
-            tm_mpi_p2p_wait_until(r, request_done, req);
+            tm_p2p_request_describe(req, what, sizeof what);
+            tm_p2p_note_blocked(r, "%s", what);
+            tm_p2p_wait_until(r, request_done, req);
         }
-        tm_mpi_request_release(r, req);
+        tm_p2p_request_release(r, req);
     }
     tm_mpi_table_remove(&r->deferred, (int)tm_mpi_handle_payload(*handle) - 1);
     deferred_free(d);
@@ -243,8 +244,8 @@ void tm_mpi_deferred_rank_fini(tm_mpi_rank_t *r)
         if (!d)
             continue;
         for (int j = 0; j < d->nlate; j++)
-            if (tm_mpi_request_is_complete(d->late[j]))
-                tm_mpi_request_release(r, d->late[j]);
+            if (tm_p2p_request_is_complete(d->late[j]))
+                tm_p2p_request_release(r, d->late[j]);
         deferred_free(d);
     }
     tm_mpi_table_destroy(&r->deferred);

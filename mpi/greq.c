@@ -5,12 +5,10 @@
  * A generalized request is a request of its owner rank like any other (a slot of its table, the
  * completion calls of wait.c), except for its handle: the program completes it from wherever
  * its work ends, another rank or a thread of its own that is no rank at all. Its handle
- * therefore names a slot of a process-wide table: chunks of pointers allocated once and never
- * moved, read without a lock; slots are taken and given back under a mutex (MPI_Grequest_start
- * is no hot path).
+ * therefore names a slot of a process-wide table (p2p/request.c).
  *
  * Completion, freeing and release race between the completing thread and the owner, decided by
- * one atomic word, the request's `complete` (bits TM_MPI_GREQ_*, p2p.h):
+ * one atomic word, the request's `complete` (bits TM_P2P_GREQ_*, p2p.h):
  *
  *   completer: MPI_Grequest_complete           owner: MPI_Request_free before a wait
  *   reads what it needs (mailbox, callbacks)   fetch_or FREED
@@ -27,85 +25,11 @@
  */
 #include "config.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 
-#include "p2p.h"
-
-#define GREQ_CHUNK  1024
-#define GREQ_CHUNKS 4096 /* 4 Mi generalized requests alive at once */
-_Static_assert((unsigned)GREQ_CHUNK *GREQ_CHUNKS < TM_MPI_GREQ_HANDLE_BIT,
-               "generalized request indices must fit below the handle bit");
-
-static tm_mpi_request_t *_Atomic *_Atomic greq_chunks[GREQ_CHUNKS];
-static pthread_mutex_t greq_lock = PTHREAD_MUTEX_INITIALIZER;
-static int *greq_free_slots; /* under greq_lock */
-static int greq_nfree, greq_free_cap, greq_used;
-
-/* Puts req in a free slot of the table; 0 or -ENOMEM. */
-static int greq_register(tm_mpi_request_t *req)
-{
-    pthread_mutex_lock(&greq_lock);
-    int index = -1;
-    if (greq_nfree > 0) {
-        index = greq_free_slots[--greq_nfree];
-    } else if (greq_used < GREQ_CHUNK * GREQ_CHUNKS) {
-        int c = greq_used / GREQ_CHUNK;
-        if (!atomic_load_explicit(&greq_chunks[c], memory_order_relaxed)) {
-            tm_mpi_request_t *_Atomic *chunk = calloc(GREQ_CHUNK, sizeof *chunk);
-            /* release: a lookup that finds the chunk sees it zeroed */
-            if (chunk)
-                atomic_store_explicit(&greq_chunks[c], chunk, memory_order_release);
-        }
-        if (atomic_load_explicit(&greq_chunks[c], memory_order_relaxed))
-            index = greq_used++;
-    }
-    pthread_mutex_unlock(&greq_lock);
-    if (index < 0)
-        return -ENOMEM;
-    req->greq_index = index;
-    tm_mpi_request_t *_Atomic *chunk =
-        atomic_load_explicit(&greq_chunks[index / GREQ_CHUNK], memory_order_relaxed);
-    /* release: whoever looks the handle up sees the request filled in */
-    atomic_store_explicit(&chunk[index % GREQ_CHUNK], req, memory_order_release);
-    return 0;
-}
-
-void tm_mpi_greq_unregister(tm_mpi_request_t *req)
-{
-    int index = req->greq_index;
-    tm_mpi_request_t *_Atomic *chunk =
-        atomic_load_explicit(&greq_chunks[index / GREQ_CHUNK], memory_order_relaxed);
-    atomic_store_explicit(&chunk[index % GREQ_CHUNK], NULL, memory_order_relaxed);
-    pthread_mutex_lock(&greq_lock);
-    if (greq_nfree == greq_free_cap) {
-        int cap = greq_free_cap ? 2 * greq_free_cap : 64;
-        int *slots = realloc(greq_free_slots, (size_t)cap * sizeof *slots);
-        if (slots) {
-            greq_free_slots = slots;
-            greq_free_cap = cap;
-        }
-    }
-    if (greq_nfree < greq_free_cap)
-        greq_free_slots[greq_nfree++] = index; /* else the slot is lost, not reused wrongly */
-    pthread_mutex_unlock(&greq_lock);
-}
-
-tm_mpi_request_t *tm_mpi_greq_lookup(MPI_Request h)
-{
-    unsigned payload = tm_mpi_handle_payload(h);
-    if (tm_mpi_handle_kind(h) != TM_MPI_KIND_REQUEST || !(payload & TM_MPI_GREQ_HANDLE_BIT))
-        return NULL;
-    unsigned index = (payload & ~TM_MPI_GREQ_HANDLE_BIT) - 1;
-    if (index >= (unsigned)GREQ_CHUNK * GREQ_CHUNKS)
-        return NULL;
-    /* acquire: pair with greq_register's releases */
-    tm_mpi_request_t *_Atomic *chunk =
-        atomic_load_explicit(&greq_chunks[index / GREQ_CHUNK], memory_order_acquire);
-    if (!chunk)
-        return NULL;
-    return atomic_load_explicit(&chunk[index % GREQ_CHUNK], memory_order_acquire);
-}
+#include "mpi_impl.h"
+#include "p2p/p2p.h"
+#include "pt2pt.h"
 
 int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
                         MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
@@ -120,7 +44,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
                                   !query_fn  ? "query_fn"
                                   : !free_fn ? "free_fn"
                                              : "cancel_fn");
-    tm_mpi_request_t *req = tm_mpi_request_new(r, TM_MPI_REQ_GREQ);
+    tm_p2p_request_t *req = tm_p2p_request_new(r, TM_P2P_REQ_GREQ);
     if (!req)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
     req->query_fn = query_fn;
@@ -128,13 +52,13 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
     req->cancel_fn = cancel_fn;
     req->extra_state = extra_state;
     req->call = call;
-    if (greq_register(req) < 0) {
-        req->kind = TM_MPI_REQ_RECV; /* released as a plain request: it has no table slot */
-        tm_mpi_request_release(r, req);
+    if (tm_p2p_greq_register(req) < 0) {
+        req->kind = TM_P2P_REQ_RECV; /* released as a plain request: it has no table slot */
+        tm_p2p_request_release(r, req);
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM,
                                   "too many generalized requests alive");
     }
-    *request = tm_mpi_request_handle(req);
+    *request = tm_p2p_request_handle(req);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Grequest_start = PMPI_Grequest_start
@@ -152,31 +76,31 @@ static int complete_error(const char *call, int errclass, MPI_Request request, c
 int PMPI_Grequest_complete(MPI_Request request)
 {
     static const char call[] = "MPI_Grequest_complete";
-    tm_mpi_request_t *req = tm_mpi_greq_lookup(request);
-    if (!req || req->kind != TM_MPI_REQ_GREQ)
+    tm_p2p_request_t *req = tm_p2p_greq_lookup(request);
+    if (!req || req->kind != TM_P2P_REQ_GREQ)
         return complete_error(call, MPI_ERR_REQUEST, request, "is not a generalized request");
     /* Read before the fetch_or: once DONE is set the owner may release the request. The
      * mailboxes live as long as the process. */
-    tm_mpi_mailbox_t *owner = req->owner->p2p->match.mailbox;
+    tm_p2p_mailbox_t *owner = req->owner->p2p->match.mailbox;
     MPI_Grequest_free_function *free_fn = req->free_fn;
     void *extra_state = req->extra_state;
     /* acq_rel: release publishes the program's work before the request reads as complete;
      * acquire sees the owner's FREED and what it did before. */
-    unsigned old = atomic_fetch_or_explicit(&req->complete, TM_MPI_GREQ_DONE, memory_order_acq_rel);
-    if (old & TM_MPI_GREQ_DONE)
+    unsigned old = atomic_fetch_or_explicit(&req->complete, TM_P2P_GREQ_DONE, memory_order_acq_rel);
+    if (old & TM_P2P_GREQ_DONE)
         return complete_error(call, MPI_ERR_REQUEST, request, "was completed already");
-    if (old & TM_MPI_GREQ_FREED) {
+    if (old & TM_P2P_GREQ_FREED) {
         /* Freed by the program already: the free function runs here, then the owner may let the
          * request go (its progress sweeps it). Its error has nobody to go to. */
         free_fn(extra_state);
-        atomic_fetch_or_explicit(&req->complete, TM_MPI_GREQ_RELEASABLE, memory_order_release);
+        atomic_fetch_or_explicit(&req->complete, TM_P2P_GREQ_RELEASABLE, memory_order_release);
     }
-    tm_mpi_mailbox_poke(owner);
+    tm_p2p_mailbox_poke(owner);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
 
-int tm_mpi_greq_query(tm_mpi_request_t *req, MPI_Status *status)
+int tm_mpi_greq_query(tm_p2p_request_t *req, MPI_Status *status)
 {
     /* The query function always gets a status to fill, even when the program ignores it. An
      * empty one first, so that fields it leaves alone say nothing. */
@@ -190,7 +114,7 @@ int tm_mpi_greq_query(tm_mpi_request_t *req, MPI_Status *status)
     return req->query_fn(req->extra_state, st);
 }
 
-int tm_mpi_greq_retire(tm_mpi_rank_t *r, tm_mpi_request_t *req, MPI_Status *status)
+int tm_mpi_greq_retire(tm_mpi_rank_t *r, tm_p2p_request_t *req, MPI_Status *status)
 {
     int err = tm_mpi_greq_query(req, status);
     int free_err = req->free_fn(req->extra_state);
@@ -198,31 +122,30 @@ int tm_mpi_greq_retire(tm_mpi_rank_t *r, tm_mpi_request_t *req, MPI_Status *stat
         err = free_err;
     if (status != MPI_STATUS_IGNORE)
         status->MPI_ERROR = err;
-    tm_mpi_request_release(r, req);
+    tm_p2p_request_release(r, req);
     return err;
 }
 
-int tm_mpi_greq_free(tm_mpi_rank_t *r, tm_mpi_request_t *req)
+int tm_mpi_greq_free(tm_mpi_rank_t *r, tm_p2p_request_t *req)
 {
     req->freed = true; /* its handle is gone, whatever happens next */
     /* acq_rel: see MPI_Grequest_complete; the completer's work is seen if DONE was set. */
     unsigned old =
-        atomic_fetch_or_explicit(&req->complete, TM_MPI_GREQ_FREED, memory_order_acq_rel);
-    if (old & TM_MPI_GREQ_DONE) {
+        atomic_fetch_or_explicit(&req->complete, TM_P2P_GREQ_FREED, memory_order_acq_rel);
+    if (old & TM_P2P_GREQ_DONE) {
         int err = req->free_fn(req->extra_state);
-        tm_mpi_request_release(r, req);
+        tm_p2p_request_release(r, req);
         return err;
     }
-    req->next = r->p2p->zombies;
-    r->p2p->zombies = req;
+    tm_p2p_request_zombie_add(r, req);
     return MPI_SUCCESS;
 }
 
-int tm_mpi_greq_cancel(tm_mpi_request_t *req)
+int tm_mpi_greq_cancel(tm_p2p_request_t *req)
 {
     /* acquire: a completion by another thread is seen with what it published */
     unsigned state = atomic_load_explicit(&req->complete, memory_order_acquire);
-    return req->cancel_fn(req->extra_state, (state & TM_MPI_GREQ_DONE) != 0);
+    return req->cancel_fn(req->extra_state, (state & TM_P2P_GREQ_DONE) != 0);
 }
 
 /* Checks the status and datatype arguments of the setters; MPI_SUCCESS and the type, or the

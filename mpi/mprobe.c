@@ -8,7 +8,8 @@
  */
 #include "config.h"
 
-#include "p2p.h"
+#include "p2p/p2p.h"
+#include "pt2pt.h"
 
 static int mprobe(const char *call, int source, int tag, MPI_Comm comm, bool block, int *flag,
                   MPI_Message *message, MPI_Status *status)
@@ -30,17 +31,17 @@ static int mprobe(const char *call, int source, int tag, MPI_Comm comm, bool blo
         *flag = 1;
     if (source == MPI_PROC_NULL) {
         *message = MPI_MESSAGE_NO_PROC;
-        tm_mpi_status_proc_null(status);
+        tm_p2p_status_proc_null(status);
         return MPI_SUCCESS;
     }
-    tm_mpi_request_t *msg = tm_mpi_p2p_mprobe(r, source, tag, c, block, status);
+    tm_p2p_request_t *msg = tm_p2p_mprobe(r, source, tag, c, block, status);
     if (!msg) {
         if (block)
             return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
         *flag = 0;
         return MPI_SUCCESS;
     }
-    *message = tm_mpi_message_handle(msg);
+    *message = tm_p2p_message_handle(msg);
     return MPI_SUCCESS;
 }
 
@@ -61,7 +62,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
 
 /* Receives *message into a complete receive request (NULL for MPI_MESSAGE_NO_PROC). */
 static int mrecv(const char *call, void *buf, int count, MPI_Datatype datatype,
-                 MPI_Message *message, tm_mpi_rank_t **r_p, tm_mpi_request_t **req_p)
+                 MPI_Message *message, tm_mpi_rank_t **r_p, tm_p2p_request_t **req_p)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     *r_p = r;
@@ -72,7 +73,7 @@ static int mrecv(const char *call, void *buf, int count, MPI_Datatype datatype,
         *message = MPI_MESSAGE_NULL;
         return MPI_SUCCESS;
     }
-    tm_mpi_request_t *msg = tm_mpi_message_lookup(r, *message);
+    tm_p2p_request_t *msg = tm_p2p_message_lookup(r, *message);
     if (!msg)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_REQUEST, "invalid message 0x%x",
                                   (unsigned)*message);
@@ -86,7 +87,7 @@ static int mrecv(const char *call, void *buf, int count, MPI_Datatype datatype,
     if (buf == NULL && count > 0 && t->predefined && t->size > 0)
         return tm_mpi_error_raise(r->rt, msg->comm, call, MPI_ERR_BUFFER,
                                   "buffer is NULL for %d elements", count);
-    *req_p = tm_mpi_p2p_mrecv(r, msg, buf, (size_t)count, t);
+    *req_p = tm_p2p_mrecv(r, msg, buf, (size_t)count, t);
     if (!*req_p)
         return tm_mpi_error_raise(r->rt, msg->comm, call, MPI_ERR_NO_MEM, "out of memory");
     *message = MPI_MESSAGE_NULL;
@@ -99,18 +100,18 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
     TM_RT_PROFILE_CALL(MRECV);
     static const char call[] = "MPI_Mrecv";
     tm_mpi_rank_t *r;
-    tm_mpi_request_t *req;
+    tm_p2p_request_t *req;
     int err = mrecv(call, buf, count, datatype, message, &r, &req);
     if (err != MPI_SUCCESS)
         return err;
     if (!req) {
-        tm_mpi_status_proc_null(status);
+        tm_p2p_status_proc_null(status);
         return MPI_SUCCESS;
     }
-    tm_mpi_request_status(req, status);
+    tm_p2p_request_status(req, status);
     err = req->status.MPI_ERROR;
     tm_mpi_comm_t *comm = req->comm;
-    tm_mpi_request_release(r, req);
+    tm_p2p_request_release(r, req);
     if (err != MPI_SUCCESS)
         return tm_mpi_error_raise(r->rt, comm, call, err, "message truncated on receive");
     return MPI_SUCCESS;
@@ -123,7 +124,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
     TM_RT_PROFILE_CALL(IMRECV);
     static const char call[] = "MPI_Imrecv";
     tm_mpi_rank_t *r;
-    tm_mpi_request_t *req;
+    tm_p2p_request_t *req;
     if (request == NULL)
         return tm_mpi_error_raise(tm_mpi_rank_get(call)->rt, NULL, call, MPI_ERR_ARG,
                                   "request is NULL");
@@ -131,9 +132,9 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
     if (err != MPI_SUCCESS)
         return err;
     /* MPI_MESSAGE_NO_PROC: a receive from MPI_PROC_NULL, complete */
-    if (!req && !(req = tm_mpi_request_new_done(r, TM_MPI_REQ_RECV, NULL)))
+    if (!req && !(req = tm_p2p_request_new_done(r, TM_P2P_REQ_RECV, NULL)))
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
-    *request = tm_mpi_request_handle(req);
+    *request = tm_p2p_request_handle(req);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Imrecv = PMPI_Imrecv
@@ -144,16 +145,16 @@ int PMPI_Cancel(MPI_Request *request)
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     if (request == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "request is NULL");
-    tm_mpi_request_t *req = tm_mpi_request_lookup(r, *request);
-    if (req == NULL || req == TM_MPI_REQUEST_INVALID)
+    tm_p2p_request_t *req = tm_p2p_request_lookup(r, *request);
+    if (req == NULL || req == TM_P2P_REQUEST_INVALID)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_REQUEST, "invalid request 0x%x",
                                   (unsigned)*request);
-    if (req->kind == TM_MPI_REQ_COLL)
+    if (req->kind == TM_P2P_REQ_COLL)
         return tm_mpi_error_raise(r->rt, req->comm, call, MPI_ERR_REQUEST,
                                   "the request of a non-blocking collective (%s) cannot be "
                                   "cancelled",
                                   req->call);
-    if (req->kind == TM_MPI_REQ_GREQ) {
+    if (req->kind == TM_P2P_REQ_GREQ) {
         int err = tm_mpi_greq_cancel(req);
         if (err != MPI_SUCCESS)
             return tm_mpi_error_raise(r->rt, NULL, call, err,
@@ -161,12 +162,12 @@ int PMPI_Cancel(MPI_Request *request)
                                       err);
         return MPI_SUCCESS;
     }
-    if (req->kind == TM_MPI_REQ_PERSISTENT)
+    if (req->kind == TM_P2P_REQ_PERSISTENT)
         req = req->active; /* inactive: nothing to cancel */
-    if (req && req->kind == TM_MPI_REQ_RECV && !tm_mpi_request_is_complete(req))
-        tm_mpi_p2p_cancel_recv(r, req);
-    else if (req && req->kind == TM_MPI_REQ_SEND)
-        tm_mpi_p2p_cancel_send(req); /* complete or not: an eager send may still be unmatched */
+    if (req && req->kind == TM_P2P_REQ_RECV && !tm_p2p_request_is_complete(req))
+        tm_p2p_cancel_recv(r, req);
+    else if (req && req->kind == TM_P2P_REQ_SEND)
+        tm_p2p_cancel_send(req); /* complete or not: an eager send may still be unmatched */
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Cancel = PMPI_Cancel

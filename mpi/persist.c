@@ -5,9 +5,10 @@
  */
 #include "config.h"
 
-#include "p2p.h"
+#include "p2p/p2p.h"
+#include "pt2pt.h"
 
-static int init(const char *call, tm_mpi_persistent_op_t op, const void *buf, int count,
+static int init(const char *call, tm_p2p_persistent_op_t op, const void *buf, int count,
                 MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, MPI_Request *request)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
@@ -17,13 +18,13 @@ static int init(const char *call, tm_mpi_persistent_op_t op, const void *buf, in
     int err = tm_mpi_comm_get(r, comm, call, &c);
     if (err == MPI_SUCCESS && request == NULL)
         err = tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "request is NULL");
-    if (err == MPI_SUCCESS && op == TM_MPI_PERSIST_RECV)
-        err = tm_mpi_p2p_check_recv(r, call, (void *)buf, count, datatype, peer, tag, comm, &c, &t);
+    if (err == MPI_SUCCESS && op == TM_P2P_PERSIST_RECV)
+        err = tm_mpi_check_recv(r, call, (void *)buf, count, datatype, peer, tag, comm, &c, &t);
     else if (err == MPI_SUCCESS)
-        err = tm_mpi_p2p_check_send(r, call, buf, count, datatype, peer, tag, comm, &c, &t, &bytes);
+        err = tm_mpi_check_send(r, call, buf, count, datatype, peer, tag, comm, &c, &t, &bytes);
     if (err != MPI_SUCCESS)
         return err;
-    tm_mpi_request_t *req = tm_mpi_request_new(r, TM_MPI_REQ_PERSISTENT);
+    tm_p2p_request_t *req = tm_p2p_request_new(r, TM_P2P_REQ_PERSISTENT);
     if (!req)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
     req->op = op;
@@ -35,14 +36,14 @@ static int init(const char *call, tm_mpi_persistent_op_t op, const void *buf, in
     req->tag = tag;
     req->comm = c;
     req->call = call;
-    *request = tm_mpi_request_handle(req);
+    *request = tm_p2p_request_handle(req);
     return MPI_SUCCESS;
 }
 
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                    MPI_Comm comm, MPI_Request *request)
 {
-    return init("MPI_Send_init", TM_MPI_PERSIST_SEND, buf, count, datatype, dest, tag, comm,
+    return init("MPI_Send_init", TM_P2P_PERSIST_SEND, buf, count, datatype, dest, tag, comm,
                 request);
 }
 #pragma weak MPI_Send_init = PMPI_Send_init
@@ -50,7 +51,7 @@ int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Request *request)
 {
-    return init("MPI_Ssend_init", TM_MPI_PERSIST_SSEND, buf, count, datatype, dest, tag, comm,
+    return init("MPI_Ssend_init", TM_P2P_PERSIST_SSEND, buf, count, datatype, dest, tag, comm,
                 request);
 }
 #pragma weak MPI_Ssend_init = PMPI_Ssend_init
@@ -58,7 +59,7 @@ int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Request *request)
 {
-    return init("MPI_Rsend_init", TM_MPI_PERSIST_RSEND, buf, count, datatype, dest, tag, comm,
+    return init("MPI_Rsend_init", TM_P2P_PERSIST_RSEND, buf, count, datatype, dest, tag, comm,
                 request);
 }
 #pragma weak MPI_Rsend_init = PMPI_Rsend_init
@@ -66,7 +67,7 @@ int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Request *request)
 {
-    return init("MPI_Bsend_init", TM_MPI_PERSIST_BSEND, buf, count, datatype, dest, tag, comm,
+    return init("MPI_Bsend_init", TM_P2P_PERSIST_BSEND, buf, count, datatype, dest, tag, comm,
                 request);
 }
 #pragma weak MPI_Bsend_init = PMPI_Bsend_init
@@ -74,7 +75,7 @@ int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
-    return init("MPI_Recv_init", TM_MPI_PERSIST_RECV, buf, count, datatype, source, tag, comm,
+    return init("MPI_Recv_init", TM_P2P_PERSIST_RECV, buf, count, datatype, source, tag, comm,
                 request);
 }
 #pragma weak MPI_Recv_init = PMPI_Recv_init
@@ -82,31 +83,31 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
 /* Starts persistent request h: makes the operation of this activation. */
 static int start(tm_mpi_rank_t *r, const char *call, MPI_Request h)
 {
-    tm_mpi_request_t *p = tm_mpi_request_lookup(r, h);
-    if (!p || p == TM_MPI_REQUEST_INVALID || p->kind != TM_MPI_REQ_PERSISTENT)
+    tm_p2p_request_t *p = tm_p2p_request_lookup(r, h);
+    if (!p || p == TM_P2P_REQUEST_INVALID || p->kind != TM_P2P_REQ_PERSISTENT)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_REQUEST,
                                   "0x%x is not a persistent request", (unsigned)h);
     if (p->active)
         return tm_mpi_error_raise(r->rt, p->comm, call, MPI_ERR_REQUEST,
                                   "the request is already active");
     size_t bytes = p->count * p->type->size;
-    tm_mpi_request_t *op = NULL;
+    tm_p2p_request_t *op = NULL;
     int err = MPI_SUCCESS;
-    if (p->source == MPI_PROC_NULL || p->op == TM_MPI_PERSIST_BSEND) {
+    if (p->source == MPI_PROC_NULL || p->op == TM_P2P_PERSIST_BSEND) {
         if (p->source != MPI_PROC_NULL)
             err = tm_mpi_bsend_start(r, call, p->buf, p->count, p->type, bytes, p->source, p->tag,
                                      p->comm);
         if (err != MPI_SUCCESS)
             return err;
         /* Done at once: to MPI_PROC_NULL, or copied into the attached buffer. */
-        op = tm_mpi_request_new_done(
-            r, p->op == TM_MPI_PERSIST_RECV ? TM_MPI_REQ_RECV : TM_MPI_REQ_SEND, p->comm);
-    } else if (p->op == TM_MPI_PERSIST_RECV) {
-        if (tm_mpi_p2p_irecv(r, p->buf, p->count, p->type, p->source, p->tag, p->comm, &op) < 0)
+        op = tm_p2p_request_new_done(
+            r, p->op == TM_P2P_PERSIST_RECV ? TM_P2P_REQ_RECV : TM_P2P_REQ_SEND, p->comm);
+    } else if (p->op == TM_P2P_PERSIST_RECV) {
+        if (tm_p2p_irecv(r, p->buf, p->count, p->type, p->source, p->tag, p->comm, &op) < 0)
             op = NULL;
     } else {
-        if (tm_mpi_p2p_isend(r, p->buf, p->count, p->type, bytes, p->source, p->tag, p->comm,
-                             p->op == TM_MPI_PERSIST_SSEND, &op) < 0)
+        if (tm_p2p_isend(r, p->buf, p->count, p->type, bytes, p->source, p->tag, p->comm,
+                             p->op == TM_P2P_PERSIST_SSEND, &op) < 0)
             op = NULL;
     }
     if (!op)

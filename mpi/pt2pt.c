@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "p2p.h"
+#include "p2p/p2p.h"
+#include "pt2pt.h"
 
 /* ---- argument checks shared by the calls -----------------------------------------------------
  *
@@ -77,7 +78,7 @@ static HOT int check_tag(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call
     return tag_error(r, comm, call, tag);
 }
 
-int tm_mpi_p2p_check_tag(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int tag, bool any)
+int tm_mpi_check_tag(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int tag, bool any)
 {
     return check_tag(r, comm, call, tag, any);
 }
@@ -113,7 +114,7 @@ static HOT int check_send(tm_mpi_rank_t *r, const char *call, const void *buf, i
     return err;
 }
 
-int tm_mpi_p2p_check_send(tm_mpi_rank_t *r, const char *call, const void *buf, int count,
+int tm_mpi_check_send(tm_mpi_rank_t *r, const char *call, const void *buf, int count,
                           MPI_Datatype type, int dest, int tag, MPI_Comm handle,
                           tm_mpi_comm_t **comm_p, tm_mpi_type_t **type_p, size_t *bytes_p)
 {
@@ -135,7 +136,7 @@ static HOT int check_recv(tm_mpi_rank_t *r, const char *call, void *buf, int cou
     return err;
 }
 
-int tm_mpi_p2p_check_recv(tm_mpi_rank_t *r, const char *call, void *buf, int count,
+int tm_mpi_check_recv(tm_mpi_rank_t *r, const char *call, void *buf, int count,
                           MPI_Datatype type, int source, int tag, MPI_Comm handle,
                           tm_mpi_comm_t **comm_p, tm_mpi_type_t **type_p)
 {
@@ -147,7 +148,7 @@ int tm_mpi_p2p_check_recv(tm_mpi_rank_t *r, const char *call, void *buf, int cou
 
 static bool request_done(void *arg)
 {
-    return tm_mpi_request_is_complete(arg);
+    return tm_p2p_request_is_complete(arg);
 }
 
 static COLD int truncate_error(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
@@ -159,16 +160,16 @@ static COLD int truncate_error(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char
 
 /* Waits for req, copies its status out, releases it; returns the error its status holds,
  * reported through the communicator's handler. */
-static int finish(tm_mpi_rank_t *r, const char *call, tm_mpi_request_t *req, MPI_Status *status)
+static int finish(tm_mpi_rank_t *r, const char *call, tm_p2p_request_t *req, MPI_Status *status)
 {
     TM_RT_PROFILE_SCOPE(PROGRESS);
-    if (!tm_mpi_request_is_complete(req))
-        tm_mpi_p2p_wait_noted(r, request_done, req, tm_mpi_request_blocked_note, req);
-    tm_mpi_request_status(req, status);
-    int err = req->kind == TM_MPI_REQ_RECV ? req->status.MPI_ERROR : MPI_SUCCESS;
+    if (!tm_p2p_request_is_complete(req))
+        tm_p2p_wait_noted(r, request_done, req, tm_p2p_request_blocked_note, req);
+    tm_p2p_request_status(req, status);
+    int err = req->kind == TM_P2P_REQ_RECV ? req->status.MPI_ERROR : MPI_SUCCESS;
     tm_mpi_comm_t *comm = req->comm;
     size_t capacity = req->type ? req->count * req->type->size : 0;
-    tm_mpi_request_release(r, req);
+    tm_p2p_request_release(r, req);
     if (err == MPI_ERR_TRUNCATE)
         return truncate_error(r, comm, call, capacity);
     return err;
@@ -180,12 +181,12 @@ static int finish(tm_mpi_rank_t *r, const char *call, tm_mpi_request_t *req, MPI
 /* Starts a send whose arguments were checked: *req_p is NULL for MPI_PROC_NULL. */
 static HOT int send_post(tm_mpi_rank_t *r, const char *call, const void *buf, int count,
                          tm_mpi_type_t *type, size_t bytes, int dest, int tag, tm_mpi_comm_t *comm,
-                         bool synchronous, tm_mpi_request_t **req_p)
+                         bool synchronous, tm_p2p_request_t **req_p)
 {
     *req_p = NULL;
     if (dest == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    if (tm_mpi_p2p_isend(r, buf, (size_t)count, type, bytes, dest, tag, comm, synchronous, req_p) <
+    if (tm_p2p_isend(r, buf, (size_t)count, type, bytes, dest, tag, comm, synchronous, req_p) <
         0)
         return out_of_memory(r, comm, call);
     (*req_p)->call = call;
@@ -197,7 +198,7 @@ static HOT int send_post(tm_mpi_rank_t *r, const char *call, const void *buf, in
 static HOT int send_start(const char *call, const void *buf, int count, MPI_Datatype type, int dest,
                           int tag, MPI_Comm handle, bool synchronous, const MPI_Request *request,
                           bool check_request, tm_mpi_rank_t **r_p, tm_mpi_comm_t **comm_p,
-                          tm_mpi_request_t **req_p)
+                          tm_p2p_request_t **req_p)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_type_t *t;
@@ -212,11 +213,11 @@ static HOT int send_start(const char *call, const void *buf, int count, MPI_Data
     return send_post(r, call, buf, count, t, bytes, dest, tag, *comm_p, synchronous, req_p);
 }
 
-/* Whether a blocking send of `bytes` goes without a request (tm_mpi_p2p_send_eager): an eager
+/* Whether a blocking send of `bytes` goes without a request (tm_p2p_send_eager): an eager
  * one, whose data is in the receiver's mailbox when the call returns. */
 static HOT bool send_at_once(int dest, size_t bytes, bool synchronous)
 {
-    return dest != MPI_PROC_NULL && !synchronous && bytes <= tm_mpi_eager_limit();
+    return dest != MPI_PROC_NULL && !synchronous && bytes <= tm_p2p_eager_limit();
 }
 
 /* A blocking send whose arguments were checked. */
@@ -225,11 +226,11 @@ static HOT int send_checked(tm_mpi_rank_t *r, const char *call, const void *buf,
                             tm_mpi_comm_t *comm, bool synchronous)
 {
     if (send_at_once(dest, bytes, synchronous)) {
-        if (tm_mpi_p2p_send_eager(r, buf, (size_t)count, type, bytes, dest, tag, comm) < 0)
+        if (tm_p2p_send_eager(r, buf, (size_t)count, type, bytes, dest, tag, comm) < 0)
             return out_of_memory(r, comm, call);
         return MPI_SUCCESS;
     }
-    tm_mpi_request_t *req;
+    tm_p2p_request_t *req;
     int err = send_post(r, call, buf, count, type, bytes, dest, tag, comm, synchronous, &req);
     if (err != MPI_SUCCESS || !req)
         return err;
@@ -255,14 +256,14 @@ static HOT int send_nonblocking(const char *call, const void *buf, int count, MP
 {
     tm_mpi_rank_t *r;
     tm_mpi_comm_t *c;
-    tm_mpi_request_t *req;
+    tm_p2p_request_t *req;
     int err = send_start(call, buf, count, type, dest, tag, comm, synchronous, request, true, &r,
                          &c, &req);
     if (err != MPI_SUCCESS)
         return err;
-    if (!req && !(req = tm_mpi_request_new_done(r, TM_MPI_REQ_SEND, c))) /* MPI_PROC_NULL */
+    if (!req && !(req = tm_p2p_request_new_done(r, TM_P2P_REQ_SEND, c))) /* MPI_PROC_NULL */
         return out_of_memory(r, c, call);
-    *request = tm_mpi_request_handle(req);
+    *request = tm_p2p_request_handle(req);
     return MPI_SUCCESS;
 }
 
@@ -317,12 +318,12 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 /* Posts a receive whose arguments were checked: *req_p is NULL for MPI_PROC_NULL. */
 static HOT int recv_post(tm_mpi_rank_t *r, const char *call, void *buf, int count,
                          tm_mpi_type_t *type, int source, int tag, tm_mpi_comm_t *comm,
-                         tm_mpi_request_t **req_p)
+                         tm_p2p_request_t **req_p)
 {
     *req_p = NULL;
     if (source == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    if (tm_mpi_p2p_irecv(r, buf, (size_t)count, type, source, tag, comm, req_p) < 0)
+    if (tm_p2p_irecv(r, buf, (size_t)count, type, source, tag, comm, req_p) < 0)
         return out_of_memory(r, comm, call);
     (*req_p)->call = call;
     return MPI_SUCCESS;
@@ -332,7 +333,7 @@ static HOT int recv_post(tm_mpi_rank_t *r, const char *call, void *buf, int coun
  * for MPI_PROC_NULL. */
 static HOT int recv_start(const char *call, void *buf, int count, MPI_Datatype type, int source,
                           int tag, MPI_Comm handle, const MPI_Request *request, bool check_request,
-                          tm_mpi_rank_t **r_p, tm_mpi_comm_t **comm_p, tm_mpi_request_t **req_p)
+                          tm_mpi_rank_t **r_p, tm_mpi_comm_t **comm_p, tm_p2p_request_t **req_p)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_type_t *t;
@@ -347,21 +348,21 @@ static HOT int recv_start(const char *call, void *buf, int count, MPI_Datatype t
 }
 
 /* A blocking receive whose arguments were checked: at once when the message is there or comes
- * through its fastbox soon (tm_mpi_p2p_recv_now), else through a posted request. */
+ * through its fastbox soon (tm_p2p_recv_now), else through a posted request. */
 static HOT int recv_checked(tm_mpi_rank_t *r, const char *call, void *buf, int count,
                             tm_mpi_type_t *type, int source, int tag, tm_mpi_comm_t *comm,
                             MPI_Status *status)
 {
     if (source == MPI_PROC_NULL) {
-        tm_mpi_status_proc_null(status);
+        tm_p2p_status_proc_null(status);
         return MPI_SUCCESS;
     }
-    int got = tm_mpi_p2p_recv_now(r, buf, (size_t)count, type, source, tag, comm, status);
+    int got = tm_p2p_recv_now(r, buf, (size_t)count, type, source, tag, comm, status);
     if (got == MPI_ERR_TRUNCATE)
         return truncate_error(r, comm, call, (size_t)count * type->size);
     if (got == MPI_SUCCESS)
         return MPI_SUCCESS;
-    tm_mpi_request_t *req;
+    tm_p2p_request_t *req;
     int err = recv_post(r, call, buf, count, type, source, tag, comm, &req);
     if (err != MPI_SUCCESS)
         return err;
@@ -390,14 +391,14 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     static const char call[] = "MPI_Irecv";
     tm_mpi_rank_t *r;
     tm_mpi_comm_t *c;
-    tm_mpi_request_t *req;
+    tm_p2p_request_t *req;
     int err =
         recv_start(call, buf, count, datatype, source, tag, comm, request, true, &r, &c, &req);
     if (err != MPI_SUCCESS)
         return err;
-    if (!req && !(req = tm_mpi_request_new_done(r, TM_MPI_REQ_RECV, c))) /* MPI_PROC_NULL */
+    if (!req && !(req = tm_p2p_request_new_done(r, TM_P2P_REQ_RECV, c))) /* MPI_PROC_NULL */
         return out_of_memory(r, c, call);
-    *request = tm_mpi_request_handle(req);
+    *request = tm_p2p_request_handle(req);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Irecv = PMPI_Irecv
@@ -426,7 +427,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
         return recv_checked(r, call, recvbuf, recvcount, rt, source, recvtag, c, status);
     }
     /* Else the receive first: our own rendezvous send to ourselves must find it posted. */
-    tm_mpi_request_t *rreq, *sreq;
+    tm_p2p_request_t *rreq, *sreq;
     if ((err = recv_post(r, call, recvbuf, recvcount, rt, source, recvtag, c, &rreq)) !=
         MPI_SUCCESS)
         return err;
@@ -435,15 +436,15 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
         /* The call fails as a whole: take back the receive posted above (waiting for it could
          * wait for ever); if a message already matched it, that message is consumed. */
         if (rreq) {
-            tm_mpi_p2p_cancel_recv(r, rreq);
-            tm_mpi_request_release(r, rreq);
+            tm_p2p_cancel_recv(r, rreq);
+            tm_p2p_request_release(r, rreq);
         }
         return err;
     }
     if (sreq)
         finish(r, call, sreq, MPI_STATUS_IGNORE);
     if (!rreq) {
-        tm_mpi_status_proc_null(status);
+        tm_p2p_status_proc_null(status);
         return MPI_SUCCESS;
     }
     return finish(r, call, rreq, status);
@@ -460,7 +461,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     tm_mpi_type_t *t;
     size_t bytes;
     int err =
-        tm_mpi_p2p_check_send(r, call, buf, count, datatype, dest, sendtag, comm, &c, &t, &bytes);
+        tm_mpi_check_send(r, call, buf, count, datatype, dest, sendtag, comm, &c, &t, &bytes);
     if (err != MPI_SUCCESS)
         return err;
     /* The outgoing data must survive the incoming: send a packed copy, as bytes (the same type
@@ -497,9 +498,9 @@ static int probe(const char *call, int source, int tag, MPI_Comm comm, bool bloc
         return err;
     bool found = true;
     if (source == MPI_PROC_NULL)
-        tm_mpi_status_proc_null(status);
+        tm_p2p_status_proc_null(status);
     else
-        found = tm_mpi_p2p_probe(r, source, tag, c, block, status);
+        found = tm_p2p_probe(r, source, tag, c, block, status);
     if (flag)
         *flag = found;
     return MPI_SUCCESS;

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -15,7 +16,8 @@
 #include "obj/group.h"
 #include "nbc/nbc.h"
 #include "mpi_impl.h"
-#include "p2p.h"
+#include "p2p/p2p.h"
+#include "pt2pt.h"
 
 static void tm_mpi_rank_comm_init(tm_mpi_comm_t *comm, tm_mpi_rank_t *owner, MPI_Comm handle,
                                   const char *name, int rank, int size)
@@ -50,9 +52,12 @@ int tm_mpi_rank_create(tm_rt_rank_t *rt)
     r->self.group->world_ranks[0] = rt->world_rank;
     r->world.context_id = TM_MPI_CONTEXT_WORLD;
     r->self.context_id = TM_MPI_CONTEXT_SELF;
-    int err = tm_mpi_p2p_init(r);
+    /* Once for the process: the handler of the dynamic broadcasts' active messages. */
+    static pthread_once_t handlers_once = PTHREAD_ONCE_INIT;
+    pthread_once(&handlers_once, tm_nbc_bcast_dynamic_init);
+    int err = tm_p2p_init(r);
     if (err == 0 && (err = tm_nbc_engine_create(r)) < 0)
-        tm_mpi_p2p_finalize(r);
+        tm_p2p_finalize(r);
     if (err < 0) {
         tm_mpi_group_release(r->world.group);
         tm_mpi_group_release(r->self.group);
@@ -81,7 +86,10 @@ void tm_mpi_rank_destroy(tm_rt_rank_t *rt)
     tm_mpi_group_release(r->world.group);
     tm_mpi_group_release(r->self.group);
     tm_nbc_engine_destroy(r);
-    tm_mpi_p2p_finalize(rt->mpi);
+    /* The buffered sends complete before the point-to-point state goes: by rendezvous, their
+     * receivers still read them. */
+    tm_mpi_bsend_drain(r);
+    tm_p2p_finalize(r);
     free(rt->mpi);
     rt->mpi = NULL;
 }

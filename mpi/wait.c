@@ -10,24 +10,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "p2p.h"
+#include "p2p/p2p.h"
+#include "pt2pt.h"
 
 /* The requests of an array, resolved: NULL for MPI_REQUEST_NULL. */
 static int resolve(tm_mpi_rank_t *r, const char *call, int count, MPI_Request handles[],
-                   tm_mpi_request_t **reqs)
+                   tm_p2p_request_t **reqs)
 {
     if (count < 0)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_COUNT, "negative count %d", count);
     if (count > 0 && handles == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "the request array is NULL");
     for (int i = 0; i < count; i++) {
-        reqs[i] = tm_mpi_request_lookup(r, handles[i]);
-        if (reqs[i] == TM_MPI_REQUEST_INVALID)
+        reqs[i] = tm_p2p_request_lookup(r, handles[i]);
+        if (reqs[i] == TM_P2P_REQUEST_INVALID)
             return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_REQUEST,
                                       "invalid request 0x%x at index %d", (unsigned)handles[i], i);
         /* A persistent request completes through its current operation; inactive, it is
          * treated as a null request (MPI 3.1, 3.9). */
-        if (reqs[i] && reqs[i]->kind == TM_MPI_REQ_PERSISTENT)
+        if (reqs[i] && reqs[i]->kind == TM_P2P_REQ_PERSISTENT)
             reqs[i] = reqs[i]->active;
     }
     return MPI_SUCCESS;
@@ -35,7 +36,7 @@ static int resolve(tm_mpi_rank_t *r, const char *call, int count, MPI_Request ha
 
 /* resolve(), and *active_p = how many of the requests are not null. */
 static int resolve_active(tm_mpi_rank_t *r, const char *call, int count, MPI_Request handles[],
-                          tm_mpi_request_t **reqs, int *active_p)
+                          tm_p2p_request_t **reqs, int *active_p)
 {
     int err = resolve(r, call, count, handles, reqs);
     *active_p = 0;
@@ -58,20 +59,20 @@ static void status_empty(MPI_Status *status)
 
 /* Copies out the status of a completed request, frees it, sets its handle to null; returns the
  * error of the operation (a truncated receive). */
-static int retire(tm_mpi_rank_t *r, tm_mpi_request_t *req, MPI_Request *handle, MPI_Status *status)
+static int retire(tm_mpi_rank_t *r, tm_p2p_request_t *req, MPI_Request *handle, MPI_Status *status)
 {
-    if (req->kind == TM_MPI_REQ_GREQ) {
+    if (req->kind == TM_P2P_REQ_GREQ) {
         *handle = MPI_REQUEST_NULL;
         return tm_mpi_greq_retire(r, req, status); /* its query and free functions */
     }
-    tm_mpi_request_status(req, status);
-    int err = req->kind == TM_MPI_REQ_RECV || req->kind == TM_MPI_REQ_COLL ? req->status.MPI_ERROR
+    tm_p2p_request_status(req, status);
+    int err = req->kind == TM_P2P_REQ_RECV || req->kind == TM_P2P_REQ_COLL ? req->status.MPI_ERROR
                                                                            : MPI_SUCCESS;
     if (req->persistent)
         req->persistent->active = NULL; /* inactive again; the user's handle stays */
     else
         *handle = MPI_REQUEST_NULL;
-    tm_mpi_request_release(r, req);
+    tm_p2p_request_release(r, req);
     return err;
 }
 
@@ -89,7 +90,7 @@ static int report(tm_mpi_rank_t *r, const char *call, tm_mpi_comm_t *comm, int e
 }
 
 typedef struct waiting {
-    tm_mpi_request_t **reqs;
+    tm_p2p_request_t **reqs;
     int count;
     int needed; /* how many must be complete (1 for any/some, all non-null for all) */
 } waiting_t;
@@ -99,47 +100,47 @@ static bool enough_complete(void *arg)
     waiting_t *w = arg;
     int n = 0;
     for (int i = 0; i < w->count; i++)
-        if (w->reqs[i] && tm_mpi_request_is_complete(w->reqs[i]) && ++n >= w->needed)
+        if (w->reqs[i] && tm_p2p_request_is_complete(w->reqs[i]) && ++n >= w->needed)
             return true;
     return false;
 }
 
 /* What a blocking completion call waits for, for hang diagnosis: "MPI_Waitall(3 requests, 2
  * pending, the first: MPI_Irecv(source=1, tag=0, comm=MPI_COMM_WORLD))". Noted only when the
- * rank goes to sleep (tm_mpi_p2p_wait_noted). */
+ * rank goes to sleep (tm_p2p_wait_noted). */
 typedef struct blocked_note {
     const char *call;
-    tm_mpi_request_t **reqs;
+    tm_p2p_request_t **reqs;
     int count;
 } blocked_note_t;
 
-static void note_make(void *arg, tm_mpi_blocked_note_t *out)
+static void note_make(void *arg, tm_p2p_blocked_note_t *out)
 {
     const blocked_note_t *n = arg;
     out->call = n->call;
     out->count = n->count;
     out->pending = 0;
     for (int i = 0; i < n->count; i++) {
-        if (!n->reqs[i] || tm_mpi_request_is_complete(n->reqs[i]))
+        if (!n->reqs[i] || tm_p2p_request_is_complete(n->reqs[i]))
             continue;
         if (out->pending++ == 0)
-            tm_mpi_request_note(n->reqs[i], &out->first);
+            tm_p2p_request_note(n->reqs[i], &out->first);
     }
 }
 
 /* Waits until w is done, noted as call on reqs[0, count). */
-static void wait_noted(tm_mpi_rank_t *r, const char *call, tm_mpi_request_t **reqs, int count,
+static void wait_noted(tm_mpi_rank_t *r, const char *call, tm_p2p_request_t **reqs, int count,
                        waiting_t *w)
 {
     blocked_note_t note = {call, reqs, count};
-    tm_mpi_p2p_wait_noted(r, enough_complete, w, note_make, &note);
+    tm_p2p_wait_noted(r, enough_complete, w, note_make, &note);
 }
 
 /* Resolves the array into a temporary one: up to 64 requests (a window of messages) on the
  * stack. */
 #define WITH_REQUESTS(count, reqs)                                                                 \
-    tm_mpi_request_t *reqs##_small[64];                                                            \
-    tm_mpi_request_t **reqs = (count) <= 64 ? reqs##_small : malloc((size_t)(count) * sizeof *reqs)
+    tm_p2p_request_t *reqs##_small[64];                                                            \
+    tm_p2p_request_t **reqs = (count) <= 64 ? reqs##_small : malloc((size_t)(count) * sizeof *reqs)
 
 #define END_REQUESTS(reqs)                                                                         \
     do {                                                                                           \
@@ -154,7 +155,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     if (request == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "request is NULL");
-    tm_mpi_request_t *req;
+    tm_p2p_request_t *req;
     int err = resolve(r, call, 1, request, &req);
     if (err != MPI_SUCCESS)
         return err;
@@ -163,7 +164,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         return MPI_SUCCESS;
     }
     waiting_t w = {&req, 1, 1};
-    if (!tm_mpi_request_is_complete(req))
+    if (!tm_p2p_request_is_complete(req))
         wait_noted(r, call, &req, 1, &w);
     tm_mpi_comm_t *comm = req->comm;
     return report(r, call, comm, retire(r, req, request, status));
@@ -178,7 +179,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     if (request == NULL || flag == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "%s is NULL",
                                   request ? "flag" : "request");
-    tm_mpi_request_t *req;
+    tm_p2p_request_t *req;
     int err = resolve(r, call, 1, request, &req);
     if (err != MPI_SUCCESS)
         return err;
@@ -188,9 +189,9 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         return MPI_SUCCESS;
     }
     waiting_t w = {&req, 1, 1};
-    if (!tm_mpi_request_is_complete(req))
-        tm_mpi_p2p_poll(r, enough_complete, &w);
-    *flag = tm_mpi_request_is_complete(req);
+    if (!tm_p2p_request_is_complete(req))
+        tm_p2p_poll(r, enough_complete, &w);
+    *flag = tm_p2p_request_is_complete(req);
     if (!*flag)
         return MPI_SUCCESS;
     tm_mpi_comm_t *comm = req->comm;
@@ -221,7 +222,7 @@ static int all(const char *call, int count, MPI_Request requests[], int *flag, M
         wait_noted(r, call, reqs, count, &w);
         done = true;
     } else if (!done) {
-        tm_mpi_p2p_poll(r, enough_complete, &w);
+        tm_p2p_poll(r, enough_complete, &w);
         done = enough_complete(&w);
     }
     if (flag)
@@ -289,13 +290,13 @@ static int any(const char *call, int count, MPI_Request requests[], int *index, 
         if (block) {
             wait_noted(r, call, reqs, count, &w);
         } else {
-            tm_mpi_p2p_poll(r, enough_complete, &w);
+            tm_p2p_poll(r, enough_complete, &w);
         }
     }
     if (flag)
         *flag = 0;
     for (int i = 0; i < count; i++) {
-        if (!reqs[i] || !tm_mpi_request_is_complete(reqs[i]))
+        if (!reqs[i] || !tm_p2p_request_is_complete(reqs[i]))
             continue;
         tm_mpi_comm_t *comm = reqs[i]->comm;
         *index = i;
@@ -349,13 +350,13 @@ static int some(const char *call, int incount, MPI_Request requests[], int *outc
         if (block) {
             wait_noted(r, call, reqs, incount, &w);
         } else {
-            tm_mpi_p2p_poll(r, enough_complete, &w);
+            tm_p2p_poll(r, enough_complete, &w);
         }
     }
     int n = 0, failed = 0;
     tm_mpi_comm_t *comm = NULL;
     for (int i = 0; i < incount; i++) {
-        if (!reqs[i] || !tm_mpi_request_is_complete(reqs[i]))
+        if (!reqs[i] || !tm_p2p_request_is_complete(reqs[i]))
             continue;
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[n];
         comm = reqs[i]->comm;
@@ -393,17 +394,17 @@ int PMPI_Request_free(MPI_Request *request)
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     if (request == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "request is NULL");
-    tm_mpi_request_t *req = tm_mpi_request_lookup(r, *request);
-    if (!req || req == TM_MPI_REQUEST_INVALID)
+    tm_p2p_request_t *req = tm_p2p_request_lookup(r, *request);
+    if (!req || req == TM_P2P_REQUEST_INVALID)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_REQUEST, "invalid request 0x%x",
                                   (unsigned)*request);
-    if (req->kind == TM_MPI_REQ_COLL)
+    if (req->kind == TM_P2P_REQ_COLL)
         return tm_mpi_error_raise(r->rt, req->comm, call, MPI_ERR_REQUEST,
                                   "the request of a non-blocking collective (%s) cannot be freed: "
                                   "complete it with MPI_Wait or MPI_Test",
                                   req->call);
     *request = MPI_REQUEST_NULL;
-    if (req->kind == TM_MPI_REQ_GREQ) {
+    if (req->kind == TM_P2P_REQ_GREQ) {
         /* Its free function runs now if complete, else when MPI_Grequest_complete is called. */
         int err = tm_mpi_greq_free(r, req);
         return err == MPI_SUCCESS ? err
@@ -412,25 +413,24 @@ int PMPI_Request_free(MPI_Request *request)
                                                        "request returned %d",
                                                        err);
     }
-    if (req->kind == TM_MPI_REQ_PERSISTENT) {
+    if (req->kind == TM_P2P_REQ_PERSISTENT) {
         /* The persistent request goes now; an operation under way goes when it completes. */
-        tm_mpi_request_t *op = req->active;
-        tm_mpi_request_release(r, req);
+        tm_p2p_request_t *op = req->active;
+        tm_p2p_request_release(r, req);
         if (!op)
             return MPI_SUCCESS;
         op->persistent = NULL;
         req = op;
     }
-    if (tm_mpi_request_is_complete(req)) {
-        tm_mpi_request_release(r, req);
+    if (tm_p2p_request_is_complete(req)) {
+        tm_p2p_request_release(r, req);
         return MPI_SUCCESS;
     }
     /* Still pending: it goes when it completes (a posted receive when it is delivered, a send
      * when the progress sweep finds it complete). */
     req->freed = true;
-    if (req->kind == TM_MPI_REQ_SEND) {
-        req->next = r->p2p->zombies;
-        r->p2p->zombies = req;
+    if (req->kind == TM_P2P_REQ_SEND) {
+        tm_p2p_request_zombie_add(r, req);
     }
     return MPI_SUCCESS;
 }
@@ -443,7 +443,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     if (flag == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "flag is NULL");
-    tm_mpi_request_t *req;
+    tm_p2p_request_t *req;
     int err = resolve(r, call, 1, &request, &req);
     if (err != MPI_SUCCESS)
         return err;
@@ -453,17 +453,17 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         return MPI_SUCCESS;
     }
     waiting_t w = {&req, 1, 1};
-    if (!tm_mpi_request_is_complete(req))
-        tm_mpi_p2p_poll(r, enough_complete, &w);
-    *flag = tm_mpi_request_is_complete(req);
-    if (*flag && req->kind == TM_MPI_REQ_GREQ) {
+    if (!tm_p2p_request_is_complete(req))
+        tm_p2p_poll(r, enough_complete, &w);
+    *flag = tm_p2p_request_is_complete(req);
+    if (*flag && req->kind == TM_P2P_REQ_GREQ) {
         err = tm_mpi_greq_query(req, status);
         if (err != MPI_SUCCESS)
             return tm_mpi_error_raise(r->rt, NULL, call, err,
                                       "the query function of the generalized request returned %d",
                                       err);
     } else if (*flag) {
-        tm_mpi_request_status(req, status);
+        tm_p2p_request_status(req, status);
     }
     return MPI_SUCCESS;
 }

@@ -73,8 +73,8 @@ typedef struct dyn_data {
     size_t count;
     tm_mpi_type_t *type; /* the root's (retained), or MPI_BYTE */
     size_t bytes;
-    tm_mpi_request_t *req;       /* the root's request, completed at the last reference */
-    tm_mpi_mailbox_t *req_owner; /* the root's mailbox, to poke then */
+    tm_p2p_request_t *req;       /* the root's request, completed at the last reference */
+    tm_p2p_mailbox_t *req_owner; /* the root's mailbox, to poke then */
     struct staging *staging;     /* a forwarder's copy, given back at the last reference */
     int staging_owner;           /* the forwarder's world rank */
     int home;                    /* the NUMA node the data is on (tm_rt_numa_node), < 0: any */
@@ -168,9 +168,9 @@ static dyn_entry_t *header_entries(dyn_header_t *h)
 /* true when a broadcast of `bytes` travels in its active messages. */
 static bool eager(size_t bytes)
 {
-    return bytes <= tm_mpi_eager_limit() && align8(sizeof(dyn_header_t)) + align8(bytes) +
+    return bytes <= tm_p2p_eager_limit() && align8(sizeof(dyn_header_t)) + align8(bytes) +
                                                     EAGER_ENTRIES_ROOM * sizeof(dyn_entry_t) <=
-                                                tm_mpi_am_capacity();
+                                                tm_p2p_am_capacity();
 }
 
 /* Drops a reference to d: the last one frees it (completing the root's request). */
@@ -180,15 +180,15 @@ static void data_release(void *arg)
     /* acq_rel: the last one sees every copy from the data done */
     if (atomic_fetch_sub_explicit(&d->refs, 1, memory_order_acq_rel) != 1)
         return;
-    tm_mpi_request_t *req = d->req;
-    tm_mpi_mailbox_t *owner = d->req_owner;
+    tm_p2p_request_t *req = d->req;
+    tm_p2p_mailbox_t *owner = d->req_owner;
     if (req)
         tm_mpi_type_release(d->type);
     if (d->staging)
         staging_put(d->staging_owner, d->staging);
     free(d);
     if (req)
-        tm_mpi_request_complete(req, owner);
+        tm_p2p_request_complete(req, owner);
 }
 
 /* ---- sending active messages ---- */
@@ -196,13 +196,13 @@ static void data_release(void *arg)
 /* An active message's cell for the subtree sub[0, nsub), from m's pool, with the header h (its
  * entries set here) and, when eager, the data `payload`: filled, not sent. NULL when out of
  * memory. */
-static tm_shm_cell_t *message_make(tm_mpi_matcher_t *m, const dyn_header_t *h, const void *payload,
+static tm_shm_cell_t *message_make(tm_p2p_matcher_t *m, const dyn_header_t *h, const void *payload,
                                    const dyn_entry_t *sub, int nsub)
 {
-    tm_shm_cell_t *cell = tm_mpi_am_alloc(m, TM_NBC_AM_BCAST_DYNAMIC);
+    tm_shm_cell_t *cell = tm_p2p_am_alloc(m, TM_P2P_AM_BCAST_DYNAMIC);
     if (!cell)
         return NULL;
-    dyn_header_t *hdr = tm_mpi_am_payload(cell);
+    dyn_header_t *hdr = tm_p2p_am_payload(cell);
     *hdr = *h;
     hdr->nentries = nsub;
     hdr->heap_entries = NULL;
@@ -213,7 +213,7 @@ static tm_shm_cell_t *message_make(tm_mpi_matcher_t *m, const dyn_header_t *h, c
     }
     size_t need = (size_t)nsub * sizeof *sub;
     size_t at = (size_t)((unsigned char *)header_entries(hdr) - (unsigned char *)hdr);
-    if (at + need > tm_mpi_am_capacity()) {
+    if (at + need > tm_p2p_am_capacity()) {
         hdr->heap_entries = malloc(need);
         if (!hdr->heap_entries) {
             tm_shm_cell_free(cell);
@@ -226,7 +226,7 @@ static tm_shm_cell_t *message_make(tm_mpi_matcher_t *m, const dyn_header_t *h, c
 
 static void message_free(tm_shm_cell_t *cell)
 {
-    dyn_header_t *hdr = tm_mpi_am_payload(cell);
+    dyn_header_t *hdr = tm_p2p_am_payload(cell);
     free(hdr->heap_entries);
     tm_shm_cell_free(cell);
 }
@@ -257,13 +257,13 @@ static bool stages(int home, int world)
 /* The message carrying h's data to the program of destination `e`, from m's pool, not sent:
  * from d's data (its reference goes along with the message) or, with d NULL, from the eager
  * bytes `payload`. NULL when out of memory. */
-static tm_shm_cell_t *delivery_make(tm_mpi_matcher_t *m, const dyn_header_t *h, dyn_entry_t e,
+static tm_shm_cell_t *delivery_make(tm_p2p_matcher_t *m, const dyn_header_t *h, dyn_entry_t e,
                                     const void *payload, dyn_data_t *d)
 {
     if (d)
-        return tm_mpi_matcher_dyn_make(m, h->context_id, h->root, h->tag, h->root_world, e.seq,
+        return tm_p2p_matcher_dyn_make(m, h->context_id, h->root, h->tag, h->root_world, e.seq,
                                        d->buf, d->count, d->type, h->bytes, data_release, d);
-    return tm_mpi_matcher_dyn_make(m, h->context_id, h->root, h->tag, h->root_world, e.seq, payload,
+    return tm_p2p_matcher_dyn_make(m, h->context_id, h->root, h->tag, h->root_world, e.seq, payload,
                                    h->bytes, byte_type(), h->bytes, NULL, NULL);
 }
 
@@ -287,7 +287,7 @@ static void children_free(child_t *kids, int k)
 
 /* Makes the messages to the children of node 0 of list[0, n), with header h: kids[]. Returns
  * their number, or -1 when out of memory (nothing made then). */
-static int children_make(tm_mpi_matcher_t *m, const dyn_header_t *h, const void *payload,
+static int children_make(tm_p2p_matcher_t *m, const dyn_header_t *h, const void *payload,
                          const dyn_entry_t *list, int n, child_t kids[32])
 {
     int off[32], len[32];
@@ -315,22 +315,22 @@ static void children_send(const child_t *kids, int k)
 {
     for (int i = 0; i < k; i++) {
         if (kids[i].leaf)
-            tm_mpi_dyn_post(kids[i].cell, kids[i].world);
+            tm_p2p_dyn_post(kids[i].cell, kids[i].world);
         else
-            tm_mpi_am_send(kids[i].cell, kids[i].world);
+            tm_p2p_am_send(kids[i].cell, kids[i].world);
     }
 }
 
 /* ---- at a destination ---- */
 
 /* Hands the data of the message to this node's program, from d (NULL: from the eager bytes). */
-static void deliver_local(tm_nbc_engine_t *e, const dyn_header_t *h, dyn_entry_t self,
+static void deliver_local(tm_p2p_matcher_t *m, const dyn_header_t *h, dyn_entry_t self,
                           const void *eager_bytes, dyn_data_t *d)
 {
-    tm_shm_cell_t *cell = delivery_make(tm_nbc_engine_matcher(e), h, self, eager_bytes, d);
+    tm_shm_cell_t *cell = delivery_make(m, h, self, eager_bytes, d);
     if (!cell)
         out_of_memory(self.world);
-    tm_mpi_dyn_post(cell, self.world);
+    tm_p2p_dyn_post(cell, self.world);
 }
 
 /* The staging copy of `from` made by rank `me`, with one reference: its own program's. */
@@ -354,11 +354,12 @@ static dyn_data_t *data_stage(int me, const dyn_data_t *from)
     return s;
 }
 
-void tm_nbc_bcast_dynamic_arrive(tm_nbc_engine_t *e, tm_shm_cell_t *cell)
+/* The handler of the active messages of dynamic broadcasts (TM_P2P_AM_BCAST_DYNAMIC), run by
+ * the holder of the destination's collective side: owns `cell`. */
+static void arrive(tm_p2p_matcher_t *m, tm_shm_cell_t *cell)
 {
-    int me = tm_nbc_engine_rank(e)->rt->world_rank;
-    tm_mpi_matcher_t *m = tm_nbc_engine_matcher(e);
-    dyn_header_t *h = tm_mpi_am_payload(cell);
+    int me = m->world_rank;
+    dyn_header_t *h = tm_p2p_am_payload(cell);
     dyn_entry_t *list = header_entries(h);
     int n = h->nentries;
     dyn_data_t *d = h->data;
@@ -379,7 +380,7 @@ void tm_nbc_bcast_dynamic_arrive(tm_nbc_engine_t *e, tm_shm_cell_t *cell)
     if (d)
         atomic_fetch_add_explicit(&d->refs, k, memory_order_relaxed);
     children_send(kids, k);
-    deliver_local(e, h, list[0], header_data(h), d); /* with d: its reference goes along */
+    deliver_local(m, h, list[0], header_data(h), d); /* with d: its reference goes along */
     message_free(cell);
 }
 
@@ -387,9 +388,9 @@ void tm_nbc_bcast_dynamic_arrive(tm_nbc_engine_t *e, tm_shm_cell_t *cell)
 
 int tm_nbc_bcast_dynamic(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *buf, size_t count,
                          tm_mpi_type_t *type, const int *dests, int ndests, int tag,
-                         tm_mpi_request_t *req)
+                         tm_p2p_request_t *req)
 {
-    tm_mpi_matcher_t *m = &r->p2p->match;
+    tm_p2p_matcher_t *m = &r->p2p->match;
     int me = r->rt->world_rank;
     if (ndests == 0) {
         atomic_store_explicit(&req->complete, 1, memory_order_release);
@@ -400,7 +401,7 @@ int tm_nbc_bcast_dynamic(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *buf,
     dyn_entry_t *list = malloc((size_t)n * sizeof *list);
     dyn_data_t *d = NULL;
     unsigned char *packed = NULL;
-    if (!list || tm_mpi_matcher_dyn_init(m) < 0)
+    if (!list || tm_p2p_matcher_dyn_init(m) < 0)
         goto nomem;
     list[0].world = me;
     list[0].seq = 0;
@@ -428,19 +429,19 @@ int tm_nbc_bcast_dynamic(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *buf,
         d->type = type;
         d->bytes = bytes;
         d->req = req;
-        d->req_owner = tm_mpi_mailbox_get(me, false);
+        d->req_owner = tm_p2p_mailbox_get(me, false);
         d->home = tm_rt_numa_node(me);
         h.data = d;
     }
     /* Number the destinations only once nothing can fail: a number taken and not sent would
      * hold back every later message of this rank to that destination. */
     for (int i = 1; i < n; i++)
-        list[i].seq = tm_mpi_matcher_dyn_next(m, list[i].world);
+        list[i].seq = tm_p2p_matcher_dyn_next(m, list[i].world);
     child_t kids[32];
     int k = children_make(m, &h, packed, list, n, kids);
     if (k < 0) {
         for (int i = 1; i < n; i++)
-            tm_mpi_matcher_dyn_undo(m, list[i].world);
+            tm_p2p_matcher_dyn_undo(m, list[i].world);
         goto nomem;
     }
     if (d) {
@@ -459,4 +460,9 @@ nomem:
     free(packed);
     free(list);
     return -ENOMEM;
+}
+
+void tm_nbc_bcast_dynamic_init(void)
+{
+    tm_p2p_am_register(TM_P2P_AM_BCAST_DYNAMIC, arrive);
 }

@@ -17,7 +17,7 @@
  * ranks pinned, 8 bytes, that took ibcast from 0.40 to 0.60 us and ibarrier from 0.51 to 0.69.
  * A rank whose pass leaves a schedule at such a round, when there was none, wakes a thread asleep
  * as `am_helper` (Dekker on `background` and `am_helper`). The rank
- * sleeps in tm_mpi_p2p_wait_until as `sleeper` of both its mailboxes; the progress thread pokes
+ * sleeps in tm_p2p_wait_until as `sleeper` of both its mailboxes; the progress thread pokes
  * it when it completes a schedule or leaves one at a round only the rank may run. Each side
  * publishes itself, fences, then looks for work once more: no wake-up is lost.
  */
@@ -40,11 +40,11 @@
 
 struct tm_nbc_engine {
     _Atomic int lock; /* 0: free, 1: held */
-    tm_mpi_matcher_t match;
+    tm_p2p_matcher_t match;
     tm_nbc_sched_t *head, *tail; /* under way, in start order */
     _Atomic int nscheds;         /* their number, read without the lock as a hint */
     tm_mpi_rank_t *rank;
-    tm_mpi_mailbox_t *p2p_mailbox; /* the rank's, to poke it */
+    tm_p2p_mailbox_t *p2p_mailbox; /* the rank's, to poke it */
     tm_sched_ult_t *progress;      /* the progress thread, made at the first background round */
     _Atomic int stop;              /* MPI_Finalize: the progress thread ends */
     _Atomic int exited;            /* the progress thread no longer touches the engine */
@@ -56,17 +56,28 @@ struct tm_nbc_engine {
 
 static void progress_main(void *arg);
 
-/* Runs an active message that came to the engine's mailbox (lock held). */
-static void engine_am(void *arg, tm_shm_cell_t *cell)
+/* The engine's share of its rank's progress and waits (tm_p2p_hook_t). */
+static bool hook_progress(void *ctx)
 {
-    tm_nbc_engine_t *e = arg;
-    switch (tm_mpi_am_kind(cell)) {
-    case TM_NBC_AM_BCAST_DYNAMIC:
-        tm_nbc_bcast_dynamic_arrive(e, cell);
-        return;
-    }
-    tm_rt_job_abort(e->rank->rt->world_rank, MPI_ERR_INTERN, "unknown active message");
+    return tm_nbc_progress(ctx, true);
 }
+
+static bool hook_pending(const void *ctx)
+{
+    return tm_nbc_has_work(ctx);
+}
+
+static bool hook_needs_rank(const void *ctx)
+{
+    const tm_nbc_engine_t *e = ctx;
+    return atomic_load_explicit(&e->nscheds, memory_order_relaxed) != 0 || !e->progress;
+}
+
+static const tm_p2p_hook_t engine_hook = {
+    .progress = hook_progress,
+    .pending = hook_pending,
+    .needs_rank = hook_needs_rank,
+};
 
 int tm_nbc_engine_create(tm_mpi_rank_t *r)
 {
@@ -74,11 +85,9 @@ int tm_nbc_engine_create(tm_mpi_rank_t *r)
     if (!e)
         return -ENOMEM;
     e->rank = r;
-    e->match.mailbox = tm_mpi_mailbox_get(r->rt->world_rank, true);
+    e->match.mailbox = tm_p2p_mailbox_get(r->rt->world_rank, true);
     e->match.world_rank = r->rt->world_rank;
-    e->match.am_handler = engine_am;
-    e->match.am_arg = e;
-    e->p2p_mailbox = tm_mpi_mailbox_get(r->rt->world_rank, false);
+    e->p2p_mailbox = tm_p2p_mailbox_get(r->rt->world_rank, false);
     /* The progress thread exists from the start: a dynamic broadcast may come to this rank at
      * any time, and must go on down its tree while the rank computes. */
     int vp = tm_rt_progress_vp(r->rt->world_rank);
@@ -90,13 +99,14 @@ int tm_nbc_engine_create(tm_mpi_rank_t *r)
         }
     }
     r->nbc = e;
+    tm_p2p_hook_set(r, &engine_hook, e);
     return 0;
 }
 
 bool tm_nbc_has_work(const tm_nbc_engine_t *e)
 {
     return atomic_load_explicit(&e->nscheds, memory_order_relaxed) != 0 ||
-           !tm_mpi_mailbox_idle(e->match.mailbox);
+           !tm_p2p_mailbox_idle(e->match.mailbox);
 }
 
 bool tm_nbc_has_schedules(const tm_nbc_engine_t *e)
@@ -107,16 +117,6 @@ bool tm_nbc_has_schedules(const tm_nbc_engine_t *e)
 bool tm_nbc_has_progress_thread(const tm_nbc_engine_t *e)
 {
     return e->progress != NULL;
-}
-
-tm_mpi_matcher_t *tm_nbc_engine_matcher(tm_nbc_engine_t *e)
-{
-    return &e->match;
-}
-
-tm_mpi_rank_t *tm_nbc_engine_rank(tm_nbc_engine_t *e)
-{
-    return e->rank;
 }
 
 static bool engine_trylock(tm_nbc_engine_t *e)
@@ -160,27 +160,27 @@ static void round_start(tm_nbc_engine_t *e, tm_nbc_sched_t *s)
         tm_nbc_action_t *a = &s->actions[i];
         switch (a->kind) {
         case TM_NBC_SEND: {
-            tm_mpi_request_t *req = &a->req;
+            tm_p2p_request_t *req = &a->req;
             memset(req, 0, sizeof *req);
-            req->kind = TM_MPI_REQ_SEND;
+            req->kind = TM_P2P_REQ_SEND;
             req->owner = s->owner;
             int world = tm_mpi_group_world_rank(s->group, a->send.peer);
-            if (tm_mpi_matcher_send(&e->match, req, a->send.buf, a->send.count, a->send.type,
+            if (tm_p2p_matcher_send(&e->match, req, a->send.buf, a->send.count, a->send.type,
                                     a->send.count * a->send.type->size,
-                                    tm_mpi_mailbox_get(world, true), s->context_id, s->rank, s->tag,
+                                    tm_p2p_mailbox_get(world, true), s->context_id, s->rank, s->tag,
                                     false) < 0)
                 out_of_memory(s);
             break;
         }
         case TM_NBC_RECV: {
-            tm_mpi_request_t *req = &a->req;
+            tm_p2p_request_t *req = &a->req;
             memset(req, 0, sizeof *req);
-            req->kind = TM_MPI_REQ_RECV;
+            req->kind = TM_P2P_REQ_RECV;
             req->owner = s->owner;
             req->buf = a->recv.buf;
             req->count = a->recv.count;
             req->type = a->recv.type;
-            tm_mpi_matcher_recv(&e->match, req, s->context_id, a->recv.peer, s->tag);
+            tm_p2p_matcher_recv(&e->match, req, s->context_id, a->recv.peer, s->tag);
             break;
         }
         case TM_NBC_OP:
@@ -210,7 +210,7 @@ static bool round_done(tm_nbc_sched_t *s)
     for (int i = first; i < s->rounds[round].end; i++) {
         tm_nbc_action_t *a = &s->actions[i];
         if ((a->kind == TM_NBC_SEND || a->kind == TM_NBC_RECV) &&
-            !tm_mpi_request_is_complete(&a->req))
+            !tm_p2p_request_is_complete(&a->req))
             return false;
         if (a->kind == TM_NBC_POLL && !a->poll.ready(a->poll.obj, a->poll.target, &a->poll.cursor))
             return false;
@@ -251,7 +251,7 @@ static bool sched_advance(tm_nbc_engine_t *e, tm_nbc_sched_t *s, bool by_rank)
 static bool engine_pass(tm_nbc_engine_t *e, bool by_rank, bool *rank_work_p,
                         bool *background_rose_p)
 {
-    bool did = tm_mpi_matcher_progress(&e->match);
+    bool did = tm_p2p_matcher_progress(&e->match);
     bool background = false;
     tm_nbc_sched_t *prev = NULL, *next;
     for (tm_nbc_sched_t *s = e->head; s; s = next) {
@@ -274,7 +274,7 @@ static bool engine_pass(tm_nbc_engine_t *e, bool by_rank, bool *rank_work_p,
             e->head = next;
         if (e->tail == s)
             e->tail = prev;
-        tm_mpi_request_t *req = s->req;
+        tm_p2p_request_t *req = s->req;
         req->status.MPI_ERROR = s->status_error;
         /* release: the rank's acquire load of `complete` sees the results */
         atomic_store_explicit(&req->complete, 1, memory_order_release);
@@ -295,8 +295,8 @@ bool tm_nbc_progress(tm_nbc_engine_t *e, bool by_rank)
     bool did = engine_pass(e, by_rank, &rank_work, &background_rose);
     engine_unlock(e);
     if (!by_rank && did && rank_work) {
-        tm_mpi_mailbox_poke_rank(e->p2p_mailbox);
-        tm_mpi_mailbox_poke_rank(e->match.mailbox);
+        tm_p2p_mailbox_poke_rank(e->p2p_mailbox);
+        tm_p2p_mailbox_poke_rank(e->match.mailbox);
     }
     if (by_rank && background_rose) {
         /* The other half of the thread's sleep: `background` stored, then am_helper loaded. */
@@ -331,7 +331,7 @@ static void progress_main(void *arg)
             continue;
         }
         yields = polls = 0;
-        /* Sleep: publish, fence, look once more (tm_mpi_mailbox_poke's other half; with no
+        /* Sleep: publish, fence, look once more (tm_p2p_mailbox_poke's other half; with no
          * rounds to run, also the rank's in tm_nbc_progress). A schedule handed over meanwhile
          * unparks us: the permit makes park return at once. */
         bool background = atomic_load_explicit(&e->background, memory_order_relaxed);
@@ -340,7 +340,7 @@ static void progress_main(void *arg)
         /* release: a poker on another core reads the ULT through this pointer */
         atomic_store_explicit(as, self, memory_order_release);
         atomic_thread_fence(memory_order_seq_cst);
-        if (tm_mpi_mailbox_idle(e->match.mailbox) &&
+        if (tm_p2p_mailbox_idle(e->match.mailbox) &&
             !atomic_load_explicit(&e->stop, memory_order_relaxed) &&
             (background || !atomic_load_explicit(&e->background, memory_order_relaxed)))
             tm_sched_park();
@@ -384,7 +384,7 @@ bool tm_nbc_engine_spare_keep(tm_nbc_engine_t *e, tm_nbc_sched_t *s)
 static bool engine_quiet(void *arg)
 {
     tm_nbc_engine_t *e = arg;
-    return tm_mpi_mailbox_idle(e->match.mailbox);
+    return tm_p2p_mailbox_idle(e->match.mailbox);
 }
 
 void tm_nbc_engine_destroy(tm_mpi_rank_t *r)
@@ -396,8 +396,8 @@ void tm_nbc_engine_destroy(tm_mpi_rank_t *r)
      * destinations below this rank wait for it. */
     tm_nbc_progress(e, true);
     if (!engine_quiet(e)) {
-        tm_mpi_p2p_note_blocked(r, "MPI_Finalize(forwarding dynamic broadcasts to other ranks)");
-        tm_mpi_p2p_wait_until(r, engine_quiet, e);
+        tm_p2p_note_blocked(r, "MPI_Finalize(forwarding dynamic broadcasts to other ranks)");
+        tm_p2p_wait_until(r, engine_quiet, e);
     }
     if (e->progress) {
         atomic_store_explicit(&e->stop, 1, memory_order_release);
@@ -408,7 +408,8 @@ void tm_nbc_engine_destroy(tm_mpi_rank_t *r)
     }
     /* Schedules still under way belong to requests the program never completed: they stay
      * with them. Messages nobody received go back. */
-    tm_mpi_matcher_fini(&e->match);
+    tm_p2p_matcher_fini(&e->match);
+    tm_p2p_hook_set(r, NULL, NULL);
     r->nbc = NULL; /* schedules freed from now on go back to the heap */
     tm_nbc_sched_free_memory(e->spare);
     free(e);

@@ -43,7 +43,7 @@
 #include "obj/obj.h"
 #include "obj/op.h"
 
-typedef struct tm_mpi_request tm_mpi_request_t; /* mpi/p2p.h */
+typedef struct tm_p2p_request tm_p2p_request_t; /* p2p/p2p.h */
 typedef struct tm_nbc_engine tm_nbc_engine_t;
 typedef struct tm_nbc_sched tm_nbc_sched_t;
 
@@ -80,13 +80,16 @@ bool tm_nbc_progress(tm_nbc_engine_t *e, bool by_rank);
 
 /* ---- dynamic broadcasts (bcast_dynamic.c) ---- */
 
+/* Registers the handler of dynamic broadcasts' active messages (once, at MPI_Init). */
+void tm_nbc_bcast_dynamic_init(void);
+
 /* Starts the dynamic broadcast of (buf, count, type) from rank r (the root) to the ndests ranks
  * `dests` of comm, already checked (in comm, distinct, not r), with `tag`: each receives it as a
  * point-to-point message from r, in order with r's other messages to it. req (a send request of
  * r) completes when buf may be reused. 0, or -ENOMEM with nothing sent. */
 int tm_nbc_bcast_dynamic(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *buf, size_t count,
                          tm_mpi_type_t *type, const int *dests, int ndests, int tag,
-                         tm_mpi_request_t *req);
+                         tm_p2p_request_t *req);
 
 /* ---- building a schedule ---- */
 
@@ -130,11 +133,11 @@ void tm_nbc_sched_where(tm_nbc_sched_t *s, tm_nbc_where_t where);
 /* Frees a schedule that was not started, or that the engine has finished. */
 void tm_nbc_sched_free(tm_nbc_sched_t *s);
 
-/* Starts schedule s for request req (of kind TM_MPI_REQ_COLL, which then owns it): hands it to
+/* Starts schedule s for request req (of kind TM_P2P_REQ_COLL, which then owns it): hands it to
  * the engine (and its ANY rounds to the progress thread) and runs what can run without waiting. req
  * completes when the schedule ends. 0, or -ENOMEM (the schedule's sticky error: s is freed, nothing
  * was sent). */
-int tm_nbc_sched_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, tm_mpi_request_t *req);
+int tm_nbc_sched_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, tm_p2p_request_t *req);
 
 /* ---- algorithms: each builds the calling rank's schedule of one collective (one file each,
  * named after the algorithm, with its cost and when it is chosen in its opening comment) ----

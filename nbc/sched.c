@@ -254,7 +254,13 @@ void tm_nbc_sched_free_memory(tm_nbc_sched_t *s)
     free(s);
 }
 
-int tm_nbc_sched_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, tm_mpi_request_t *req)
+/* A collective request's release frees its schedule (tm_p2p_request_t's coll_free). */
+static void sched_free_with_request(void *s)
+{
+    tm_nbc_sched_free(s);
+}
+
+int tm_nbc_sched_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, tm_p2p_request_t *req)
 {
     if (s->err) {
         int err = s->err;
@@ -267,7 +273,8 @@ int tm_nbc_sched_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, tm_mpi_request_t *re
         if (s->rounds[s->nrounds - 1].end == start)
             s->nrounds--;
     }
-    req->sched = s;
+    req->coll = s;
+    req->coll_free = sched_free_with_request;
     req->status.MPI_SOURCE = MPI_ANY_SOURCE;
     req->status.MPI_TAG = MPI_ANY_TAG;
     req->status.MPI_ERROR = MPI_SUCCESS;

@@ -15,7 +15,7 @@
 
 #include <stdatomic.h>
 
-#include "mpi/p2p.h"
+#include "p2p/p2p.h"
 #include "nbc.h"
 
 typedef enum tm_nbc_action_kind {
@@ -63,7 +63,7 @@ typedef struct tm_nbc_action {
             int cursor; /* the ready function's, from 0 */
         } poll;
     };
-    tm_mpi_request_t req; /* SEND, RECV: the transfer, once the round started */
+    tm_p2p_request_t req; /* SEND, RECV: the transfer, once the round started */
 } tm_nbc_action_t;
 
 typedef struct tm_nbc_round {
@@ -93,7 +93,7 @@ struct tm_nbc_sched {
     bool round_started;
     int err;               /* sticky build error (-ENOMEM) */
     int status_error;      /* MPI error of a transfer (MPI_ERR_TRUNCATE), for the request */
-    tm_mpi_request_t *req; /* the collective's request, once started */
+    tm_p2p_request_t *req; /* the collective's request, once started */
     tm_nbc_sched_t *next;  /* in the engine's list */
     /* Room for the small schedules (a blocking collective on few ranks is a round or two of
      * one or two actions), which then cost no allocation beyond the schedule itself. */
@@ -111,19 +111,5 @@ void tm_nbc_sched_free_memory(tm_nbc_sched_t *s);
 
 /* Adds started schedule s to r's engine (which runs it from now on). */
 void tm_nbc_engine_add(tm_mpi_rank_t *r, tm_nbc_sched_t *s, bool background);
-
-/* ---- active messages (the engine's holder runs them, lock held) ---- */
-
-/* Kinds of active messages (tm_mpi_am_alloc). */
-enum {
-    TM_NBC_AM_BCAST_DYNAMIC, /* bcast_dynamic.c */
-};
-
-/* The engine's side of the transport (lock held), and its rank. */
-tm_mpi_matcher_t *tm_nbc_engine_matcher(tm_nbc_engine_t *e);
-tm_mpi_rank_t *tm_nbc_engine_rank(tm_nbc_engine_t *e);
-
-/* The handler of TM_NBC_AM_BCAST_DYNAMIC messages (lock held): owns `cell`. */
-void tm_nbc_bcast_dynamic_arrive(tm_nbc_engine_t *e, tm_shm_cell_t *cell);
 
 #endif /* TM_NBC_SCHED_H */

@@ -1,7 +1,7 @@
 /*
  * Unit test of the matching of mpi/p2p.c under races. Producers are real threads, each with its
- * own mailbox and cell pool as a rank has (tm_mpi_p2p_init on its thread); they send to one
- * receiver through the transport (tm_mpi_matcher_send), eager and rendezvous, with tags drawn
+ * own mailbox and cell pool as a rank has (tm_p2p_init on its thread); they send to one
+ * receiver through the transport (tm_p2p_matcher_send), eager and rendezvous, with tags drawn
  * from a fixed sequence; the receiver, on the test's thread, posts a mix of MPI_ANY_SOURCE /
  * specific-source and MPI_ANY_TAG / specific-tag receives while the messages arrive.
  *
@@ -24,7 +24,7 @@
 #include <time.h>
 
 #include "fake_rt.h"
-#include "mpi/p2p.h"
+#include "p2p/p2p.h"
 
 #ifdef TM_WITH_TSAN
 #define ORDER_PER_PRODUCER 1000
@@ -61,7 +61,7 @@ typedef struct producer {
     pseudo_rank_t rank;
     int init_err, send_err;
     int (*bufs)[LARGE_INTS];
-    tm_mpi_request_t reqs[WINDOW];
+    tm_p2p_request_t reqs[WINDOW];
 } producer_t;
 
 static producer_t producers[PRODUCERS];
@@ -73,7 +73,7 @@ static void setup(void)
     fake_rt_setup(0, PRODUCERS + 1);
     receiver.rt.world_rank = 0;
     receiver.mpi.rt = &receiver.rt;
-    ck_assert_int_eq(tm_mpi_p2p_init(&receiver.mpi), 0);
+    ck_assert_int_eq(tm_p2p_init(&receiver.mpi), 0);
     ck_assert_int_eq(tm_mpi_type_lookup(MPI_INT, &int_type), 0);
     memset(producers, 0, sizeof(producers));
     for (int p = 0; p < PRODUCERS; p++)
@@ -83,7 +83,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-    tm_mpi_p2p_finalize(&receiver.mpi);
+    tm_p2p_finalize(&receiver.mpi);
 }
 
 /* The tag of producer p's k-th message in the order test: a fixed irregular sequence. */
@@ -109,7 +109,7 @@ static bool producer_init(producer_t *pr)
 {
     pr->rank.rt.world_rank = pr->index + 1;
     pr->rank.mpi.rt = &pr->rank.rt;
-    pr->init_err = tm_mpi_p2p_init(&pr->rank.mpi);
+    pr->init_err = tm_p2p_init(&pr->rank.mpi);
     if (pr->init_err != 0)
         return false;
     for (int w = 0; w < WINDOW; w++)
@@ -125,9 +125,9 @@ static double seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void wait_complete(tm_mpi_request_t *req)
+static void wait_complete(tm_p2p_request_t *req)
 {
-    while (!tm_mpi_request_is_complete(req))
+    while (!tm_p2p_request_is_complete(req))
         sched_yield();
 }
 
@@ -136,7 +136,7 @@ static void producer_send(producer_t *pr, int k, int tag, int seq_tag, bool larg
 {
     int p = pr->index, w = k % WINDOW;
     int *buf = pr->bufs[w];
-    tm_mpi_request_t *req = &pr->reqs[w];
+    tm_p2p_request_t *req = &pr->reqs[w];
     size_t n = large ? LARGE_INTS : HEADER_INTS;
 
     wait_complete(req); /* the slot's previous message was copied out of its buffer */
@@ -147,10 +147,10 @@ static void producer_send(producer_t *pr, int k, int tag, int seq_tag, bool larg
     for (size_t i = HEADER_INTS; i < n; i++)
         buf[i] = body_int(p, k, (int)i);
     memset(req, 0, sizeof(*req));
-    req->kind = TM_MPI_REQ_SEND;
+    req->kind = TM_P2P_REQ_SEND;
     req->owner = &pr->rank.mpi;
-    if (tm_mpi_matcher_send(&pr->rank.mpi.p2p->match, req, buf, n, int_type, n * sizeof(int),
-                            tm_mpi_mailbox_get(0, false), CONTEXT, p, tag, sync) < 0)
+    if (tm_p2p_matcher_send(&pr->rank.mpi.p2p->match, req, buf, n, int_type, n * sizeof(int),
+                            tm_p2p_mailbox_get(0, false), CONTEXT, p, tag, sync) < 0)
         pr->send_err++;
 }
 
@@ -158,7 +158,7 @@ static void producer_fini(producer_t *pr)
 {
     for (int w = 0; w < WINDOW; w++)
         wait_complete(&pr->reqs[w]);
-    tm_mpi_p2p_finalize(&pr->rank.mpi);
+    tm_p2p_finalize(&pr->rank.mpi);
 }
 
 static void *order_producer(void *arg)
@@ -202,7 +202,7 @@ static void producers_join(void)
 /* ---- the receiver's side ---- */
 
 typedef struct recv_slot {
-    tm_mpi_request_t req;
+    tm_p2p_request_t req;
     int buf[LARGE_INTS];
     bool active;
     long posted; /* posting order */
@@ -218,14 +218,14 @@ typedef struct record {
 static void post(recv_slot_t *slot, int source, int tag, long posted)
 {
     memset(&slot->req, 0, sizeof(slot->req));
-    slot->req.kind = TM_MPI_REQ_RECV;
+    slot->req.kind = TM_P2P_REQ_RECV;
     slot->req.owner = &receiver.mpi;
     slot->req.buf = slot->buf;
     slot->req.count = LARGE_INTS;
     slot->req.type = int_type;
     slot->active = true;
     slot->posted = posted;
-    tm_mpi_matcher_recv(&receiver.mpi.p2p->match, &slot->req, CONTEXT, source, tag);
+    tm_p2p_matcher_recv(&receiver.mpi.p2p->match, &slot->req, CONTEXT, source, tag);
 }
 
 /* Checks a completed receive's status and data against the message's header. */
@@ -340,12 +340,12 @@ START_TEST(test_p2p_order_any_source)
     }
     producers_start(order_producer);
     for (double last = seconds(); delivered < total;) {
-        bool did = tm_mpi_matcher_progress(&receiver.mpi.p2p->match);
+        bool did = tm_p2p_matcher_progress(&receiver.mpi.p2p->match);
 
         for (int i = 0; i < RECVS; i++) {
             recv_slot_t *slot = &slots[i];
 
-            if (!slot->active || !tm_mpi_request_is_complete(&slot->req))
+            if (!slot->active || !tm_p2p_request_is_complete(&slot->req))
                 continue;
             int want_source = slot->req.source, want_tag = slot->req.tag;
             int p = slot->buf[0], tag = slot->buf[1], k = slot->buf[2];
@@ -408,7 +408,7 @@ START_TEST(test_p2p_order_any_source)
     for (long i = 0; i < total; i++)
         ck_assert(seen[i]);
     ck_assert_uint_eq(receiver.mpi.p2p->match.unexpected.nonempty, 0);
-    ck_assert(tm_mpi_mailbox_idle(receiver.mpi.p2p->match.mailbox));
+    ck_assert(tm_p2p_mailbox_idle(receiver.mpi.p2p->match.mailbox));
     free(seen);
 }
 END_TEST
@@ -439,8 +439,8 @@ static void wait_recv(recv_slot_t *slot)
 {
     double start = seconds();
 
-    while (!tm_mpi_request_is_complete(&slot->req)) {
-        if (tm_mpi_matcher_progress(&receiver.mpi.p2p->match))
+    while (!tm_p2p_request_is_complete(&slot->req)) {
+        if (tm_p2p_matcher_progress(&receiver.mpi.p2p->match))
             continue;
         if (seconds() - start > STALL_SECONDS)
             ck_abort_msg("the receive (source %d, tag %d) not satisfied after %d s",
@@ -487,8 +487,8 @@ START_TEST(test_p2p_any_source_race)
             check_delivery(&by_source[p], p, RACE_TAG);
             ck_assert_int_eq(by_source[p].buf[2], round);
         }
-        ck_assert(!tm_mpi_request_is_complete(&other.req));
-        ck_assert(tm_mpi_p2p_cancel_recv(&receiver.mpi, &other.req));
+        ck_assert(!tm_p2p_request_is_complete(&other.req));
+        ck_assert(tm_p2p_cancel_recv(&receiver.mpi, &other.req));
         ck_assert_uint_eq(receiver.mpi.p2p->match.unexpected.nonempty, 0);
         ck_assert_ptr_null(receiver.mpi.p2p->match.posted_head);
     }
@@ -497,7 +497,7 @@ START_TEST(test_p2p_any_source_race)
     for (int p = 0; p < PRODUCERS; p++)
         sum += firsts[p];
     ck_assert_int_eq(sum, RACE_ROUNDS);
-    ck_assert(tm_mpi_mailbox_idle(receiver.mpi.p2p->match.mailbox));
+    ck_assert(tm_p2p_mailbox_idle(receiver.mpi.p2p->match.mailbox));
 }
 END_TEST
 

@@ -1,0 +1,153 @@
+/*
+ * Rendezvous between ranks of this process (transport.h, point 3): the receiving side's one copy
+ * from the sender's buffer, and its completion of the send.
+ *
+ * Shared copies. A rendezvous message is one copy, from the sender's buffer into the receiver's, which the
+ * receiving side makes when it matches. A sender that waits meanwhile (in MPI_Send, MPI_Wait, a
+ * blocking collective) has nothing else to do: for messages of COPY_SHARED_BYTES or more from a
+ * rank of another core, the receiving side offers it part of the work. The copy is cut into
+ * chunks of COPY_CHUNK_BYTES, which both sides claim one at a time, the receiver from the front
+ * and the sender from the back, each copying type to type from the chunk's offset: both cores
+ * copy at once, each through its own cache, and each writes the same part of a buffer that is
+ * used again, whose lines then stay in its cache. Measured on 2 ranks: 4 MiB bandwidth from
+ * 0.9 to 2.0 times a single-thread memcpy, 2 MiB broadcast 181 to 71 us, and round trips in
+ * which both sides read and write the data they received 20% to 25% faster from 512 KiB on.
+ * Below 512 KiB, benchmarks that send the same untouched buffer again and again lost up to 30%
+ * (a scatter of 256 KiB): there the receiver finds the sender's lines in its own cache, and
+ * reads from it nothing that the sender's help would save.
+ *
+ *   receiving side (in deliver)                  sending side (its progress, while it waits)
+ *   job on the stack; CAS offer NULL -> &job     job = exchange(offer, NULL)
+ *   poke the sender                              claim and copy chunks from the back until
+ *   claim and copy chunks from the front until     none is left
+ *     none is left                               helper_done := true (release)
+ *   CAS offer &job -> NULL: it succeeds if the sender never took the job; else wait for
+ *   helper_done (the sender is at most one chunk from the end), then complete the send
+ *
+ * The receiving side never waits for the sender to come: it copies whatever is left itself,
+ * and waits only for a chunk that the sender has already claimed. A sender that does not wait,
+ * or runs on the receiver's core (it could not run before the receiver is done), is not asked.
+ * Only a CAS takes an offer back, so a receiver never takes another receiver's offer.
+ */
+#include "config.h"
+
+#include <stdalign.h>
+
+#include "p2p/transport.h"
+
+#define COPY_SHARED_BYTES ((size_t)512 * 1024)
+#define COPY_CHUNK_BYTES  ((size_t)64 * 1024)
+
+/* A copy that the receiving side shares with the sender: the two layouts, and the chunks, which
+ * each side claims one at a time. On the receiving side's stack for as long as the copy lasts. */
+struct tm_p2p_copy_job {
+    void *dst;
+    size_t dst_count;
+    const tm_mpi_type_t *dst_type;
+    const void *src;
+    size_t src_count;
+    const tm_mpi_type_t *src_type;
+    size_t bytes;
+    /* the chunks not claimed yet: [low 32 bits, high 32 bits) */
+    alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t left;
+    _Atomic bool helper_done; /* the sender took the job and has copied its last chunk */
+};
+
+/* Claims and copies chunks until none is left: the receiving side from the front, the sender
+ * from the back, so that each side copies the same part of the message from one message to the
+ * next, and the lines it writes stay in its core's cache. `left` holds the first chunk not
+ * claimed from the front (low 32 bits) and one past the last not claimed from the back. */
+static void copy_chunks(tm_p2p_copy_job_t *job, bool from_back)
+{
+    uint64_t left = atomic_load_explicit(&job->left, memory_order_relaxed);
+    for (;;) {
+        uint64_t front = left & 0xffffffffu, back = left >> 32;
+        if (front >= back)
+            return;
+        uint64_t k = from_back ? back - 1 : front;
+        uint64_t claimed = from_back ? (back - 1) << 32 | front : back << 32 | (front + 1);
+        /* relaxed: each chunk only needs to go to one side */
+        if (!atomic_compare_exchange_weak_explicit(&job->left, &left, claimed, memory_order_relaxed,
+                                                   memory_order_relaxed))
+            continue;
+        left = claimed;
+        size_t offset = (size_t)k * COPY_CHUNK_BYTES;
+        size_t len =
+            job->bytes - offset < COPY_CHUNK_BYTES ? job->bytes - offset : COPY_CHUNK_BYTES;
+        tm_mpi_type_copy(job->dst, job->dst_count, job->dst_type, job->src, job->src_count,
+                         job->src_type, offset, len);
+    }
+}
+
+/* The receiving side's copy of `n` bytes of a rendezvous message into (buf, count, type),
+ * shared with its sender. */
+static void copy_shared(void *buf, size_t count, const tm_mpi_type_t *type,
+                        const tm_p2p_source_t *from, size_t n)
+{
+    tm_p2p_copy_job_t job = {
+        .dst = buf,
+        .dst_count = count,
+        .dst_type = type,
+        .src = from->buf,
+        .src_count = from->count,
+        .src_type = from->type,
+        .bytes = n,
+    };
+    atomic_init(&job.left, (uint64_t)((n + COPY_CHUNK_BYTES - 1) / COPY_CHUNK_BYTES) << 32);
+    atomic_init(&job.helper_done, false);
+    tm_p2p_mailbox_t *sender = from->sender_mailbox;
+    tm_p2p_copy_job_t *none = NULL;
+    /* release: the job's fields before the sender's acquire of the offer */
+    bool offered = atomic_compare_exchange_strong_explicit(
+        &sender->copy_offer, &none, &job, memory_order_release, memory_order_relaxed);
+    if (offered)
+        tm_p2p_mailbox_poke_rank(sender);
+    copy_chunks(&job, false);
+    tm_p2p_copy_job_t *mine = &job;
+    if (offered &&
+        !atomic_compare_exchange_strong_explicit(&sender->copy_offer, &mine, NULL,
+                                                 memory_order_relaxed, memory_order_relaxed)) {
+        /* acquire: the sender's copies before we complete the request */
+        while (!atomic_load_explicit(&job.helper_done, memory_order_acquire))
+            tm_sched_cpu_relax();
+    }
+}
+
+void tm_p2p_copy_help(tm_p2p_mailbox_t *mailbox)
+{
+    if (!atomic_load_explicit(&mailbox->copy_offer, memory_order_relaxed))
+        return;
+    /* acquire: pairs with the offer's release (the job's fields) */
+    tm_p2p_copy_job_t *job =
+        atomic_exchange_explicit(&mailbox->copy_offer, NULL, memory_order_acquire);
+    if (!job)
+        return; /* taken back meanwhile */
+    tm_rt_profile_mark_t copy = tm_rt_profile_begin(TM_RT_PROFILE_COPY);
+    copy_chunks(job, true);
+    tm_rt_profile_end(copy);
+    /* release: our copies before the receiver completes the message */
+    atomic_store_explicit(&job->helper_done, true, memory_order_release);
+}
+
+/* Whether a rendezvous copy of n bytes from world rank env->origin is worth sharing with it. */
+static bool copy_worth_sharing(const tm_p2p_envelope_t *env, size_t n)
+{
+    return n >= COPY_SHARED_BYTES && tm_rt_rank_vp(env->origin) != tm_sched_self_vp();
+}
+
+/* The one copy: from the sender's buffer straight into the receiver's, type to type. */
+static void rndv_copy(const tm_p2p_envelope_t *env, tm_p2p_source_t *src, void *buf,
+                      size_t count, const tm_mpi_type_t *type, size_t n)
+{
+    if (copy_worth_sharing(env, n))
+        copy_shared(buf, count, type, src, n);
+    else
+        tm_mpi_type_copy(buf, count, type, src->buf, src->count, src->type, 0, n);
+}
+
+static void rndv_done(tm_p2p_source_t *src)
+{
+    tm_p2p_request_complete(src->send_request, src->sender_mailbox);
+}
+
+const tm_p2p_source_ops_t tm_p2p_rndv_ops = {.copy = rndv_copy, .done = rndv_done};

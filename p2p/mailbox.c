@@ -1,0 +1,112 @@
+/*
+ * Mailboxes: where the messages for each world rank's two receiving sides arrive, made for the
+ * whole job by the first rank to initialize, with the cell pools the sides send from; and the
+ * wake-ups of whoever sleeps waiting for one.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "p2p/fastbox.h"
+#include "p2p/transport.h"
+
+tm_p2p_job_t tm_p2p_job;
+static pthread_once_t mailboxes_once = PTHREAD_ONCE_INIT;
+
+static void mailboxes_create(void)
+{
+    int n = tm_rt_world_size();
+    tm_p2p_job.eager_limit = tm_rt_eager_limit();
+    tm_p2p_job.notes_read = tm_rt_hangs_diagnosed();
+    tm_p2p_mailbox_t *mailboxes =
+        aligned_alloc(TM_SHM_CACHE_LINE, 2 * (size_t)n * sizeof *mailboxes);
+    if (!mailboxes)
+        return;
+    for (int i = 0; i < 2 * n; i++) {
+        tm_shm_queue_init(&mailboxes[i].inbound);
+        atomic_init(&mailboxes[i].sleeper, NULL);
+        atomic_init(&mailboxes[i].helper, NULL);
+        atomic_init(&mailboxes[i].am_helper, NULL);
+        atomic_init(&mailboxes[i].copy_offer, NULL);
+        mailboxes[i].pool = NULL;
+        for (int f = 0; f < TM_P2P_FASTBOX_MAX; f++)
+            atomic_init(&mailboxes[i].fastboxes[f], NULL);
+        atomic_init(&mailboxes[i].nfastboxes, 0);
+        atomic_init(&mailboxes[i].fastboxes_taken, 0);
+    }
+    tm_p2p_job.nranks = n;
+    tm_p2p_job.mailboxes = mailboxes;
+}
+
+tm_p2p_mailbox_t *tm_p2p_mailbox_get(int world_rank, bool coll)
+{
+    return &tm_p2p_job.mailboxes[coll ? tm_p2p_job.nranks + world_rank : world_rank];
+}
+
+int tm_p2p_mailboxes_init(void)
+{
+    pthread_once(&mailboxes_once, mailboxes_create);
+    return tm_p2p_job.mailboxes ? 0 : -ENOMEM;
+}
+
+
+int tm_p2p_mailbox_pool(tm_p2p_mailbox_t *mb, int world_rank)
+{
+    if (mb->pool)
+        return 0;
+    int node = tm_rt_memory_node(world_rank);
+    if (node == TM_RT_MEMORY_NODE_INTERLEAVE)
+        node = TM_SHM_NUMA_INTERLEAVE;
+    else if (node < 0)
+        node = -1;
+    size_t payload = tm_p2p_am_capacity();
+    if (payload < sizeof(tm_p2p_source_t))
+        payload = sizeof(tm_p2p_source_t);
+    return tm_shm_pool_create(sizeof(tm_p2p_envelope_t) + payload, node, &mb->pool);
+}
+
+void tm_p2p_mailbox_wake(tm_p2p_mailbox_t *mailbox)
+{
+    /* Loaded again: a sleeper gone since tm_p2p_mailbox_poke looked has seen the work. */
+    tm_sched_ult_t *ult = atomic_load_explicit(&mailbox->sleeper, memory_order_relaxed);
+    if (ult)
+        tm_rt_profile_unpark(ult);
+    /* acquire: pairs with the progress thread's release; it was made on another core */
+    ult = atomic_load_explicit(&mailbox->helper, memory_order_acquire);
+    if (ult)
+        tm_rt_profile_unpark(ult);
+}
+
+void tm_p2p_mailbox_wake_rank(tm_p2p_mailbox_t *mailbox)
+{
+    tm_sched_ult_t *ult = atomic_load_explicit(&mailbox->sleeper, memory_order_relaxed);
+    if (ult)
+        tm_rt_profile_unpark(ult);
+}
+
+void tm_p2p_mailbox_poke_rank(tm_p2p_mailbox_t *mailbox)
+{
+    atomic_thread_fence(memory_order_seq_cst); /* as in tm_p2p_mailbox_poke */
+    tm_p2p_mailbox_wake_rank(mailbox);
+}
+
+
+void tm_p2p_mailbox_post(tm_shm_cell_t *cell, tm_p2p_mailbox_t *to)
+{
+    tm_shm_queue_push(&to->inbound, cell);
+    tm_p2p_mailbox_poke(to);
+}
+
+bool tm_p2p_mailbox_idle(const tm_p2p_mailbox_t *mb)
+{
+    if (!tm_shm_queue_is_empty(&mb->inbound))
+        return false;
+    int n = atomic_load_explicit(&mb->nfastboxes, memory_order_acquire);
+    for (int i = 0; i < n; i++)
+        if (!tm_shm_ring_is_empty(
+                atomic_load_explicit(&mb->fastboxes[i], memory_order_relaxed)->ring))
+            return false;
+    return true;
+}

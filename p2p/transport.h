@@ -1,0 +1,73 @@
+/*
+ * ThreadMPI p2p/, inside the layer: the transport seam, where the engine reaches a peer rank.
+ *
+ * Matching (match.c) and the calls on requests work on messages (message.h) and receiving sides;
+ * they never touch a peer's memory themselves. A transport moves a message between a side and a
+ * peer's side, and meets the rest of the engine at four points:
+ *
+ *   1. sending   send.c builds a message for a peer side (a cell with its envelope, and the data
+ *                or a tm_p2p_source_t) and hands it to the transport that serves the peer
+ *   2. arriving  the messages for a side come out of its mailbox alone (the queue, then the
+ *                fastboxes), each sender's in the order sent; matching takes them in from there
+ *   3. data      a SOURCE message's data comes into the receive buffer through its source's ops
+ *                (copy, then done, which lets the sender go)
+ *   4. progress  what the transport must run to move messages runs in the rank's progress
+ *                (wait.c), beside the collectives' hook
+ *
+ * Today one transport serves every peer: the ranks of this process, through shared memory.
+ * Sending pushes the cell into the peer's mailbox (tm_p2p_mailbox_post), or writes a small eager
+ * message into a fastbox to it (fastbox.c); a rendezvous is one copy from the sender's buffer,
+ * which the receiving side may share with a sender that waits (copy.c, tm_p2p_rndv_ops). A
+ * transport to ranks of other processes or nodes (over libfabric or UCX) adds files: its sending
+ * for the peers it serves (point 1), its progress pushing what arrives into the receiver's
+ * mailbox queue in each sender's order, as a sender of this process would (2, 4), and source ops
+ * that fetch remote data (3). Matching does not change.
+ */
+#ifndef TM_P2P_TRANSPORT_H
+#define TM_P2P_TRANSPORT_H
+
+#include "p2p/message.h"
+
+/* The job's mailboxes, and what is fixed for the job when they are made (mailbox.c). */
+typedef struct tm_p2p_job {
+    /* Two per world rank: [0, n) the program's point-to-point, [n, 2n) the collectives'. */
+    tm_p2p_mailbox_t *mailboxes;
+    int nranks;         /* n: the world's size */
+    size_t eager_limit; /* [p2p] eager_limit */
+    bool notes_read;    /* the job diagnoses hangs: blocked ranks note what they wait for */
+} tm_p2p_job_t;
+
+extern tm_p2p_job_t tm_p2p_job;
+
+/* Makes the job's mailboxes, the first time. 0 or -ENOMEM. */
+int tm_p2p_mailboxes_init(void);
+
+/* Gives mailbox `mb` of world rank `world_rank` its cell pool, unless it has one (a rank that
+ * initializes again after a failed start keeps its pools). 0 or -ENOMEM. */
+int tm_p2p_mailbox_pool(tm_p2p_mailbox_t *mb, int world_rank);
+
+/* The world rank whose mailbox `mb` is (either side). */
+static inline int tm_p2p_mailbox_world_rank(const tm_p2p_mailbox_t *mb)
+{
+    int index = (int)(mb - tm_p2p_job.mailboxes);
+    return index < tm_p2p_job.nranks ? index : index - tm_p2p_job.nranks;
+}
+
+/* Whether `mb` is a program's side (not a collectives'). */
+static inline bool tm_p2p_mailbox_is_program(const tm_p2p_mailbox_t *mb)
+{
+    return mb < tm_p2p_job.mailboxes + tm_p2p_job.nranks;
+}
+
+/* Hands the cell to mailbox `to` and wakes whoever sleeps on it. */
+void tm_p2p_mailbox_post(tm_shm_cell_t *cell, tm_p2p_mailbox_t *to);
+
+/* A rendezvous from a rank of this process: the receiving side copies from the sender's buffer,
+ * shared with the sender when it is worth it, then completes the send (copy.c). */
+extern const tm_p2p_source_ops_t tm_p2p_rndv_ops;
+
+/* The sending side's share of the copies offered to `mailbox` (copy.c): takes the one offered,
+ * if any, and copies chunks of it until none is left. */
+void tm_p2p_copy_help(tm_p2p_mailbox_t *mailbox);
+
+#endif /* TM_P2P_TRANSPORT_H */
