@@ -43,7 +43,7 @@ mpi_libtmmpi_la_SOURCES += \
 mpi_libtmmpi_la_SOURCES += \
 	mpi/op.c
 
-# Collectives: the calls (argument checks, algorithm choice); the algorithms are in nbc/.
+# Collectives: the calls (argument checks); the entry points and algorithms are in coll/.
 mpi_libtmmpi_la_SOURCES += \
 	mpi/coll.h \
 	mpi/coll.c \
@@ -67,6 +67,4 @@ mpi_libtmmpi_la_SOURCES += \
 	mpi/coll_barrier.c \
 	mpi/coll_allgather.c \
 	mpi/coll_alltoall.c \
-	mpi/coll_allreduce.c \
-	mpi/coll_flat.c \
-	mpi/coll_shared.c
+	mpi/coll_allreduce.c

@@ -1,6 +1,6 @@
 /*
  * MPIX_Ibcast_dynamic: the root's call of a dynamic broadcast (mpi.h). It checks the arguments
- * and the destination list, then hands over to nbc/bcast_dynamic.c, which builds the tree and
+ * and the destination list, then hands over to coll/bcast_dynamic.c, which builds the tree and
  * sends the active messages.
  */
 #include "config.h"
@@ -87,7 +87,7 @@ int tm_mpi_bcast_dynamic_start(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char
     req->tag = tag;
     req->ndests = n;
     req->call = call;
-    if (tm_nbc_bcast_dynamic(r, comm, buf, count, type, list, n, tag, req) < 0) {
+    if (tm_coll_bcast_dynamic(r, comm, buf, count, type, list, n, tag, req) < 0) {
         tm_p2p_request_release(r, req);
         return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");
     }

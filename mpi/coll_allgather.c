@@ -2,25 +2,14 @@
  * MPI_Allgather, MPI_Iallgather, MPI_Allgatherv and MPI_Iallgatherv.
  *
  * MPI_IN_PLACE (sendbuf): each rank's block is already in its place in recvbuf; the send
- * arguments are then ignored. Blocking MPI_Allgather and MPI_Allgatherv of blocks of little data
- * on up to 64 ranks take the flat algorithm (coll_flat.c). Otherwise the algorithm is picked from
- * the data each rank receives in all: recursive doubling (MPI_Allgather on power-of-two sizes) or
- * Bruck's algorithm, lg p steps, for little data; above, the ring, whose p - 1 steps each move one
- * block between neighbours.
+ * arguments are then ignored (the algorithms: coll/coll.c).
  */
 #include "config.h"
 
 #include <limits.h>
 
 #include "coll.h"
-#include "nbc/blocks.h"
-
-/* Bytes received by each rank below which the lg p algorithms beat the ring, measured on 4, 8
- * and 16 ranks (2 cores): recursive doubling up to 32-64 KiB, when the ring's extra latencies
- * stop mattering beside the copies; Bruck's algorithm, whose rotation costs two more copies of
- * everything, only up to 4-8 KiB. */
-#define ALLGATHER_DOUBLING_BYTES (64 * 1024)
-#define ALLGATHER_BRUCK_BYTES    (8 * 1024)
+#include "coll/blocks.h"
 
 /* The send side, unless in place: a buffer of (count, type) no larger than the rank's own block
  * of `recvbytes`, and not recvbuf itself. */
@@ -63,20 +52,9 @@ static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_D
         err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
     if (err != MPI_SUCCESS)
         return err;
-    tm_nbc_blocks_t recv = {.buf = recvbuf, .count = (size_t)recvcount, .type = rtype};
-    if (!nonblocking && tm_mpi_coll_use_flat(c, (size_t)recvcount * rtype->size))
-        return tm_mpi_coll_flat_allgather(r, c, call, in_place ? NULL : sendbuf, (size_t)sendcount,
-                                          stype, &recv);
-    size_t total = (size_t)recvcount * rtype->size * (size_t)c->size;
-    int levels = tm_mpi_coll_levels(c, nonblocking, false);
-    tm_nbc_sched_t *s;
-    if ((c->size & (c->size - 1)) == 0 && total < ALLGATHER_DOUBLING_BYTES)
-        s = tm_nbc_allgather_recdoubling(r, c, sendbuf, (size_t)sendcount, stype, &recv, levels);
-    else if (total < ALLGATHER_BRUCK_BYTES)
-        s = tm_nbc_allgather_bruck(r, c, sendbuf, (size_t)sendcount, stype, &recv, levels);
-    else
-        s = tm_nbc_allgather_ring(r, c, sendbuf, (size_t)sendcount, stype, &recv, levels);
-    return tm_mpi_coll_run(r, c, call, s, request);
+    tm_coll_blocks_t recv = {.buf = recvbuf, .count = (size_t)recvcount, .type = rtype};
+    return tm_coll_allgather(r, c, call, in_place ? NULL : sendbuf, (size_t)sendcount, stype, &recv,
+                             nonblocking ? request : NULL);
 }
 
 static int allgatherv(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -114,27 +92,13 @@ static int allgatherv(const char *call, const void *sendbuf, int sendcount, MPI_
         err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
     if (err != MPI_SUCCESS)
         return err;
-    tm_nbc_blocks_t recv = {.buf = recvbuf,
+    tm_coll_blocks_t recv = {.buf = recvbuf,
                             .counts = recvcounts,
                             .displs = displs,
                             .displ_unit = rtype->extent,
                             .type = rtype};
-    if (!nonblocking) {
-        size_t largest = 0; /* every member sees the same counts: they all choose alike */
-        for (int j = 0; j < c->size; j++)
-            if (tm_nbc_blocks_bytes(&recv, j) > largest)
-                largest = tm_nbc_blocks_bytes(&recv, j);
-        if (tm_mpi_coll_use_flat(c, largest))
-            return tm_mpi_coll_flat_allgather(r, c, call, in_place ? NULL : sendbuf,
-                                              (size_t)sendcount, stype, &recv);
-    }
-    int levels = tm_mpi_coll_levels(c, nonblocking, false);
-    tm_nbc_sched_t *s;
-    if ((size_t)all * rtype->size < ALLGATHER_BRUCK_BYTES)
-        s = tm_nbc_allgather_bruck(r, c, sendbuf, (size_t)sendcount, stype, &recv, levels);
-    else
-        s = tm_nbc_allgather_ring(r, c, sendbuf, (size_t)sendcount, stype, &recv, levels);
-    return tm_mpi_coll_run(r, c, call, s, request);
+    return tm_coll_allgather(r, c, call, in_place ? NULL : sendbuf, (size_t)sendcount, stype, &recv,
+                             nonblocking ? request : NULL);
 }
 
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

@@ -1,25 +1,11 @@
 /*
- * MPI_Allreduce and MPI_Iallreduce.
+ * MPI_Allreduce and MPI_Iallreduce (the algorithms: coll/coll.c).
  *
- * MPI_IN_PLACE (sendbuf): the data is taken from recvbuf. Blocking: the flat algorithm for small
- * data on up to 64 ranks (coll_flat.c: the last member to arrive folds everyone's data); else
- * recursive doubling below
- * ALLREDUCE_SMALL bytes, on fewer than 4 ranks, for non-commutative operations and for fewer
- * elements than ranks; else Rabenseifner's reduce-scatter + allgather, which moves 2n instead of
- * n lg p bytes; for large data and commutative operations, the shared-address-space algorithm
- * (coll_shared.c), in which each rank combines one chunk straight from the others' buffers.
- * Non-blocking: the split-tree's reduce to rank 0 then broadcast (nbc/allreduce_split.c), whose
- * levels divide between the rank and its progress thread.
+ * MPI_IN_PLACE (sendbuf): the data is taken from recvbuf.
  */
 #include "config.h"
 
 #include "coll.h"
-
-/* Bytes below which the blocking allreduce uses recursive doubling. Measured (2 cores): on 4, 8
- * and 16 ranks Rabenseifner's algorithm is 30-45% slower at 4 KiB, even at 8 KiB, and ahead from
- * 16 KiB (by 30-50% at 64 KiB); on 2 and 3 ranks (p' = 2) its two half exchanges never beat
- * recursive doubling's one (up to 256 KiB). */
-#define ALLREDUCE_SMALL (16 * 1024)
 
 static int allreduce(const char *call, const void *sendbuf, void *recvbuf, int count,
                      MPI_Datatype datatype, MPI_Op op_handle, MPI_Comm handle, MPI_Request *request,
@@ -47,28 +33,9 @@ static int allreduce(const char *call, const void *sendbuf, void *recvbuf, int c
         err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
     if (err != MPI_SUCCESS)
         return err;
-    const void *data = in_place ? recvbuf : sendbuf; /* == recvbuf: in place, for nbc/ */
-    size_t n = (size_t)count;
-    tm_nbc_sched_t *s;
-    if (nonblocking) {
-        s = tm_nbc_allreduce_split(r, c, data, recvbuf, n, type, op,
-                                   tm_mpi_coll_levels(c, true, false));
-    } else if (tm_mpi_coll_use_flat_reduce(c, n, type)) {
-        tm_mpi_coll_flat_reduce(r, c, call, data, recvbuf, n, type, op, -1);
-        return MPI_SUCCESS;
-    } else if (tm_mpi_coll_use_shared(c, n, type, op)) {
-        return tm_mpi_coll_allreduce_shared(r, c, call, data, recvbuf, n, type, op);
-    } else {
-        int pof2 = 1;
-        while (2 * pof2 <= c->size)
-            pof2 *= 2;
-        if (n * type->size < ALLREDUCE_SMALL || !tm_mpi_op_is_commutative(op) || pof2 < 4 ||
-            n < (size_t)pof2)
-            s = tm_nbc_allreduce_recdoubling(r, c, data, recvbuf, n, type, op, TM_NBC_ALL_LEVELS);
-        else
-            s = tm_nbc_allreduce_rabenseifner(r, c, data, recvbuf, n, type, op, TM_NBC_ALL_LEVELS);
-    }
-    return tm_mpi_coll_run(r, c, call, s, request);
+    const void *data = in_place ? recvbuf : sendbuf; /* == recvbuf: in place */
+    return tm_coll_allreduce(r, c, call, data, recvbuf, (size_t)count, type, op,
+                             nonblocking ? request : NULL);
 }
 
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,

@@ -3,25 +3,14 @@
  *
  * MPI_IN_PLACE (sendbuf): the data to send is taken from recvbuf, with the receive counts,
  * displacements and types, and the send arguments are ignored; the algorithm stages what it
- * would overwrite before sending it. Blocking MPI_Alltoall of little data in all on up to 64
- * ranks takes the flat algorithm (coll_flat.c). MPI_Alltoall with small blocks on enough ranks
- * uses Bruck's algorithm (lg p steps, each block moved lg p / 2 times); everything else the
- * pairwise exchange (p - 1 steps, each block moved once), which also takes per-peer counts and
- * types.
+ * would overwrite before sending it (the algorithms: coll/coll.c).
  */
 #include "config.h"
 
 #include <stdlib.h>
 
 #include "coll.h"
-#include "nbc/blocks.h"
-
-/* Bruck's algorithm for blocks of at most this many bytes on at least ALLTOALL_BRUCK_RANKS
- * ranks. Measured (2 cores): on 8 and 16 ranks it takes 2/3 of the pairwise exchange's time up
- * to 256-byte blocks and loses from 1-4 KiB; on 4 ranks the pairwise exchange's 3 steps always
- * win over Bruck's packing. */
-#define ALLTOALL_BRUCK_BYTES 256
-#define ALLTOALL_BRUCK_RANKS 8
+#include "coll/blocks.h"
 
 /* Counts and displacements of one side of alltoallv/w: present, counts >= 0. *some_p: a count
  * > 0 if any (to check the buffer against), else 0. */
@@ -63,16 +52,6 @@ static int check_w(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const c
     return MPI_SUCCESS;
 }
 
-static tm_nbc_sched_t *alltoall_sched(tm_mpi_rank_t *r, tm_mpi_comm_t *c,
-                                      const tm_nbc_blocks_t *send, const tm_nbc_blocks_t *recv,
-                                      bool regular, int levels)
-{
-    if (regular && recv->count * recv->type->size <= ALLTOALL_BRUCK_BYTES &&
-        c->size >= ALLTOALL_BRUCK_RANKS)
-        return tm_nbc_alltoall_bruck(r, c, send, recv, levels);
-    return tm_nbc_alltoall_pairwise(r, c, send, recv, levels);
-}
-
 static int alltoall(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm handle,
                     MPI_Request *request, bool nonblocking)
@@ -97,14 +76,10 @@ static int alltoall(const char *call, const void *sendbuf, int sendcount, MPI_Da
         err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
     if (err != MPI_SUCCESS)
         return err;
-    if (!nonblocking && tm_mpi_coll_use_flat(c, (size_t)c->size * recvcount * rtype->size))
-        return tm_mpi_coll_flat_alltoall(r, c, call, in_place ? NULL : sendbuf, (size_t)sendcount,
-                                         stype, recvbuf, (size_t)recvcount, rtype);
-    tm_nbc_blocks_t send = {.buf = (void *)sendbuf, .count = (size_t)sendcount, .type = stype};
-    tm_nbc_blocks_t recv = {.buf = recvbuf, .count = (size_t)recvcount, .type = rtype};
-    int levels = tm_mpi_coll_levels(c, nonblocking, false);
-    return tm_mpi_coll_run(
-        r, c, call, alltoall_sched(r, c, in_place ? NULL : &send, &recv, true, levels), request);
+    tm_coll_blocks_t send = {.buf = (void *)sendbuf, .count = (size_t)sendcount, .type = stype};
+    tm_coll_blocks_t recv = {.buf = recvbuf, .count = (size_t)recvcount, .type = rtype};
+    return tm_coll_alltoall(r, c, call, in_place ? NULL : &send, &recv,
+                            nonblocking ? request : NULL);
 }
 
 static int alltoallv(const char *call, const void *sendbuf, const int sendcounts[],
@@ -137,19 +112,18 @@ static int alltoallv(const char *call, const void *sendbuf, const int sendcounts
         err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
     if (err != MPI_SUCCESS)
         return err;
-    tm_nbc_blocks_t send = {.buf = (void *)sendbuf,
+    tm_coll_blocks_t send = {.buf = (void *)sendbuf,
                             .counts = sendcounts,
                             .displs = sdispls,
                             .displ_unit = stype ? stype->extent : 0,
                             .type = stype};
-    tm_nbc_blocks_t recv = {.buf = recvbuf,
+    tm_coll_blocks_t recv = {.buf = recvbuf,
                             .counts = recvcounts,
                             .displs = rdispls,
                             .displ_unit = rtype->extent,
                             .type = rtype};
-    int levels = tm_mpi_coll_levels(c, nonblocking, false);
-    return tm_mpi_coll_run(
-        r, c, call, alltoall_sched(r, c, in_place ? NULL : &send, &recv, false, levels), request);
+    return tm_coll_alltoall(r, c, call, in_place ? NULL : &send, &recv,
+                            nonblocking ? request : NULL);
 }
 
 static int alltoallw(const char *call, const void *sendbuf, const int sendcounts[],
@@ -184,17 +158,16 @@ static int alltoallw(const char *call, const void *sendbuf, const int sendcounts
         free(types);
         return err;
     }
-    tm_nbc_blocks_t send = {.buf = (void *)sendbuf,
+    tm_coll_blocks_t send = {.buf = (void *)sendbuf,
                             .counts = sendcounts,
                             .displs = sdispls,
                             .displ_unit = 1,
                             .types = stypes};
-    tm_nbc_blocks_t recv = {
+    tm_coll_blocks_t recv = {
         .buf = recvbuf, .counts = recvcounts, .displs = rdispls, .displ_unit = 1, .types = rtypes};
-    int levels = tm_mpi_coll_levels(c, nonblocking, false);
-    tm_nbc_sched_t *s = alltoall_sched(r, c, in_place ? NULL : &send, &recv, false, levels);
+    err = tm_coll_alltoall(r, c, call, in_place ? NULL : &send, &recv, nonblocking ? request : NULL);
     free(types); /* the schedule holds its own references to the types */
-    return tm_mpi_coll_run(r, c, call, s, request);
+    return err;
 }
 
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

@@ -1,6 +1,5 @@
 /*
- * MPI_Barrier and MPI_Ibarrier: dissemination (nbc/); on up to 64 ranks, the flat algorithm
- * (coll_flat.c): blocking, a round of the block; non-blocking, the members' lines of barriers.
+ * MPI_Barrier and MPI_Ibarrier (the algorithms: coll/coll.c).
  */
 #include "config.h"
 
@@ -15,14 +14,7 @@ static int barrier(const char *call, MPI_Comm handle, MPI_Request *request, bool
         err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
     if (err != MPI_SUCCESS)
         return err;
-    if (tm_mpi_coll_use_flat(c, 0)) {
-        if (nonblocking)
-            return tm_mpi_coll_flat_ibarrier(r, c, call, request);
-        tm_mpi_coll_flat_barrier(r, c, call);
-        return MPI_SUCCESS;
-    }
-    int levels = tm_mpi_coll_levels(c, nonblocking, false);
-    return tm_mpi_coll_run(r, c, call, tm_nbc_barrier_dissemination(r, c, levels), request);
+    return tm_coll_barrier(r, c, call, nonblocking ? request : NULL);
 }
 
 int PMPI_Barrier(MPI_Comm comm)

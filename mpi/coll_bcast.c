@@ -1,7 +1,5 @@
 /*
- * MPI_Bcast and MPI_Ibcast: a binomial tree (nbc/), whose levels split between the rank and its
- * progress thread when non-blocking; blocking, for small data on up to 64 ranks, the flat
- * algorithm (coll_flat.c).
+ * MPI_Bcast and MPI_Ibcast (the algorithms: coll/coll.c).
  */
 #include "config.h"
 
@@ -22,11 +20,7 @@ static int bcast(const char *call, void *buf, int count, MPI_Datatype datatype, 
         err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
     if (err != MPI_SUCCESS)
         return err;
-    if (!nonblocking && tm_mpi_coll_use_flat(c, (size_t)count * type->size))
-        return tm_mpi_coll_flat_bcast(r, c, call, buf, (size_t)count, type, root);
-    int levels = tm_mpi_coll_levels(c, nonblocking, false);
-    return tm_mpi_coll_run(
-        r, c, call, tm_nbc_bcast_binomial(r, c, buf, (size_t)count, type, root, levels), request);
+    return tm_coll_bcast(r, c, call, buf, (size_t)count, type, root, nonblocking ? request : NULL);
 }
 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)

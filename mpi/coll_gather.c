@@ -1,6 +1,5 @@
 /*
- * MPI_Gather, MPI_Igather, MPI_Gatherv and MPI_Igatherv. Blocking MPI_Gather of little data on up
- * to 64 ranks takes the flat algorithm (coll_flat.c); the others a binomial tree (nbc/).
+ * MPI_Gather, MPI_Igather, MPI_Gatherv and MPI_Igatherv (the algorithms: coll/coll.c).
  *
  * The receive arguments are significant at the root only: the other ranks check none of them.
  * MPI_IN_PLACE (at the root only) becomes the root's own block of recvbuf, which the algorithms
@@ -46,15 +45,8 @@ static int gather(const char *call, const void *sendbuf, int sendcount, MPI_Data
         sendcount = recvcount;
         stype = rtype;
     }
-    if (!nonblocking && tm_mpi_coll_use_flat(c, (size_t)sendcount * stype->size))
-        return tm_mpi_coll_flat_gather(r, c, call, sendbuf, (size_t)sendcount, stype, recvbuf,
-                                       (size_t)recvcount, rtype, root);
-    int levels = tm_mpi_coll_levels(c, nonblocking, true);
-    return tm_mpi_coll_run(
-        r, c, call,
-        tm_nbc_gather_binomial(r, c, sendbuf, (size_t)sendcount, stype, at_root ? recvbuf : NULL,
-                               at_root ? (size_t)recvcount : 0, rtype, root, levels),
-        request);
+    return tm_coll_gather(r, c, call, sendbuf, (size_t)sendcount, stype, recvbuf, (size_t)recvcount,
+                          rtype, root, nonblocking ? request : NULL);
 }
 
 static int gatherv(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -104,13 +96,8 @@ static int gatherv(const char *call, const void *sendbuf, int sendcount, MPI_Dat
         sendcount = recvcounts[root];
         stype = rtype;
     }
-    int levels = tm_mpi_coll_levels(c, nonblocking, true);
-    return tm_mpi_coll_run(r, c, call,
-                           tm_nbc_gatherv_linear(r, c, sendbuf, (size_t)sendcount, stype,
-                                                 at_root ? recvbuf : NULL,
-                                                 at_root ? recvcounts : NULL,
-                                                 at_root ? displs : NULL, rtype, root, levels),
-                           request);
+    return tm_coll_gatherv(r, c, call, sendbuf, (size_t)sendcount, stype, recvbuf, recvcounts,
+                           displs, rtype, root, nonblocking ? request : NULL);
 }
 
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

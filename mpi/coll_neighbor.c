@@ -46,7 +46,7 @@ typedef struct side {
  * neighbours of each Cartesian dimension the other way round. */
 static int side_transfers(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const char *what,
                           const side_t *sd, int degree, const int *peers, bool swap_pairs,
-                          tm_nbc_xfer_t *xfers, int *n_p)
+                          tm_coll_xfer_t *xfers, int *n_p)
 {
     int err;
     *n_p = 0;
@@ -83,7 +83,7 @@ static int side_transfers(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, 
                                       "%sbuf is NULL for %d elements (neighbour %d)", what, count,
                                       k);
         if (peers[k] != MPI_PROC_NULL)
-            xfers[(*n_p)++] = (tm_nbc_xfer_t){
+            xfers[(*n_p)++] = (tm_coll_xfer_t){
                 .buf = (void *)at, .count = (size_t)count, .type = type, .peer = peers[k]};
     }
     return MPI_SUCCESS;
@@ -91,7 +91,7 @@ static int side_transfers(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, 
 
 /* allgather and alltoall: the first receive block starts where the send data does. */
 static bool sides_overlap(const side_t *send, const side_t *recv, int outdegree, int indegree,
-                          const tm_nbc_xfer_t *xfers, int nrecvs, int nsends)
+                          const tm_coll_xfer_t *xfers, int nrecvs, int nsends)
 {
     if (recv->layout != BLOCKS || send->layout == V || send->layout == W)
         return false;
@@ -119,10 +119,10 @@ static int neighbor(const char *call, const side_t *send, const side_t *recv, MP
     tm_mpi_topo_degrees(c->topo, c->rank, &indegree, &outdegree);
     /* The common small neighbourhood on the stack; a larger one from the heap. */
     int peers_small[NEIGHBORS_ON_STACK + 1];
-    tm_nbc_xfer_t xfers_small[NEIGHBORS_ON_STACK + 1];
+    tm_coll_xfer_t xfers_small[NEIGHBORS_ON_STACK + 1];
     bool small = indegree + outdegree <= NEIGHBORS_ON_STACK;
     int *peers = small ? peers_small : malloc((size_t)(indegree + outdegree + 1) * sizeof *peers);
-    tm_nbc_xfer_t *xfers =
+    tm_coll_xfer_t *xfers =
         small ? xfers_small : malloc((size_t)(indegree + outdegree + 1) * sizeof *xfers);
     if (!peers || !xfers) {
         free(peers);
@@ -141,12 +141,9 @@ static int neighbor(const char *call, const side_t *send, const side_t *recv, MP
                                  "sendbuf and recvbuf are the same buffer");
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
-    if (err == MPI_SUCCESS) {
-        int levels = tm_mpi_coll_levels(c, nonblocking, false);
-        err = tm_mpi_coll_run(
-            r, c, call, tm_nbc_neighbor_linear(r, c, xfers, nrecvs, xfers + nrecvs, nsends, levels),
-            request);
-    }
+    if (err == MPI_SUCCESS)
+        err = tm_coll_neighbor(r, c, call, xfers, nrecvs, xfers + nrecvs, nsends,
+                               nonblocking ? request : NULL);
     if (!small) {
         free(peers);
         free(xfers);

@@ -1,8 +1,5 @@
 /*
- * MPI_Reduce and MPI_Ireduce: a binomial tree (nbc/reduce_binomial.c), whose levels split
- * between the rank and its progress thread when non-blocking; blocking, for small data on up to
- * 64 ranks the flat algorithm (coll_flat.c), and for large data and commutative operations the
- * shared-address-space algorithm (coll_shared.c).
+ * MPI_Reduce and MPI_Ireduce (the algorithms: coll/coll.c).
  */
 #include "config.h"
 
@@ -46,20 +43,8 @@ static int reduce(const char *call, const void *sendbuf, void *recvbuf, int coun
     }
     if ((err = tm_mpi_coll_check_request(r, c, call, request, nonblocking)) != MPI_SUCCESS)
         return err;
-    if (!nonblocking && tm_mpi_coll_use_flat_reduce(c, (size_t)count, type)) {
-        tm_mpi_coll_flat_reduce(r, c, call, in_place ? recvbuf : sendbuf, recvbuf, (size_t)count,
-                                type, op, root);
-        return MPI_SUCCESS;
-    }
-    if (!nonblocking && tm_mpi_coll_use_shared(c, (size_t)count, type, op))
-        return tm_mpi_coll_reduce_shared(r, c, call, in_place ? recvbuf : sendbuf, recvbuf,
-                                         (size_t)count, type, op, root);
-    int levels = tm_mpi_coll_levels(c, nonblocking, false);
-    return tm_mpi_coll_run(r, c, call,
-                           tm_nbc_reduce_binomial(r, c, in_place ? recvbuf : sendbuf,
-                                                  at_root ? recvbuf : NULL, (size_t)count, type, op,
-                                                  root, levels),
-                           request);
+    return tm_coll_reduce(r, c, call, in_place ? recvbuf : sendbuf, recvbuf, (size_t)count, type,
+                          op, root, nonblocking ? request : NULL);
 }
 
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,

@@ -1,7 +1,7 @@
 /*
  * MPI_Reduce_scatter, MPI_Reduce_scatter_block and their non-blocking forms: an element-wise
- * reduction in rank order whose result is scattered in blocks, block j to rank j. Blocking ones
- * of little data in all on up to 64 ranks take the flat algorithm (coll_flat.c).
+ * reduction in rank order whose result is scattered in blocks, block j to rank j (the
+ * algorithms: coll/coll.c).
  */
 #include "config.h"
 
@@ -58,20 +58,9 @@ static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf, 
         err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
     if (err != MPI_SUCCESS)
         return err;
-    if (!nonblocking && tm_mpi_coll_use_flat_reduce(c, (size_t)total, type)) {
-        size_t first = equal ? (size_t)block * (size_t)c->rank : 0;
-        for (int j = 0; !equal && j < c->rank; j++)
-            first += (size_t)counts[j];
-        tm_mpi_coll_flat_reduce_scatter(r, c, call, in_place ? recvbuf : sendbuf, recvbuf,
-                                        (size_t)total, first, (size_t)mine, type, op);
-        return MPI_SUCCESS;
-    }
-    int levels = tm_mpi_coll_levels(c, nonblocking, false);
-    return tm_mpi_coll_run(r, c, call,
-                           tm_nbc_reduce_scatter_pairwise(r, c, in_place ? recvbuf : sendbuf,
-                                                          recvbuf, equal ? NULL : counts,
-                                                          (size_t)block, type, op, levels),
-                           request);
+    return tm_coll_reduce_scatter(r, c, call, in_place ? recvbuf : sendbuf, recvbuf,
+                                  equal ? NULL : counts, (size_t)block, type, op,
+                                  nonblocking ? request : NULL);
 }
 
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],

@@ -1,5 +1,6 @@
 /*
- * MPI_Scan, MPI_Exscan and their non-blocking forms: prefix reductions in rank order.
+ * MPI_Scan, MPI_Exscan and their non-blocking forms: prefix reductions in rank order (the
+ * algorithms: coll/coll.c).
  */
 #include "config.h"
 
@@ -36,16 +37,8 @@ static int scan(const char *call, const void *sendbuf, void *recvbuf, int count,
         err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
     if (err != MPI_SUCCESS)
         return err;
-    if (!nonblocking && tm_mpi_coll_use_flat_reduce(c, (size_t)count, type)) {
-        tm_mpi_coll_flat_scan(r, c, call, in_place ? recvbuf : sendbuf, recvbuf, (size_t)count,
-                              type, op, exclusive);
-        return MPI_SUCCESS;
-    }
-    int levels = tm_mpi_coll_levels(c, nonblocking, false);
-    return tm_mpi_coll_run(r, c, call,
-                           tm_nbc_scan_recdoubling(r, c, in_place ? recvbuf : sendbuf, recvbuf,
-                                                   (size_t)count, type, op, exclusive, levels),
-                           request);
+    return tm_coll_scan(r, c, call, in_place ? recvbuf : sendbuf, recvbuf, (size_t)count, type, op,
+                        exclusive, nonblocking ? request : NULL);
 }
 
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,

@@ -1,6 +1,5 @@
 /*
- * MPI_Scatter, MPI_Iscatter, MPI_Scatterv and MPI_Iscatterv. Blocking MPI_Scatter of little data
- * on up to 64 ranks takes the flat algorithm (coll_flat.c); the others a binomial tree (nbc/).
+ * MPI_Scatter, MPI_Iscatter, MPI_Scatterv and MPI_Iscatterv (the algorithms: coll/coll.c).
  *
  * The send arguments are significant at the root only: the other ranks check none of them.
  * MPI_IN_PLACE as recvbuf (at the root only) becomes the root's own block of sendbuf, which the
@@ -47,15 +46,8 @@ static int scatter(const char *call, const void *sendbuf, int sendcount, MPI_Dat
         recvcount = sendcount;
         rtype = stype;
     }
-    if (!nonblocking && tm_mpi_coll_use_flat(c, (size_t)c->size * recvcount * rtype->size))
-        return tm_mpi_coll_flat_scatter(r, c, call, sendbuf, (size_t)sendcount, stype, recvbuf,
-                                        (size_t)recvcount, rtype, root);
-    int levels = tm_mpi_coll_levels(c, nonblocking, true);
-    return tm_mpi_coll_run(r, c, call,
-                           tm_nbc_scatter_binomial(r, c, at_root ? sendbuf : NULL,
-                                                   at_root ? (size_t)sendcount : 0, stype, recvbuf,
-                                                   (size_t)recvcount, rtype, root, levels),
-                           request);
+    return tm_coll_scatter(r, c, call, sendbuf, (size_t)sendcount, stype, recvbuf,
+                           (size_t)recvcount, rtype, root, nonblocking ? request : NULL);
 }
 
 static int scatterv(const char *call, const void *sendbuf, const int sendcounts[],
@@ -108,13 +100,8 @@ static int scatterv(const char *call, const void *sendbuf, const int sendcounts[
         recvcount = sendcounts[root];
         rtype = stype;
     }
-    int levels = tm_mpi_coll_levels(c, nonblocking, true);
-    return tm_mpi_coll_run(r, c, call,
-                           tm_nbc_scatterv_linear(r, c, at_root ? sendbuf : NULL,
-                                                  at_root ? sendcounts : NULL,
-                                                  at_root ? displs : NULL, stype, recvbuf,
-                                                  (size_t)recvcount, rtype, root, levels),
-                           request);
+    return tm_coll_scatterv(r, c, call, sendbuf, sendcounts, displs, stype, recvbuf,
+                            (size_t)recvcount, rtype, root, nonblocking ? request : NULL);
 }
 
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

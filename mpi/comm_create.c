@@ -176,7 +176,7 @@ static void tm_mpi_comm_view_free(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
     tm_mpi_table_remove(&r->comms,
                         (int)tm_mpi_handle_payload(c->handle) - TM_MPI_COMM_FIRST_PAYLOAD);
     tm_mpi_comm_errhandler_clear(c);
-    tm_mpi_coll_flat_release(r, c, "MPI_Comm_free");
+    tm_coll_flat_release(r, c, "MPI_Comm_free");
     tm_p2p_request_forget_comm(r, c);
     tm_mpi_group_release(c->group);
     tm_mpi_topo_free(c->topo);

@@ -6,7 +6,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -14,6 +13,7 @@
 #include "bcast_dynamic.h"
 #include "coll.h"
 #include "obj/group.h"
+#include "coll/coll.h"
 #include "nbc/nbc.h"
 #include "mpi_impl.h"
 #include "p2p/p2p.h"
@@ -52,9 +52,7 @@ int tm_mpi_rank_create(tm_rt_rank_t *rt)
     r->self.group->world_ranks[0] = rt->world_rank;
     r->world.context_id = TM_MPI_CONTEXT_WORLD;
     r->self.context_id = TM_MPI_CONTEXT_SELF;
-    /* Once for the process: the handler of the dynamic broadcasts' active messages. */
-    static pthread_once_t handlers_once = PTHREAD_ONCE_INIT;
-    pthread_once(&handlers_once, tm_nbc_bcast_dynamic_init);
+    tm_coll_init();
     int err = tm_p2p_init(r);
     if (err == 0 && (err = tm_nbc_engine_create(r)) < 0)
         tm_p2p_finalize(r);
@@ -82,7 +80,7 @@ void tm_mpi_rank_destroy(tm_rt_rank_t *rt)
     tm_mpi_info_rank_fini(r);
     tm_mpi_deferred_rank_fini(r);
     tm_mpi_group_rank_fini(r);
-    tm_mpi_coll_flat_release(r, &r->world, "MPI_Finalize");
+    tm_coll_flat_release(r, &r->world, "MPI_Finalize");
     tm_mpi_group_release(r->world.group);
     tm_mpi_group_release(r->self.group);
     tm_nbc_engine_destroy(r);

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "coll.h"
-#include "nbc/blocks.h"
+#include "coll/blocks.h"
 #include "topo.h"
 
 /* Resolves comm and checks that its topology is of `kind` (MPI_ERR_TOPOLOGY otherwise). */
@@ -370,19 +370,17 @@ static int tm_mpi_dist_exchange(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *
     tm_mpi_type_t *type;
 
     tm_mpi_type_lookup(MPI_INT, &type);
-    tm_nbc_blocks_t send = {.buf = (void *)sendbuf,
+    tm_coll_blocks_t send = {.buf = (void *)sendbuf,
                             .counts = sendcounts,
                             .displs = sdispls,
                             .displ_unit = sizeof(int),
                             .type = type};
-    tm_nbc_blocks_t recv = {.buf = recvbuf,
+    tm_coll_blocks_t recv = {.buf = recvbuf,
                             .counts = recvcounts,
                             .displs = rdispls,
                             .displ_unit = sizeof(int),
                             .type = type};
-    return tm_mpi_coll_run(
-        r, c, call,
-        tm_nbc_alltoall_pairwise(r, c, &send, &recv, tm_mpi_coll_levels(c, false, false)), NULL);
+    return tm_coll_alltoall(r, c, call, &send, &recv, NULL);
 }
 
 /* The buffers of the exchange: per peer, two ints (records, weights) then the records. */

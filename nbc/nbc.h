@@ -1,5 +1,6 @@
 /*
- * ThreadMPI nbc/: the schedule engine of the collectives, for mpi/.
+ * ThreadMPI nbc/: the schedule engine of the collectives, for coll/ (their algorithms build the
+ * schedules) and mpi/ (which makes and ends each rank's engine).
  *
  * A collective is a schedule: an array of rounds, a round a list of actions (send, recv, op,
  * copy, and poll: wait for a condition on shared memory) that start together; the next round
@@ -19,7 +20,7 @@
  * start) thus begin in the call and end in the rank's later MPI calls, as the leaf levels of a
  * broadcast (RANK rounds at the end) do.
  *
- * Messages of collectives travel through the rank's collective mailbox (mpi/p2p.h), matched by
+ * Messages of collectives travel through the rank's collective mailbox (p2p/p2p.h), matched by
  * (communicator context, source, tag = the collective's sequence number on the communicator),
  * never mixed with the program's point-to-point traffic: any number of collectives may be
  * outstanding on a communicator, beside point-to-point messages on the same one.
@@ -29,9 +30,9 @@
  * and never held across a yield.
  *
  * The collective mailbox also carries active messages, which the engine's holder runs as they
- * come: a dynamic broadcast (bcast_dynamic.c) travels as active messages that the runtime of
- * each destination forwards down its tree, then hands to the program as a point-to-point
- * message.
+ * come (p2p/ hands each to the handler registered for its kind): a dynamic broadcast
+ * (coll/bcast_dynamic.c) travels as active messages that the runtime of each destination
+ * forwards down its tree, then hands to the program as a point-to-point message.
  */
 #ifndef TM_NBC_H
 #define TM_NBC_H
@@ -77,19 +78,6 @@ bool tm_nbc_has_progress_thread(const tm_nbc_engine_t *e);
 /* Progresses the schedules of engine e: the rank's (`by_rank`) or its progress thread's. Returns
  * true when it did something, or when another holds the engine (it is progressing). */
 bool tm_nbc_progress(tm_nbc_engine_t *e, bool by_rank);
-
-/* ---- dynamic broadcasts (bcast_dynamic.c) ---- */
-
-/* Registers the handler of dynamic broadcasts' active messages (once, at MPI_Init). */
-void tm_nbc_bcast_dynamic_init(void);
-
-/* Starts the dynamic broadcast of (buf, count, type) from rank r (the root) to the ndests ranks
- * `dests` of comm, already checked (in comm, distinct, not r), with `tag`: each receives it as a
- * point-to-point message from r, in order with r's other messages to it. req (a send request of
- * r) completes when buf may be reused. 0, or -ENOMEM with nothing sent. */
-int tm_nbc_bcast_dynamic(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *buf, size_t count,
-                         tm_mpi_type_t *type, const int *dests, int ndests, int tag,
-                         tm_p2p_request_t *req);
 
 /* ---- building a schedule ---- */
 
@@ -139,181 +127,15 @@ void tm_nbc_sched_free(tm_nbc_sched_t *s);
  * was sent). */
 int tm_nbc_sched_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, tm_p2p_request_t *req);
 
-/* ---- algorithms: each builds the calling rank's schedule of one collective (one file each,
- * named after the algorithm, with its cost and when it is chosen in its opening comment) ----
+/* ---- the split-tree ----
  *
- * `rank_levels` is the split-tree's S: how many levels of the tree, counted from the leaves, run
- * on the ranks (TM_NBC_RANK rounds); the others run on the progress threads too. A blocking
- * collective passes TM_NBC_ALL_LEVELS. Buffers are the caller's, already resolved (no
- * MPI_IN_PLACE: the caller passes the right buffer). Each returns NULL when out of memory. */
+ * A collective's algorithm runs the last `rank_levels` levels of its tree (S, counted from the
+ * leaves) on the rank (TM_NBC_RANK rounds) and the others on the progress threads too. A
+ * blocking collective runs them all on the rank: TM_NBC_ALL_LEVELS. */
 #define TM_NBC_ALL_LEVELS 64
 
 /* ceil(log2 size): the height of a binomial tree over size ranks. */
 int tm_nbc_tree_height(int size);
-
-tm_nbc_sched_t *tm_nbc_bcast_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, void *buf,
-                                      size_t count, tm_mpi_type_t *type, int root, int rank_levels);
-
-/* The rooted all-to-one and one-to-all algorithms come in three forms, so that other collectives
- * can be built of them (allreduce: reduce then broadcast; reduce_scatter: reduce then scatterv):
- *   tm_nbc_X(r, comm, ...)             a new schedule holding the collective;
- *   tm_nbc_X_add(s, comm, ..., tmp)   the same rounds appended to schedule s, after its current
- *                                      round (whose actions complete first);
- *   tm_nbc_X_scratch(comm, ...)        the bytes of temporary memory tmp must have (a multiple
- *                                      of 64; tmp 64-byte aligned, alive until s ends), for the
- *                                      same arguments as _add; 0 when it needs none.
- * Arguments marked "root only" are not used elsewhere (may be NULL). */
-
-/* Reduce (reduce_binomial.c): recvbuf of the root gets op over every rank's (sendbuf, count,
- * type), in rank order when op is not commutative. At the root, sendbuf == recvbuf is in place
- * (its data is in recvbuf); recvbuf: root only. */
-tm_nbc_sched_t *tm_nbc_reduce_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                       void *recvbuf, size_t count, tm_mpi_type_t *type,
-                                       tm_mpi_op_t *op, int root, int rank_levels);
-void tm_nbc_reduce_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
-                                void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
-                                int root, int rank_levels, void *scratch);
-size_t tm_nbc_reduce_binomial_scratch(const tm_mpi_comm_t *comm, const void *sendbuf,
-                                      const void *recvbuf, size_t count, const tm_mpi_type_t *type,
-                                      const tm_mpi_op_t *op, int root);
-
-/* Gather (gather_binomial.c): every rank's (sendbuf, sendcount, sendtype) to the root's recvbuf,
- * as block `rank` of recvcount recvtype elements. Every block has the same size in bytes. At the
- * root, sendbuf == its own block in recvbuf with the same count and type is in place; recvbuf,
- * recvcount, recvtype: root only. */
-tm_nbc_sched_t *tm_nbc_gather_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                       size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
-                                       size_t recvcount, tm_mpi_type_t *recvtype, int root,
-                                       int rank_levels);
-void tm_nbc_gather_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
-                                size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
-                                size_t recvcount, tm_mpi_type_t *recvtype, int root,
-                                int rank_levels, void *scratch);
-size_t tm_nbc_gather_binomial_scratch(const tm_mpi_comm_t *comm, size_t sendcount,
-                                      const tm_mpi_type_t *sendtype, size_t recvcount,
-                                      const tm_mpi_type_t *recvtype, int root);
-
-/* Scatter (scatter_binomial.c): block `rank` of the root's sendbuf (sendcount sendtype elements
- * per block) to every rank's (recvbuf, recvcount, recvtype). Every block has the same size in
- * bytes. At the root, recvbuf == its own block in sendbuf with the same count and type is in
- * place; sendbuf, sendcount, sendtype: root only. */
-tm_nbc_sched_t *tm_nbc_scatter_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                        size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
-                                        size_t recvcount, tm_mpi_type_t *recvtype, int root,
-                                        int rank_levels);
-void tm_nbc_scatter_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
-                                 size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
-                                 size_t recvcount, tm_mpi_type_t *recvtype, int root,
-                                 int rank_levels, void *scratch);
-size_t tm_nbc_scatter_binomial_scratch(const tm_mpi_comm_t *comm, size_t sendcount,
-                                       const tm_mpi_type_t *sendtype, size_t recvcount,
-                                       const tm_mpi_type_t *recvtype, int root);
-
-/* Gatherv (gatherv_linear.c): every rank's (sendbuf, sendcount, sendtype) to the root's
- * (recvbuf + displs[rank] extents, recvcounts[rank], recvtype). At the root, sendbuf == its own
- * block with the same count and type is in place; recvbuf, recvcounts, displs, recvtype: root
- * only (read while building: they need not outlive the call). Needs no scratch. */
-tm_nbc_sched_t *tm_nbc_gatherv_linear(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                      size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
-                                      const int *recvcounts, const int *displs,
-                                      tm_mpi_type_t *recvtype, int root, int rank_levels);
-void tm_nbc_gatherv_linear_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
-                               size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
-                               const int *recvcounts, const int *displs, tm_mpi_type_t *recvtype,
-                               int root, int rank_levels);
-
-/* Scatterv (scatterv_linear.c): the root's (sendbuf + displs[i] extents, sendcounts[i], sendtype)
- * to rank i's (recvbuf, recvcount, recvtype). At the root, recvbuf == its own block with the same
- * count and type is in place; sendbuf, sendcounts, displs, sendtype: root only (read while
- * building). Needs no scratch. */
-tm_nbc_sched_t *tm_nbc_scatterv_linear(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                       const int *sendcounts, const int *displs,
-                                       tm_mpi_type_t *sendtype, void *recvbuf, size_t recvcount,
-                                       tm_mpi_type_t *recvtype, int root, int rank_levels);
-void tm_nbc_scatterv_linear_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
-                                const int *sendcounts, const int *displs, tm_mpi_type_t *sendtype,
-                                void *recvbuf, size_t recvcount, tm_mpi_type_t *recvtype, int root,
-                                int rank_levels);
-
-/* Prefix reduction: recvbuf of rank r gets the data of ranks 0 .. r (`exclusive`: 0 .. r - 1)
- * reduced in rank order; exclusive, rank 0's recvbuf is not touched. sendbuf == recvbuf: in
- * place (the data is taken from recvbuf). */
-tm_nbc_sched_t *tm_nbc_scan_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                        void *recvbuf, size_t count, tm_mpi_type_t *type,
-                                        tm_mpi_op_t *op, bool exclusive, int rank_levels);
-
-/* Reduce-scatter: block j of every rank's sendbuf (counts[j] elements, the blocks back to back;
- * counts NULL: `block` elements each) reduced in rank order into rank j's recvbuf. The counts
- * are the same on every rank. sendbuf == recvbuf: in place (the blocks are in recvbuf, the
- * result goes to its start). */
-tm_nbc_sched_t *tm_nbc_reduce_scatter_pairwise(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                               const void *sendbuf, void *recvbuf,
-                                               const int *counts, size_t block, tm_mpi_type_t *type,
-                                               tm_mpi_op_t *op, int rank_levels);
-
-/* One transfer of a neighbourhood collective: count elements of type at buf, to or from peer. */
-typedef struct tm_nbc_xfer {
-    void *buf;
-    size_t count;
-    tm_mpi_type_t *type;
-    int peer;
-} tm_nbc_xfer_t;
-
-/* A neighbourhood collective: the receives, then the sends, each posted in the order given (the
- * order in which messages between the same two ranks are matched). */
-tm_nbc_sched_t *tm_nbc_neighbor_linear(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                       const tm_nbc_xfer_t *recvs, int nrecvs,
-                                       const tm_nbc_xfer_t *sends, int nsends, int rank_levels);
-
-/* Barrier (barrier_dissemination.c). */
-tm_nbc_sched_t *tm_nbc_barrier_dissemination(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                             int rank_levels);
-
-/* Blocks of data, one per member, in a buffer (blocks.h): allgather(v)'s receive buffer,
- * alltoall(v,w)'s buffers. Read while building: need not outlive the call. */
-typedef struct tm_nbc_blocks tm_nbc_blocks_t;
-
-/* Allgather(v): every rank's (sendbuf, sendcount, sendtype) to block `rank` of every rank's recv.
- * sendtype NULL: in place (each rank's block is in its recv already). Recursive doubling needs a
- * power-of-two size and blocks that follow each other with no counts, displs or types arrays
- * (MPI_Allgather's); Bruck's algorithm and the ring take any (MPI_Allgatherv's). */
-tm_nbc_sched_t *tm_nbc_allgather_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                             const void *sendbuf, size_t sendcount,
-                                             tm_mpi_type_t *sendtype, const tm_nbc_blocks_t *recv,
-                                             int rank_levels);
-tm_nbc_sched_t *tm_nbc_allgather_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                       size_t sendcount, tm_mpi_type_t *sendtype,
-                                       const tm_nbc_blocks_t *recv, int rank_levels);
-tm_nbc_sched_t *tm_nbc_allgather_ring(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                      size_t sendcount, tm_mpi_type_t *sendtype,
-                                      const tm_nbc_blocks_t *recv, int rank_levels);
-
-/* Alltoall(v,w): block j of every rank's send to block `rank` of rank j's recv. send NULL: in
- * place (the data is taken from recv, whose blocks then serve both ways). Bruck's algorithm
- * needs equal blocks that follow each other (MPI_Alltoall's); the pairwise exchange takes any. */
-tm_nbc_sched_t *tm_nbc_alltoall_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                      const tm_nbc_blocks_t *send, const tm_nbc_blocks_t *recv,
-                                      int rank_levels);
-tm_nbc_sched_t *tm_nbc_alltoall_pairwise(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                         const tm_nbc_blocks_t *send, const tm_nbc_blocks_t *recv,
-                                         int rank_levels);
-
-/* Allreduce: every rank's recvbuf gets op over every rank's (sendbuf, count, type), in rank
- * order when op is not commutative; sendbuf == recvbuf: in place. Rabenseifner's algorithm
- * needs a commutative op and count >= the largest power of two <= size. The split form
- * (reduce to 0, then broadcast) is the non-blocking one. */
-tm_nbc_sched_t *tm_nbc_allreduce_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                             const void *sendbuf, void *recvbuf, size_t count,
-                                             tm_mpi_type_t *type, tm_mpi_op_t *op, int rank_levels);
-tm_nbc_sched_t *tm_nbc_allreduce_rabenseifner(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                              const void *sendbuf, void *recvbuf, size_t count,
-                                              tm_mpi_type_t *type, tm_mpi_op_t *op,
-                                              int rank_levels);
-tm_nbc_sched_t *tm_nbc_allreduce_split(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                       void *recvbuf, size_t count, tm_mpi_type_t *type,
-                                       tm_mpi_op_t *op, int rank_levels);
-
-/* ---- the split-tree ---- */
 
 /* S, the levels of a binomial tree over `size` ranks that run on the application ranks, from
  * [nbc] split_levels: a number (capped to the height), or the model's choice (model.h) with

@@ -11,6 +11,14 @@
 #include "nbc.h"
 #include "runtime/rank.h"
 
+int tm_nbc_tree_height(int size)
+{
+    int h = 0;
+    while ((1 << h) < size)
+        h++;
+    return h;
+}
+
 int tm_nbc_split_levels(int size, bool doubling)
 {
     int height = tm_nbc_tree_height(size);

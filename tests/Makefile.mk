@@ -10,6 +10,10 @@ AM_TESTS_ENVIRONMENT = \
 	export TM_BUILDDIR TM_SRCDIR CK_DEFAULT_TIMEOUT LSAN_OPTIONS;
 TM_UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(HWLOC_CFLAGS) $(INIH_CFLAGS)
 
+# The layers' dependencies point one way: no include and no call runs upward (tests/layers.sh).
+TESTS += tests/layers.sh
+EXTRA_DIST += tests/layers.sh
+
 include tests/unit/sched/Makefile.mk
 include tests/unit/shm/Makefile.mk
 include tests/unit/runtime/Makefile.mk

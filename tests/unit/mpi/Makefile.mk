@@ -16,7 +16,7 @@ tm_mpi_unit_fake = tests/unit/mpi/fake_rt.c tests/unit/mpi/fake_rt.h runtime/pro
 check_LTLIBRARIES = tests/unit/mpi/libtmmpinbc.la
 tests_unit_mpi_libtmmpinbc_la_SOURCES =
 nodist_EXTRA_tests_unit_mpi_libtmmpinbc_la_SOURCES = dummy.c
-tests_unit_mpi_libtmmpinbc_la_LIBADD = mpi/libtmmpi.la nbc/libtmnbc.la p2p/libtmp2p.la obj/libtmobj.la
+tests_unit_mpi_libtmmpinbc_la_LIBADD = mpi/libtmmpi.la coll/libtmcoll.la nbc/libtmnbc.la p2p/libtmp2p.la obj/libtmobj.la
 tm_mpi_unit_ldadd = tests/unit/mpi/libtmmpinbc.la shm/libtmshm.la sched/libtmsched.la $(NUMA_LIBS) $(HWLOC_LIBS) \
 	$(CHECK_LIBS)
 

@@ -47,7 +47,7 @@
  * one switch of each rank's core instead of lg p. The message algorithms' rounds each cost a
  * message and, with several ranks per core, a switch to each receiver: on 16 ranks on 2 cores
  * an 8-byte allreduce took 20 us by recursive doubling. Only the leaders compute, and each wakes
- * its members one by one: used up to TM_MPI_COLL_FLAT_RANKS members and TM_MPI_COLL_FLAT_BYTES
+ * its members one by one: used up to TM_COLL_FLAT_RANKS members and TM_COLL_FLAT_BYTES
  * of data (coll.h).
  *
  * Scans (MPI_Scan, MPI_Exscan) are a chain instead: member k waits for member k - 1's prefix
@@ -96,12 +96,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll.h"
+#include "coll/coll.h"
 #include "obj/group.h"
-#include "nbc/blocks.h"
+#include "coll/blocks.h"
 #include "p2p/p2p.h"
 
-typedef struct tm_coll_flat tm_mpi_coll_flat_t;
+typedef struct tm_coll_flat tm_coll_flat_t;
 
 struct tm_coll_flat {
     int context_id, leader, size; /* the key: context id, world rank of rank 0; members */
@@ -109,11 +109,11 @@ struct tm_coll_flat {
     int ngroups;                  /* VPs the members run on */
     struct tm_coll_flat *next;
     /* Two sets of size slots, for odd and even rounds: a line that holds the slot's length,
-     * then TM_MPI_COLL_FLAT_BYTES of data. */
+     * then TM_COLL_FLAT_BYTES of data. */
     alignas(TM_SHM_CACHE_LINE) unsigned char slots[];
 };
 
-#define FLAT_SLOT_STRIDE (TM_SHM_CACHE_LINE + TM_MPI_COLL_FLAT_BYTES)
+#define FLAT_SLOT_STRIDE (TM_SHM_CACHE_LINE + TM_COLL_FLAT_BYTES)
 
 /* A member's link of the scan chain, after the slots: its prefixes, each with the round it is
  * of, which shares the first line with the data (8 bytes of data come over with the number);
@@ -124,22 +124,22 @@ struct tm_coll_flat {
 _Static_assert(FLAT_SCAN_REPORT <= FLAT_SCAN_DEPTH, "a member's waits end (see Scans above)");
 typedef struct flat_prefix {
     alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t round;
-    unsigned char data[TM_MPI_COLL_FLAT_BYTES];
+    unsigned char data[TM_COLL_FLAT_BYTES];
 } flat_prefix_t;
 
 typedef struct flat_link {
     flat_prefix_t prefix[FLAT_SCAN_DEPTH];
     alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t finished; /* rounds done with the previous link */
 } flat_link_t;
-_Static_assert(TM_MPI_COLL_FLAT_BYTES % TM_SHM_CACHE_LINE == 0, "slots fill whole lines");
+_Static_assert(TM_COLL_FLAT_BYTES % TM_SHM_CACHE_LINE == 0, "slots fill whole lines");
 
 static struct {
     pthread_mutex_t lock;
-    tm_mpi_coll_flat_t *head;
+    tm_coll_flat_t *head;
 } registry = {PTHREAD_MUTEX_INITIALIZER, NULL};
 
 /* Member k's link of the scan chain. */
-static flat_link_t *flat_link(tm_mpi_coll_flat_t *f, int k)
+static flat_link_t *flat_link(tm_coll_flat_t *f, int k)
 {
     return (flat_link_t *)(void *)(f->slots + 2 * (size_t)f->size * FLAT_SLOT_STRIDE) + k;
 }
@@ -150,7 +150,7 @@ typedef struct flat_member {
     int vp, group;
 } flat_member_t;
 
-static flat_member_t *flat_members(tm_mpi_coll_flat_t *f)
+static flat_member_t *flat_members(tm_coll_flat_t *f)
 {
     return (flat_member_t *)(void *)flat_link(f, f->size);
 }
@@ -163,7 +163,7 @@ static flat_member_t *flat_members(tm_mpi_coll_flat_t *f)
 typedef struct flat_pub {
     alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t round; /* the last round published here */
     int leader;                                        /* its leader, whom the others poke */
-    alignas(max_align_t) unsigned char partial[TM_MPI_COLL_FLAT_BYTES];
+    alignas(max_align_t) unsigned char partial[TM_COLL_FLAT_BYTES];
 } flat_pub_t;
 
 /* The members of one VP arrive on a line of their own; the last of them leads the group through
@@ -175,12 +175,12 @@ typedef struct flat_group {
     int members;
     alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t done; /* rounds open to the group's members */
     size_t result_len;                                /* broadcasts: bytes of the result */
-    alignas(max_align_t) unsigned char result[TM_MPI_COLL_FLAT_BYTES];
+    alignas(max_align_t) unsigned char result[TM_COLL_FLAT_BYTES];
     flat_pub_t pub[2];
 } flat_group_t;
 
 /* The groups, after the members: f->size of them at most. */
-static flat_group_t *flat_groups(tm_mpi_coll_flat_t *f)
+static flat_group_t *flat_groups(tm_coll_flat_t *f)
 {
     uintptr_t end = (uintptr_t)(flat_members(f) + f->size);
     return (flat_group_t *)((end + TM_SHM_CACHE_LINE - 1) & ~(uintptr_t)(TM_SHM_CACHE_LINE - 1));
@@ -193,20 +193,20 @@ typedef struct flat_arrival {
 } flat_arrival_t;
 
 /* The members' lines, after the groups. */
-static flat_arrival_t *flat_arrivals(tm_mpi_coll_flat_t *f)
+static flat_arrival_t *flat_arrivals(tm_coll_flat_t *f)
 {
     return (flat_arrival_t *)(void *)(flat_groups(f) + f->size);
 }
 
 /* c's block, made by its first member that needs it. Out of memory ends the job: the members
  * must all take the flat path once they chose it. */
-static tm_mpi_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
+static tm_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
 {
     if (c->flat)
         return c->flat;
     int leader = c->group->world_ranks[0];
     pthread_mutex_lock(&registry.lock);
-    tm_mpi_coll_flat_t *f = registry.head;
+    tm_coll_flat_t *f = registry.head;
     while (f && (f->context_id != c->context_id || f->leader != leader))
         f = f->next;
     if (!f) {
@@ -264,9 +264,9 @@ static tm_mpi_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
 
 static void flat_ibarriers_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call);
 
-void tm_mpi_coll_flat_release(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
+void tm_coll_flat_release(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
 {
-    tm_mpi_coll_flat_t *f = c->flat;
+    tm_coll_flat_t *f = c->flat;
     if (!f)
         return;
     /* Our non-blocking barriers' requests read the block until they find them over: the block
@@ -276,7 +276,7 @@ void tm_mpi_coll_flat_release(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *ca
     pthread_mutex_lock(&registry.lock);
     bool last = --f->refs == 0;
     if (last) {
-        tm_mpi_coll_flat_t **link = &registry.head;
+        tm_coll_flat_t **link = &registry.head;
         while (*link != f)
             link = &(*link)->next;
         *link = f->next;
@@ -287,14 +287,14 @@ void tm_mpi_coll_flat_release(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *ca
 }
 
 /* The data of `rank`'s slot for round `round`. */
-static unsigned char *flat_slot(tm_mpi_coll_flat_t *f, uint64_t round, int rank)
+static unsigned char *flat_slot(tm_coll_flat_t *f, uint64_t round, int rank)
 {
     return f->slots + ((round & 1) * (size_t)f->size + (size_t)rank) * FLAT_SLOT_STRIDE +
            TM_SHM_CACHE_LINE;
 }
 
 /* Its length: bytes of data (alltoall, scatter: of one block), for the members that read it. */
-static size_t *flat_slot_len(tm_mpi_coll_flat_t *f, uint64_t round, int rank)
+static size_t *flat_slot_len(tm_coll_flat_t *f, uint64_t round, int rank)
 {
     return (size_t *)(void *)(flat_slot(f, round, rank) - TM_SHM_CACHE_LINE);
 }
@@ -345,7 +345,7 @@ static void flat_poke(tm_mpi_comm_t *c, int k)
 /* Folds into `dst` the data of the members of `group` (-1: every member) of the round, from the
  * last to the first (in rank order, for operations that do not commute: slot[k] op (the rest)),
  * or the groups' partials when `partials`. */
-static void flat_fold(tm_mpi_coll_flat_t *f, uint64_t round, int group, bool partials,
+static void flat_fold(tm_coll_flat_t *f, uint64_t round, int group, bool partials,
                       unsigned char *dst, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op)
 {
     const flat_member_t *members = flat_members(f);
@@ -373,7 +373,7 @@ static void flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uin
                        flat_kind_t kind, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
                        int root)
 {
-    tm_mpi_coll_flat_t *f = c->flat;
+    tm_coll_flat_t *f = c->flat;
     const flat_member_t *members = flat_members(f);
     flat_group_t *groups = flat_groups(f);
     int g = members[c->rank].group;
@@ -455,7 +455,7 @@ static flat_group_t *flat_result(const tm_mpi_comm_t *c)
  * member, against lg p rounds of messages by dissemination. */
 
 /* Whether every member of `f` has entered barrier t, scanning from *cursor. */
-static bool flat_entered(tm_mpi_coll_flat_t *f, uint64_t t, int *cursor)
+static bool flat_entered(tm_coll_flat_t *f, uint64_t t, int *cursor)
 {
     const flat_arrival_t *lines = flat_arrivals(f);
     for (int k = *cursor; k < f->size; k++)
@@ -479,10 +479,10 @@ static bool flat_ibarrier_over(void *obj, uint64_t t, int *cursor)
     return true;
 }
 
-int tm_mpi_coll_flat_ibarrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+int tm_coll_flat_ibarrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                               MPI_Request *request)
 {
-    tm_mpi_coll_flat_t *f = flat_get(r, c);
+    tm_coll_flat_t *f = flat_get(r, c);
     uint64_t t = ++c->flat_ibarriers;
     /* release: what we did before the barrier, for the members' acquire */
     atomic_store_explicit(&flat_arrivals(f)[c->rank].ibarriers, t, memory_order_release);
@@ -496,11 +496,11 @@ int tm_mpi_coll_flat_ibarrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *ca
     if (!s) {
         /* no request will look: counted as seen */
         atomic_fetch_add_explicit(&c->flat_ibarriers_seen, 1, memory_order_relaxed);
-        return tm_mpi_coll_run(r, c, call, NULL, request); /* reports the lack of memory */
+        return tm_coll_run(r, c, call, NULL, request); /* reports the lack of memory */
     }
     tm_nbc_sched_where(s, TM_NBC_RANK);
     tm_nbc_sched_poll(s, flat_ibarrier_over, c, t);
-    return tm_mpi_coll_run(r, c, call, s, request);
+    return tm_coll_run(r, c, call, s, request);
 }
 
 /* Waits until the requests of the non-blocking barriers c's member entered have found them
@@ -511,18 +511,18 @@ static void flat_ibarriers_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *
     flat_wait(r, c, call, &c->flat_ibarriers_seen, c->flat_ibarriers);
 }
 
-bool tm_mpi_coll_use_flat(const tm_mpi_comm_t *c, size_t bytes)
+bool tm_coll_use_flat(const tm_mpi_comm_t *c, size_t bytes)
 {
-    return c->size >= 2 && c->size <= TM_MPI_COLL_FLAT_RANKS && bytes <= TM_MPI_COLL_FLAT_BYTES;
+    return c->size >= 2 && c->size <= TM_COLL_FLAT_RANKS && bytes <= TM_COLL_FLAT_BYTES;
 }
 
-bool tm_mpi_coll_use_flat_reduce(const tm_mpi_comm_t *c, size_t count, const tm_mpi_type_t *type)
+bool tm_coll_use_flat_reduce(const tm_mpi_comm_t *c, size_t count, const tm_mpi_type_t *type)
 {
     /* Dense: the op folds the slots as they are (a property of the type map, which the members
      * share for reductions). */
     bool dense = type->size == (size_t)type->extent && type->true_lb == 0 &&
                  type->true_extent == type->extent;
-    return dense && tm_mpi_coll_use_flat(c, count * type->size);
+    return dense && tm_coll_use_flat(c, count * type->size);
 }
 
 /* The number of c's next round, its block made if needed. */
@@ -532,7 +532,7 @@ static uint64_t flat_next(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
     return ++c->flat_rounds;
 }
 
-void tm_mpi_coll_flat_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
+void tm_coll_flat_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
 {
     flat_round(r, c, call, flat_next(r, c), FLAT_BARRIER, 0, NULL, NULL, 0);
 }
@@ -556,11 +556,11 @@ static int flat_status(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, boo
                               "of data");
 }
 
-int tm_mpi_coll_flat_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *buf,
+int tm_coll_flat_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *buf,
                            size_t count, tm_mpi_type_t *type, int root)
 {
     uint64_t round = flat_next(r, c);
-    tm_mpi_coll_flat_t *f = c->flat;
+    tm_coll_flat_t *f = c->flat;
     if (c->rank == root)
         *flat_slot_len(f, round, root) =
             tm_mpi_type_pack(buf, count, type, 0, count * type->size, flat_slot(f, round, root));
@@ -572,7 +572,7 @@ int tm_mpi_coll_flat_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
     return flat_status(r, c, call, truncated);
 }
 
-void tm_mpi_coll_flat_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
+void tm_coll_flat_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
                              void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
                              int root)
 {
@@ -587,7 +587,7 @@ void tm_mpi_coll_flat_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *cal
 
 /* Packs the size blocks of (count, type) of buf, one after the other, into `rank`'s slot, whose
  * length is then one block's (alltoall, scatter). */
-static void flat_put_blocks(tm_mpi_coll_flat_t *f, uint64_t round, int rank, const void *buf,
+static void flat_put_blocks(tm_coll_flat_t *f, uint64_t round, int rank, const void *buf,
                             size_t count, const tm_mpi_type_t *type)
 {
     size_t block = count * type->size;
@@ -598,37 +598,37 @@ static void flat_put_blocks(tm_mpi_coll_flat_t *f, uint64_t round, int rank, con
 
 /* Unpacks every member k's slot into block k of `recv`, but member `skip`'s (-1: none)
  * (allgather(v), gather); true when one did not fit. */
-static bool flat_get_blocks(tm_mpi_coll_flat_t *f, uint64_t round, int skip,
-                            const tm_nbc_blocks_t *recv)
+static bool flat_get_blocks(tm_coll_flat_t *f, uint64_t round, int skip,
+                            const tm_coll_blocks_t *recv)
 {
     bool truncated = false;
     for (int k = 0; k < f->size; k++)
         if (k != skip)
             truncated |= flat_unpack(flat_slot(f, round, k), *flat_slot_len(f, round, k),
-                                     tm_nbc_blocks_at(recv, k), tm_nbc_blocks_count(recv, k),
-                                     tm_nbc_blocks_type(recv, k));
+                                     tm_coll_blocks_at(recv, k), tm_coll_blocks_count(recv, k),
+                                     tm_coll_blocks_type(recv, k));
     return truncated;
 }
 
 /* Unpacks block `rank` of member k's slot, whose blocks are `len` bytes each, into (buf, count,
  * type) (alltoall, scatter); true when it did not fit. */
-static bool flat_get_block(tm_mpi_coll_flat_t *f, uint64_t round, int k, int rank, size_t len,
+static bool flat_get_block(tm_coll_flat_t *f, uint64_t round, int k, int rank, size_t len,
                            void *buf, size_t count, const tm_mpi_type_t *type)
 {
     return flat_unpack(flat_slot(f, round, k) + (size_t)rank * len, len, buf, count, type);
 }
 
-int tm_mpi_coll_flat_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+int tm_coll_flat_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                                const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                               const tm_nbc_blocks_t *recv)
+                               const tm_coll_blocks_t *recv)
 {
     uint64_t round = flat_next(r, c);
-    tm_mpi_coll_flat_t *f = c->flat;
+    tm_coll_flat_t *f = c->flat;
     bool in_place = !sendbuf;
     if (in_place) { /* the rank's block is in recvbuf already */
-        sendbuf = tm_nbc_blocks_at(recv, c->rank);
-        sendcount = tm_nbc_blocks_count(recv, c->rank);
-        stype = tm_nbc_blocks_type(recv, c->rank);
+        sendbuf = tm_coll_blocks_at(recv, c->rank);
+        sendcount = tm_coll_blocks_count(recv, c->rank);
+        stype = tm_coll_blocks_type(recv, c->rank);
     }
     *flat_slot_len(f, round, c->rank) = tm_mpi_type_pack(
         sendbuf, sendcount, stype, 0, sendcount * stype->size, flat_slot(f, round, c->rank));
@@ -638,7 +638,7 @@ int tm_mpi_coll_flat_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *c
     return flat_status(r, c, call, flat_get_blocks(f, round, in_place ? c->rank : -1, recv));
 }
 
-void tm_mpi_coll_flat_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+void tm_coll_flat_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                                      const void *data, void *recvbuf, size_t total, size_t first,
                                      size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op)
 {
@@ -650,12 +650,12 @@ void tm_mpi_coll_flat_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const c
         memcpy(recvbuf, flat_result(c)->result + first * type->size, count * type->size);
 }
 
-int tm_mpi_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+int tm_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                               const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
                               void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype)
 {
     uint64_t round = flat_next(r, c);
-    tm_mpi_coll_flat_t *f = c->flat;
+    tm_coll_flat_t *f = c->flat;
     if (!sendbuf) { /* in place: the blocks to send are in recvbuf, as the receive's */
         sendbuf = recvbuf;
         sendcount = recvcount;
@@ -664,19 +664,19 @@ int tm_mpi_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *ca
     flat_put_blocks(f, round, c->rank, sendbuf, sendcount, stype);
     flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0);
     bool truncated = false;
-    tm_nbc_blocks_t recv = {.buf = recvbuf, .count = recvcount, .type = rtype};
+    tm_coll_blocks_t recv = {.buf = recvbuf, .count = recvcount, .type = rtype};
     for (int k = 0; k < c->size; k++)
         truncated |= flat_get_block(f, round, k, c->rank, *flat_slot_len(f, round, k),
-                                    tm_nbc_blocks_at(&recv, k), recvcount, rtype);
+                                    tm_coll_blocks_at(&recv, k), recvcount, rtype);
     return flat_status(r, c, call, truncated);
 }
 
-int tm_mpi_coll_flat_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+int tm_coll_flat_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                             const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
                             void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype, int root)
 {
     uint64_t round = flat_next(r, c);
-    tm_mpi_coll_flat_t *f = c->flat;
+    tm_coll_flat_t *f = c->flat;
     *flat_slot_len(f, round, c->rank) = tm_mpi_type_pack(
         sendbuf, sendcount, stype, 0, sendcount * stype->size, flat_slot(f, round, c->rank));
     /* Everyone waits for the round: the root reads the slots after it. */
@@ -684,34 +684,34 @@ int tm_mpi_coll_flat_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call
     if (c->rank != root)
         return MPI_SUCCESS;
     /* The root's own block, in place, is there already. */
-    tm_nbc_blocks_t recv = {.buf = recvbuf, .count = recvcount, .type = rtype};
-    int skip = tm_nbc_blocks_at(&recv, root) == sendbuf ? root : -1;
+    tm_coll_blocks_t recv = {.buf = recvbuf, .count = recvcount, .type = rtype};
+    int skip = tm_coll_blocks_at(&recv, root) == sendbuf ? root : -1;
     return flat_status(r, c, call, flat_get_blocks(f, round, skip, &recv));
 }
 
-int tm_mpi_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+int tm_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                              const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
                              void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype, int root)
 {
     uint64_t round = flat_next(r, c);
-    tm_mpi_coll_flat_t *f = c->flat;
+    tm_coll_flat_t *f = c->flat;
     if (c->rank == root)
         flat_put_blocks(f, round, root, sendbuf, sendcount, stype);
     flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0);
     /* The root's own block, in place, is in sendbuf already (which may be read-only). */
-    tm_nbc_blocks_t send = {.buf = (void *)sendbuf, .count = sendcount, .type = stype};
-    if (c->rank == root && recvbuf == tm_nbc_blocks_at(&send, root))
+    tm_coll_blocks_t send = {.buf = (void *)sendbuf, .count = sendcount, .type = stype};
+    if (c->rank == root && recvbuf == tm_coll_blocks_at(&send, root))
         return MPI_SUCCESS;
     return flat_status(r, c, call,
                        flat_get_block(f, round, root, c->rank, *flat_slot_len(f, round, root),
                                       recvbuf, recvcount, rtype));
 }
 
-void tm_mpi_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
+void tm_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
                            void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
                            bool exclusive)
 {
-    tm_mpi_coll_flat_t *f = flat_get(r, c);
+    tm_coll_flat_t *f = flat_get(r, c);
     uint64_t round = ++c->flat_scans;
     int k = c->rank, last = c->size - 1;
     size_t bytes = count * type->size;

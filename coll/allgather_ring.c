@@ -13,35 +13,36 @@
  */
 #include "config.h"
 
-#include "blocks.h"
-#include "steps.h"
+#include "coll/coll.h"
+#include "coll/blocks.h"
+#include "coll/steps.h"
 
-tm_nbc_sched_t *tm_nbc_allgather_ring(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
+tm_nbc_sched_t *tm_coll_allgather_ring(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
                                       size_t scount, tm_mpi_type_t *stype,
-                                      const tm_nbc_blocks_t *recv, int rank_levels)
+                                      const tm_coll_blocks_t *recv, int rank_levels)
 {
     int size = comm->size, me = comm->rank;
     int steps = size - 1;
-    int rank_steps = tm_nbc_linear_steps(steps, rank_levels);
+    int rank_steps = tm_coll_linear_steps(steps, rank_levels);
     int right = (me + 1) % size, left = (me - 1 + size) % size;
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, comm, 0);
     if (!s)
         return NULL;
-    tm_nbc_sched_where(s, tm_nbc_step_where(0, steps, rank_steps));
+    tm_nbc_sched_where(s, tm_coll_step_where(0, steps, rank_steps));
     if (stype) /* not in place: the rank's own block first, before it is sent */
-        tm_nbc_sched_copy(s, sendbuf, scount, stype, tm_nbc_blocks_at(recv, me),
-                          tm_nbc_blocks_count(recv, me), tm_nbc_blocks_type(recv, me));
+        tm_nbc_sched_copy(s, sendbuf, scount, stype, tm_coll_blocks_at(recv, me),
+                          tm_coll_blocks_count(recv, me), tm_coll_blocks_type(recv, me));
     for (int k = 0; k < steps; k++) {
         int out = (me - k + size) % size, in = (me - k - 1 + size) % size;
         if (k > 0)
-            tm_nbc_sched_barrier(s, tm_nbc_step_where(k, steps, rank_steps));
+            tm_nbc_sched_barrier(s, tm_coll_step_where(k, steps, rank_steps));
         if (k == 0 && stype) /* the rank's own block, from where the program left it */
             tm_nbc_sched_send(s, sendbuf, scount, stype, right);
         else
-            tm_nbc_sched_send(s, tm_nbc_blocks_at(recv, out), tm_nbc_blocks_count(recv, out),
-                              tm_nbc_blocks_type(recv, out), right);
-        tm_nbc_sched_recv(s, tm_nbc_blocks_at(recv, in), tm_nbc_blocks_count(recv, in),
-                          tm_nbc_blocks_type(recv, in), left);
+            tm_nbc_sched_send(s, tm_coll_blocks_at(recv, out), tm_coll_blocks_count(recv, out),
+                              tm_coll_blocks_type(recv, out), right);
+        tm_nbc_sched_recv(s, tm_coll_blocks_at(recv, in), tm_coll_blocks_count(recv, in),
+                          tm_coll_blocks_type(recv, in), left);
     }
     return s;
 }

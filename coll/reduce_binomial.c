@@ -32,7 +32,7 @@
  */
 #include "config.h"
 
-#include "sched.h"
+#include "coll/coll.h"
 
 /* The buffers a node receives into. */
 enum { BUF_SCRATCH0, BUF_SCRATCH1, BUF_RECV };
@@ -126,7 +126,7 @@ static tm_nbc_where_t level_where(int step, int rank_levels)
     return step < rank_levels ? TM_NBC_RANK : TM_NBC_ANY;
 }
 
-size_t tm_nbc_reduce_binomial_scratch(const tm_mpi_comm_t *comm, const void *sendbuf,
+size_t tm_coll_reduce_binomial_scratch(const tm_mpi_comm_t *comm, const void *sendbuf,
                                       const void *recvbuf, size_t count, const tm_mpi_type_t *type,
                                       const tm_mpi_op_t *op, int root)
 {
@@ -136,7 +136,7 @@ size_t tm_nbc_reduce_binomial_scratch(const tm_mpi_comm_t *comm, const void *sen
     return (size_t)p.nscratch * typed_span(count, type, &lo);
 }
 
-void tm_nbc_reduce_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
+void tm_coll_reduce_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
                                 void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
                                 int root, int rank_levels, void *scratch)
 {
@@ -193,15 +193,15 @@ void tm_nbc_reduce_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, co
         tm_nbc_sched_copy(s, acc, count, type, recvbuf, count, type);
 }
 
-tm_nbc_sched_t *tm_nbc_reduce_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
+tm_nbc_sched_t *tm_coll_reduce_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
                                        void *recvbuf, size_t count, tm_mpi_type_t *type,
                                        tm_mpi_op_t *op, int root, int rank_levels)
 {
-    size_t scratch = tm_nbc_reduce_binomial_scratch(comm, sendbuf, recvbuf, count, type, op, root);
+    size_t scratch = tm_coll_reduce_binomial_scratch(comm, sendbuf, recvbuf, count, type, op, root);
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, comm, scratch);
     if (!s)
         return NULL;
-    tm_nbc_reduce_binomial_add(s, comm, sendbuf, recvbuf, count, type, op, root, rank_levels,
+    tm_coll_reduce_binomial_add(s, comm, sendbuf, recvbuf, count, type, op, root, rank_levels,
                                tm_nbc_sched_scratch(s));
     return s;
 }

@@ -8,16 +8,16 @@
  *
  * An algorithm of about lg p steps runs its last S steps on the rank, as a tree its last S
  * levels; one of p - 1 equal steps runs the same share of them as the last S levels of a
- * binomial tree hold of its transfers: all but the first (p - 1) / 2^S (tm_nbc_linear_steps).
+ * binomial tree hold of its transfers: all but the first (p - 1) / 2^S (tm_coll_linear_steps).
  */
-#ifndef TM_NBC_STEPS_H
-#define TM_NBC_STEPS_H
+#ifndef TM_COLL_STEPS_H
+#define TM_COLL_STEPS_H
 
-#include "nbc.h"
+#include "nbc/nbc.h"
 
 /* Where step `step` of `steps` runs (past the last step: as the last) when the last rank_steps
  * run on the rank. */
-static inline tm_nbc_where_t tm_nbc_step_where(int step, int steps, int rank_steps)
+static inline tm_nbc_where_t tm_coll_step_where(int step, int steps, int rank_steps)
 {
     if (step > steps - 1)
         step = steps - 1;
@@ -25,9 +25,9 @@ static inline tm_nbc_where_t tm_nbc_step_where(int step, int steps, int rank_ste
 }
 
 /* The steps of `steps` equal ones that run on the rank for split-tree level count S. */
-static inline int tm_nbc_linear_steps(int steps, int rank_levels)
+static inline int tm_coll_linear_steps(int steps, int rank_levels)
 {
     return steps - (rank_levels >= 31 ? 0 : steps >> rank_levels);
 }
 
-#endif /* TM_NBC_STEPS_H */
+#endif /* TM_COLL_STEPS_H */

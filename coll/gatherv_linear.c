@@ -13,9 +13,9 @@
  */
 #include "config.h"
 
-#include "sched.h"
+#include "coll/coll.h"
 
-void tm_nbc_gatherv_linear_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
+void tm_coll_gatherv_linear_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
                                size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
                                const int *recvcounts, const int *displs, tm_mpi_type_t *recvtype,
                                int root, int rank_levels)
@@ -37,7 +37,7 @@ void tm_nbc_gatherv_linear_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, con
                           recvtype);
 }
 
-tm_nbc_sched_t *tm_nbc_gatherv_linear(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
+tm_nbc_sched_t *tm_coll_gatherv_linear(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
                                       size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
                                       const int *recvcounts, const int *displs,
                                       tm_mpi_type_t *recvtype, int root, int rank_levels)
@@ -45,7 +45,7 @@ tm_nbc_sched_t *tm_nbc_gatherv_linear(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, con
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, comm, 0);
     if (!s)
         return NULL;
-    tm_nbc_gatherv_linear_add(s, comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+    tm_coll_gatherv_linear_add(s, comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                               recvtype, root, rank_levels);
     return s;
 }

@@ -12,12 +12,13 @@
  */
 #include "config.h"
 
-#include "blocks.h"
-#include "steps.h"
+#include "coll/coll.h"
+#include "coll/blocks.h"
+#include "coll/steps.h"
 
-tm_nbc_sched_t *tm_nbc_allgather_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
+tm_nbc_sched_t *tm_coll_allgather_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
                                              const void *sendbuf, size_t scount,
-                                             tm_mpi_type_t *stype, const tm_nbc_blocks_t *recv,
+                                             tm_mpi_type_t *stype, const tm_coll_blocks_t *recv,
                                              int rank_levels)
 {
     int size = comm->size, me = comm->rank;
@@ -26,19 +27,19 @@ tm_nbc_sched_t *tm_nbc_allgather_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *co
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, comm, 0);
     if (!s)
         return NULL;
-    tm_nbc_sched_where(s, tm_nbc_step_where(0, height, rank_levels));
+    tm_nbc_sched_where(s, tm_coll_step_where(0, height, rank_levels));
     if (stype) /* not in place: the rank's own block first, before it is sent */
-        tm_nbc_sched_copy(s, sendbuf, scount, stype, tm_nbc_blocks_at(recv, me), count, recv->type);
+        tm_nbc_sched_copy(s, sendbuf, scount, stype, tm_coll_blocks_at(recv, me), count, recv->type);
     for (int k = 0; k < height; k++) {
         int partner = me ^ (1 << k);
         int mine = me & ~((1 << k) - 1), theirs = partner & ~((1 << k) - 1);
         if (k > 0)
-            tm_nbc_sched_barrier(s, tm_nbc_step_where(k, height, rank_levels));
+            tm_nbc_sched_barrier(s, tm_coll_step_where(k, height, rank_levels));
         if (k == 0 && stype) /* the rank's own block, from where the program left it */
             tm_nbc_sched_send(s, sendbuf, scount, stype, partner);
         else
-            tm_nbc_sched_send(s, tm_nbc_blocks_at(recv, mine), count << k, recv->type, partner);
-        tm_nbc_sched_recv(s, tm_nbc_blocks_at(recv, theirs), count << k, recv->type, partner);
+            tm_nbc_sched_send(s, tm_coll_blocks_at(recv, mine), count << k, recv->type, partner);
+        tm_nbc_sched_recv(s, tm_coll_blocks_at(recv, theirs), count << k, recv->type, partner);
     }
     return s;
 }

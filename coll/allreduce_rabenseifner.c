@@ -18,8 +18,9 @@
  */
 #include "config.h"
 
-#include "blocks.h"
-#include "steps.h"
+#include "coll/coll.h"
+#include "coll/blocks.h"
+#include "coll/steps.h"
 
 static int real_rank(int n, int extra)
 {
@@ -34,7 +35,7 @@ static size_t piece_start(size_t count, int pieces, int i)
     return (size_t)i * base + ((size_t)i < more ? (size_t)i : more);
 }
 
-tm_nbc_sched_t *tm_nbc_allreduce_rabenseifner(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
+tm_nbc_sched_t *tm_coll_allreduce_rabenseifner(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
                                               const void *sendbuf, void *recvbuf, size_t count,
                                               tm_mpi_type_t *type, tm_mpi_op_t *op, int rank_levels)
 {
@@ -49,20 +50,20 @@ tm_nbc_sched_t *tm_nbc_allreduce_rabenseifner(tm_mpi_rank_t *r, tm_mpi_comm_t *c
     int steps = 2 * lg + (extra ? 2 : 0);
     bool empty = count * type->size == 0;
     tm_nbc_sched_t *s =
-        tm_nbc_sched_create(r, comm, size > 1 && !empty ? tm_nbc_typed_bytes(count, type) : 0);
+        tm_nbc_sched_create(r, comm, size > 1 && !empty ? tm_coll_typed_bytes(count, type) : 0);
     if (!s || empty)
         return s;
     if (me < 2 * extra && me % 2 == 0) { /* stood for by me + 1 */
-        tm_nbc_sched_where(s, tm_nbc_step_where(0, steps, rank_levels));
+        tm_nbc_sched_where(s, tm_coll_step_where(0, steps, rank_levels));
         tm_nbc_sched_send(s, sendbuf, count, type, me + 1);
-        tm_nbc_sched_barrier(s, tm_nbc_step_where(steps - 1, steps, rank_levels));
+        tm_nbc_sched_barrier(s, tm_coll_step_where(steps - 1, steps, rank_levels));
         tm_nbc_sched_recv(s, recvbuf, count, type, me + 1);
         return s;
     }
-    char *acc = recvbuf, *tmp = tm_nbc_typed_base(tm_nbc_sched_scratch(s), count, type);
+    char *acc = recvbuf, *tmp = tm_coll_typed_base(tm_nbc_sched_scratch(s), count, type);
     MPI_Aint extent = type->extent;
     int step = me < 2 * extra || extra == 0 ? 0 : 1;
-    tm_nbc_sched_where(s, tm_nbc_step_where(step, steps, rank_levels));
+    tm_nbc_sched_where(s, tm_coll_step_where(step, steps, rank_levels));
     if (!in_place)
         tm_nbc_sched_copy(s, sendbuf, count, type, recvbuf, count, type);
     /* The combination of the data received last (elements [at, at + n) of tmp into acc), done
@@ -75,7 +76,7 @@ tm_nbc_sched_t *tm_nbc_allreduce_rabenseifner(tm_mpi_rank_t *r, tm_mpi_comm_t *c
         pending = true;
         n = count;
         newrank = me / 2;
-        tm_nbc_sched_barrier(s, tm_nbc_step_where(++step, steps, rank_levels));
+        tm_nbc_sched_barrier(s, tm_coll_step_where(++step, steps, rank_levels));
     }
     /* Halving: [lo, hi) are the pieces the rank and its partners of the coming steps share. */
     int lo = 0, hi = pof2;
@@ -87,7 +88,7 @@ tm_nbc_sched_t *tm_nbc_allreduce_rabenseifner(tm_mpi_rank_t *r, tm_mpi_comm_t *c
         size_t nkeep = piece_start(count, pof2, keep_lo + d) - keep;
         size_t ngive = piece_start(count, pof2, give_lo + d) - give;
         if (d < pof2 / 2)
-            tm_nbc_sched_barrier(s, tm_nbc_step_where(++step, steps, rank_levels));
+            tm_nbc_sched_barrier(s, tm_coll_step_where(++step, steps, rank_levels));
         if (pending) /* before the send: it may be part of what goes */
             tm_nbc_sched_op(s, tmp + (MPI_Aint)at * extent, acc + (MPI_Aint)at * extent, n, type,
                             op);
@@ -106,7 +107,7 @@ tm_nbc_sched_t *tm_nbc_allreduce_rabenseifner(tm_mpi_rank_t *r, tm_mpi_comm_t *c
         int partner = real_rank(newrank ^ d, extra);
         int other_lo = newrank & d ? lo - d : hi;
         size_t mine = piece_start(count, pof2, lo), theirs = piece_start(count, pof2, other_lo);
-        tm_nbc_sched_barrier(s, tm_nbc_step_where(++step, steps, rank_levels));
+        tm_nbc_sched_barrier(s, tm_coll_step_where(++step, steps, rank_levels));
         if (pending)
             tm_nbc_sched_op(s, tmp + (MPI_Aint)at * extent, acc + (MPI_Aint)at * extent, n, type,
                             op);
@@ -121,7 +122,7 @@ tm_nbc_sched_t *tm_nbc_allreduce_rabenseifner(tm_mpi_rank_t *r, tm_mpi_comm_t *c
             hi += d;
     }
     if (me < 2 * extra) {
-        tm_nbc_sched_barrier(s, tm_nbc_step_where(++step, steps, rank_levels));
+        tm_nbc_sched_barrier(s, tm_coll_step_where(++step, steps, rank_levels));
         tm_nbc_sched_send(s, recvbuf, count, type, me - 1);
     }
     return s;

@@ -22,7 +22,7 @@
  */
 #include "config.h"
 
-#include "sched.h"
+#include "coll/coll.h"
 
 /* The lowest set bit of v > 0: it receives when d = 2^(that bit). */
 static int lowest_bit(int v)
@@ -39,7 +39,7 @@ static size_t child_blocks(int v, int d, int size)
     return (size_t)(d < size - v - d ? d : size - v - d);
 }
 
-size_t tm_nbc_scatter_binomial_scratch(const tm_mpi_comm_t *comm, size_t sendcount,
+size_t tm_coll_scatter_binomial_scratch(const tm_mpi_comm_t *comm, size_t sendcount,
                                        const tm_mpi_type_t *sendtype, size_t recvcount,
                                        const tm_mpi_type_t *recvtype, int root)
 {
@@ -70,7 +70,7 @@ static tm_nbc_where_t level_where(int step, int height, int rank_levels)
     return step >= height - rank_levels ? TM_NBC_RANK : TM_NBC_ANY;
 }
 
-void tm_nbc_scatter_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
+void tm_coll_scatter_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
                                  size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
                                  size_t recvcount, tm_mpi_type_t *recvtype, int root,
                                  int rank_levels, void *scratch)
@@ -161,17 +161,17 @@ void tm_nbc_scatter_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, c
     }
 }
 
-tm_nbc_sched_t *tm_nbc_scatter_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
+tm_nbc_sched_t *tm_coll_scatter_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
                                         size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
                                         size_t recvcount, tm_mpi_type_t *recvtype, int root,
                                         int rank_levels)
 {
     size_t scratch =
-        tm_nbc_scatter_binomial_scratch(comm, sendcount, sendtype, recvcount, recvtype, root);
+        tm_coll_scatter_binomial_scratch(comm, sendcount, sendtype, recvcount, recvtype, root);
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, comm, scratch);
     if (!s)
         return NULL;
-    tm_nbc_scatter_binomial_add(s, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+    tm_coll_scatter_binomial_add(s, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                 root, rank_levels, tm_nbc_sched_scratch(s));
     return s;
 }

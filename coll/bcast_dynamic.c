@@ -52,7 +52,8 @@
 #include "obj/group.h"
 #include "runtime/profile.h"
 #include "runtime/rank.h"
-#include "sched.h"
+#include "coll/coll.h"
+#include "p2p/p2p.h"
 
 /* Eager active messages keep room for this many destinations in the cell after the data; longer
  * lists go in a block of memory of their own. */
@@ -386,7 +387,7 @@ static void arrive(tm_p2p_matcher_t *m, tm_shm_cell_t *cell)
 
 /* ---- at the root ---- */
 
-int tm_nbc_bcast_dynamic(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *buf, size_t count,
+int tm_coll_bcast_dynamic(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *buf, size_t count,
                          tm_mpi_type_t *type, const int *dests, int ndests, int tag,
                          tm_p2p_request_t *req)
 {
@@ -462,7 +463,7 @@ nomem:
     return -ENOMEM;
 }
 
-void tm_nbc_bcast_dynamic_init(void)
+void tm_coll_bcast_dynamic_init(void)
 {
     tm_p2p_am_register(TM_P2P_AM_BCAST_DYNAMIC, arrive);
 }

@@ -22,7 +22,7 @@
  */
 #include "config.h"
 
-#include "sched.h"
+#include "coll/coll.h"
 
 /* Bytes spanned by count elements of type, and where the buffer of such data starting at `mem`
  * is (elements may run downwards: negative extents). */
@@ -44,7 +44,7 @@ static tm_nbc_where_t step_where(int k, int height, int rank_levels)
     return k >= height - rank_levels ? TM_NBC_RANK : TM_NBC_ANY;
 }
 
-tm_nbc_sched_t *tm_nbc_scan_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
+tm_nbc_sched_t *tm_coll_scan_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
                                         void *recvbuf, size_t count, tm_mpi_type_t *type,
                                         tm_mpi_op_t *op, bool exclusive, int rank_levels)
 {

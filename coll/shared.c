@@ -21,14 +21,14 @@
  * allreduce copies n (p - 1) / p more; against the message algorithms it saves every message's
  * copy into a receive buffer and every step's wait for a peer, and keeps 2 or 3 synchronisations
  * of the whole communicator (lg p messages each). Worth it for large data only (coll.h:
- * TM_MPI_COLL_SHARED_BYTES).
+ * TM_COLL_SHARED_BYTES).
  */
 #include "config.h"
 
 #include <stdlib.h>
 
-#include "coll.h"
-#include "nbc/blocks.h"
+#include "coll/coll.h"
+#include "coll/blocks.h"
 
 /* The buffers a rank publishes: where its data is, where its result goes. */
 typedef struct shared_bufs {
@@ -41,14 +41,14 @@ static int shared_publish(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, 
                           void *result, shared_bufs_t *all)
 {
     all[c->rank] = (shared_bufs_t){data, result};
-    tm_nbc_blocks_t blocks = {.buf = all, .count = sizeof *all, .type = tm_nbc_byte_type()};
-    return tm_mpi_coll_run(
-        r, c, call, tm_nbc_allgather_bruck(r, c, NULL, 0, NULL, &blocks, TM_NBC_ALL_LEVELS), NULL);
+    tm_coll_blocks_t blocks = {.buf = all, .count = sizeof *all, .type = tm_coll_byte_type()};
+    return tm_coll_run(
+        r, c, call, tm_coll_allgather_bruck(r, c, NULL, 0, NULL, &blocks, TM_NBC_ALL_LEVELS), NULL);
 }
 
 static int shared_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
 {
-    return tm_mpi_coll_run(r, c, call, tm_nbc_barrier_dissemination(r, c, TM_NBC_ALL_LEVELS), NULL);
+    return tm_coll_run(r, c, call, tm_coll_barrier_dissemination(r, c, TM_NBC_ALL_LEVELS), NULL);
 }
 
 /* The first element of chunk j of count elements cut into p chunks. */
@@ -87,7 +87,7 @@ static int shared_start(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, sh
     return MPI_SUCCESS;
 }
 
-int tm_mpi_coll_reduce_shared(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+int tm_coll_reduce_shared(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                               const void *data, void *recvbuf, size_t count, tm_mpi_type_t *type,
                               tm_mpi_op_t *op, int root)
 {
@@ -105,7 +105,7 @@ int tm_mpi_coll_reduce_shared(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *ca
     return err;
 }
 
-int tm_mpi_coll_allreduce_shared(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+int tm_coll_allreduce_shared(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                                  const void *data, void *recvbuf, size_t count, tm_mpi_type_t *type,
                                  tm_mpi_op_t *op)
 {

@@ -17,8 +17,9 @@
  */
 #include "config.h"
 
-#include "blocks.h"
-#include "steps.h"
+#include "coll/coll.h"
+#include "coll/blocks.h"
+#include "coll/steps.h"
 
 /* Appends copies between packed positions, in runs of consecutive positions that have bit k
  * set: into `pack` (to_pack) or back from it. */
@@ -46,13 +47,13 @@ static int positions(int size, int k)
     return n;
 }
 
-tm_nbc_sched_t *tm_nbc_alltoall_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                      const tm_nbc_blocks_t *send, const tm_nbc_blocks_t *recv,
+tm_nbc_sched_t *tm_coll_alltoall_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
+                                      const tm_coll_blocks_t *send, const tm_coll_blocks_t *recv,
                                       int rank_levels)
 {
     int size = comm->size, me = comm->rank;
     int height = tm_nbc_tree_height(size);
-    tm_mpi_type_t *byte = tm_nbc_byte_type();
+    tm_mpi_type_t *byte = tm_coll_byte_type();
     if (!send) /* in place */
         send = recv;
     size_t b = send->count * send->type->size;
@@ -67,7 +68,7 @@ tm_nbc_sched_t *tm_nbc_alltoall_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
         return NULL;
     char *rot = tm_nbc_sched_scratch(s);
     char *out = rot + (size_t)size * b, *in = out + (size_t)most * b;
-    tm_nbc_sched_where(s, tm_nbc_step_where(0, height, rank_levels));
+    tm_nbc_sched_where(s, tm_coll_step_where(0, height, rank_levels));
     if (size == 1) {
         if (send != recv)
             tm_nbc_sched_copy(s, send->buf, send->count, send->type, recv->buf, recv->count,
@@ -75,14 +76,14 @@ tm_nbc_sched_t *tm_nbc_alltoall_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
         return s;
     }
     /* Send blocks me .. p-1, then 0 .. me-1. */
-    tm_nbc_sched_copy(s, tm_nbc_blocks_at(send, me), (size_t)(size - me) * send->count, send->type,
+    tm_nbc_sched_copy(s, tm_coll_blocks_at(send, me), (size_t)(size - me) * send->count, send->type,
                       rot, (size_t)(size - me) * b, byte);
     if (me > 0)
         tm_nbc_sched_copy(s, send->buf, (size_t)me * send->count, send->type,
                           rot + (size_t)(size - me) * b, (size_t)me * b, byte);
     for (int k = 0; k < height; k++) {
         if (k > 0) {
-            tm_nbc_sched_barrier(s, tm_nbc_step_where(k, height, rank_levels));
+            tm_nbc_sched_barrier(s, tm_coll_step_where(k, height, rank_levels));
             pack_runs(s, rot, in, b, size, k - 1, false, byte);
         }
         pack_runs(s, rot, out, b, size, k, true, byte);
@@ -90,10 +91,10 @@ tm_nbc_sched_t *tm_nbc_alltoall_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
         tm_nbc_sched_send(s, out, bytes, byte, (me + (1 << k)) % size);
         tm_nbc_sched_recv(s, in, bytes, byte, (me - (1 << k) + size) % size);
     }
-    tm_nbc_sched_barrier(s, tm_nbc_step_where(height, height, rank_levels));
+    tm_nbc_sched_barrier(s, tm_coll_step_where(height, height, rank_levels));
     pack_runs(s, rot, in, b, size, height - 1, false, byte);
     for (int i = 0; i < size; i++)
         tm_nbc_sched_copy(s, rot + (size_t)i * b, b, byte,
-                          tm_nbc_blocks_at(recv, (me - i + size) % size), recv->count, recv->type);
+                          tm_coll_blocks_at(recv, (me - i + size) % size), recv->count, recv->type);
     return s;
 }

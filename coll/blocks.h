@@ -10,12 +10,12 @@
  * without displs, block j is at j * count * extent (the blocks follow each other, as in
  * MPI_Allgather and MPI_Alltoall).
  */
-#ifndef TM_NBC_BLOCKS_H
-#define TM_NBC_BLOCKS_H
+#ifndef TM_COLL_BLOCKS_H
+#define TM_COLL_BLOCKS_H
 
-#include "nbc.h"
+#include "coll/coll.h"
 
-struct tm_nbc_blocks {
+struct tm_coll_blocks {
     void *buf;
     const int *counts;           /* NULL: `count` for each */
     const int *displs;           /* NULL: the blocks follow each other */
@@ -25,17 +25,17 @@ struct tm_nbc_blocks {
     tm_mpi_type_t *const *types; /* NULL: `type` for each */
 };
 
-static inline size_t tm_nbc_blocks_count(const tm_nbc_blocks_t *b, int j)
+static inline size_t tm_coll_blocks_count(const tm_coll_blocks_t *b, int j)
 {
     return b->counts ? (size_t)b->counts[j] : b->count;
 }
 
-static inline tm_mpi_type_t *tm_nbc_blocks_type(const tm_nbc_blocks_t *b, int j)
+static inline tm_mpi_type_t *tm_coll_blocks_type(const tm_coll_blocks_t *b, int j)
 {
     return b->types ? b->types[j] : b->type;
 }
 
-static inline char *tm_nbc_blocks_at(const tm_nbc_blocks_t *b, int j)
+static inline char *tm_coll_blocks_at(const tm_coll_blocks_t *b, int j)
 {
     if (b->displs)
         return (char *)b->buf + (MPI_Aint)b->displs[j] * b->displ_unit;
@@ -43,15 +43,15 @@ static inline char *tm_nbc_blocks_at(const tm_nbc_blocks_t *b, int j)
 }
 
 /* Bytes of data in block j. */
-static inline size_t tm_nbc_blocks_bytes(const tm_nbc_blocks_t *b, int j)
+static inline size_t tm_coll_blocks_bytes(const tm_coll_blocks_t *b, int j)
 {
-    return tm_nbc_blocks_count(b, j) * tm_nbc_blocks_type(b, j)->size;
+    return tm_coll_blocks_count(b, j) * tm_coll_blocks_type(b, j)->size;
 }
 
 /* Scratch memory for count elements of type t laid out as in a user's buffer (so that an op can
  * combine it with one): the bytes it takes, and where the buffer pointer goes for it to start
  * at `scratch` (the elements span [base + true_lb, base + (count-1)·extent + true_ub)). */
-static inline size_t tm_nbc_typed_bytes(size_t count, const tm_mpi_type_t *t)
+static inline size_t tm_coll_typed_bytes(size_t count, const tm_mpi_type_t *t)
 {
     if (count == 0)
         return 0;
@@ -59,18 +59,18 @@ static inline size_t tm_nbc_typed_bytes(size_t count, const tm_mpi_type_t *t)
     return (size_t)((MPI_Aint)(count - 1) * step + t->true_extent);
 }
 
-static inline char *tm_nbc_typed_base(void *scratch, size_t count, const tm_mpi_type_t *t)
+static inline char *tm_coll_typed_base(void *scratch, size_t count, const tm_mpi_type_t *t)
 {
     MPI_Aint below = t->extent < 0 && count > 0 ? (MPI_Aint)(count - 1) * t->extent : 0;
     return (char *)scratch - t->true_lb - below;
 }
 
 /* MPI_BYTE: the type of data packed into a schedule's scratch memory. */
-static inline tm_mpi_type_t *tm_nbc_byte_type(void)
+static inline tm_mpi_type_t *tm_coll_byte_type(void)
 {
     tm_mpi_type_t *t = NULL;
     tm_mpi_type_lookup(MPI_BYTE, &t);
     return t;
 }
 
-#endif /* TM_NBC_BLOCKS_H */
+#endif /* TM_COLL_BLOCKS_H */

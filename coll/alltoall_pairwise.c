@@ -21,17 +21,18 @@
 
 #include <stdlib.h>
 
-#include "blocks.h"
-#include "steps.h"
+#include "coll/coll.h"
+#include "coll/blocks.h"
+#include "coll/steps.h"
 
-tm_nbc_sched_t *tm_nbc_alltoall_pairwise(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                         const tm_nbc_blocks_t *send, const tm_nbc_blocks_t *recv,
+tm_nbc_sched_t *tm_coll_alltoall_pairwise(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
+                                         const tm_coll_blocks_t *send, const tm_coll_blocks_t *recv,
                                          int rank_levels)
 {
     int size = comm->size, me = comm->rank;
     int steps = size - 1;
-    int rank_steps = tm_nbc_linear_steps(steps, rank_levels);
-    tm_mpi_type_t *byte = tm_nbc_byte_type();
+    int rank_steps = tm_coll_linear_steps(steps, rank_levels);
+    tm_mpi_type_t *byte = tm_coll_byte_type();
 
     /* In place: staged[k] is where the block for (me + k) mod p sits in scratch (2k >= p). */
     size_t *staged = NULL, scratch = 0;
@@ -42,7 +43,7 @@ tm_nbc_sched_t *tm_nbc_alltoall_pairwise(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
         for (int k = 1; k < size; k++) {
             staged[k] = scratch;
             if (2 * k >= size)
-                scratch += tm_nbc_blocks_bytes(recv, (me + k) % size);
+                scratch += tm_coll_blocks_bytes(recv, (me + k) % size);
         }
     }
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, comm, scratch);
@@ -51,32 +52,32 @@ tm_nbc_sched_t *tm_nbc_alltoall_pairwise(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
         return NULL;
     }
     char *stage = tm_nbc_sched_scratch(s);
-    tm_nbc_sched_where(s, tm_nbc_step_where(0, steps, rank_steps));
+    tm_nbc_sched_where(s, tm_coll_step_where(0, steps, rank_steps));
     if (send)
-        tm_nbc_sched_copy(s, tm_nbc_blocks_at(send, me), tm_nbc_blocks_count(send, me),
-                          tm_nbc_blocks_type(send, me), tm_nbc_blocks_at(recv, me),
-                          tm_nbc_blocks_count(recv, me), tm_nbc_blocks_type(recv, me));
+        tm_nbc_sched_copy(s, tm_coll_blocks_at(send, me), tm_coll_blocks_count(send, me),
+                          tm_coll_blocks_type(send, me), tm_coll_blocks_at(recv, me),
+                          tm_coll_blocks_count(recv, me), tm_coll_blocks_type(recv, me));
     else
         for (int k = (size + 1) / 2; k < size; k++) {
             int j = (me + k) % size;
-            tm_nbc_sched_copy(s, tm_nbc_blocks_at(recv, j), tm_nbc_blocks_count(recv, j),
-                              tm_nbc_blocks_type(recv, j), stage + staged[k],
-                              tm_nbc_blocks_bytes(recv, j), byte);
+            tm_nbc_sched_copy(s, tm_coll_blocks_at(recv, j), tm_coll_blocks_count(recv, j),
+                              tm_coll_blocks_type(recv, j), stage + staged[k],
+                              tm_coll_blocks_bytes(recv, j), byte);
         }
     for (int k = 1; k < size; k++) {
         int to = (me + k) % size, from = (me - k + size) % size;
         if (k > 1)
-            tm_nbc_sched_barrier(s, tm_nbc_step_where(k - 1, steps, rank_steps));
+            tm_nbc_sched_barrier(s, tm_coll_step_where(k - 1, steps, rank_steps));
         if (send)
-            tm_nbc_sched_send(s, tm_nbc_blocks_at(send, to), tm_nbc_blocks_count(send, to),
-                              tm_nbc_blocks_type(send, to), to);
+            tm_nbc_sched_send(s, tm_coll_blocks_at(send, to), tm_coll_blocks_count(send, to),
+                              tm_coll_blocks_type(send, to), to);
         else if (2 * k < size)
-            tm_nbc_sched_send(s, tm_nbc_blocks_at(recv, to), tm_nbc_blocks_count(recv, to),
-                              tm_nbc_blocks_type(recv, to), to);
+            tm_nbc_sched_send(s, tm_coll_blocks_at(recv, to), tm_coll_blocks_count(recv, to),
+                              tm_coll_blocks_type(recv, to), to);
         else
-            tm_nbc_sched_send(s, stage + staged[k], tm_nbc_blocks_bytes(recv, to), byte, to);
-        tm_nbc_sched_recv(s, tm_nbc_blocks_at(recv, from), tm_nbc_blocks_count(recv, from),
-                          tm_nbc_blocks_type(recv, from), from);
+            tm_nbc_sched_send(s, stage + staged[k], tm_coll_blocks_bytes(recv, to), byte, to);
+        tm_nbc_sched_recv(s, tm_coll_blocks_at(recv, from), tm_coll_blocks_count(recv, from),
+                          tm_coll_blocks_type(recv, from), from);
     }
     free(staged);
     return s;

@@ -14,9 +14,9 @@
  */
 #include "config.h"
 
-#include "sched.h"
+#include "coll/coll.h"
 
-void tm_nbc_scatterv_linear_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
+void tm_coll_scatterv_linear_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
                                 const int *sendcounts, const int *displs, tm_mpi_type_t *sendtype,
                                 void *recvbuf, size_t recvcount, tm_mpi_type_t *recvtype, int root,
                                 int rank_levels)
@@ -38,7 +38,7 @@ void tm_nbc_scatterv_linear_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, co
                           recvtype);
 }
 
-tm_nbc_sched_t *tm_nbc_scatterv_linear(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
+tm_nbc_sched_t *tm_coll_scatterv_linear(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
                                        const int *sendcounts, const int *displs,
                                        tm_mpi_type_t *sendtype, void *recvbuf, size_t recvcount,
                                        tm_mpi_type_t *recvtype, int root, int rank_levels)
@@ -46,7 +46,7 @@ tm_nbc_sched_t *tm_nbc_scatterv_linear(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, co
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, comm, 0);
     if (!s)
         return NULL;
-    tm_nbc_scatterv_linear_add(s, comm, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+    tm_coll_scatterv_linear_add(s, comm, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
                                recvtype, root, rank_levels);
     return s;
 }

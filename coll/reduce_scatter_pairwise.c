@@ -23,7 +23,7 @@
  */
 #include "config.h"
 
-#include "sched.h"
+#include "coll/coll.h"
 
 /* Bytes spanned by count elements of type, and where the buffer of such data starting at `mem`
  * is (elements may run downwards: negative extents). */
@@ -68,7 +68,7 @@ static void *contribution(const staging_t *g, int i)
     return span_base(g->scratch + (size_t)k * g->slot, g->count, g->type);
 }
 
-tm_nbc_sched_t *tm_nbc_reduce_scatter_pairwise(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
+tm_nbc_sched_t *tm_coll_reduce_scatter_pairwise(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
                                                const void *sendbuf, void *recvbuf,
                                                const int *counts, size_t block, tm_mpi_type_t *type,
                                                tm_mpi_op_t *op, int rank_levels)

@@ -22,7 +22,7 @@
  */
 #include "config.h"
 
-#include "sched.h"
+#include "coll/coll.h"
 
 /* All-to-one: step k is level k + 1 from the leaves; the first rank_levels run on the rank. */
 static tm_nbc_where_t level_where(int step, int rank_levels)
@@ -53,7 +53,7 @@ static size_t child_blocks(int v, int k, int size)
     return (size_t)(n < size - v - n ? n : size - v - n);
 }
 
-size_t tm_nbc_gather_binomial_scratch(const tm_mpi_comm_t *comm, size_t sendcount,
+size_t tm_coll_gather_binomial_scratch(const tm_mpi_comm_t *comm, size_t sendcount,
                                       const tm_mpi_type_t *sendtype, size_t recvcount,
                                       const tm_mpi_type_t *recvtype, int root)
 {
@@ -76,7 +76,7 @@ size_t tm_nbc_gather_binomial_scratch(const tm_mpi_comm_t *comm, size_t sendcoun
     return (bytes + 63) & ~(size_t)63;
 }
 
-void tm_nbc_gather_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
+void tm_coll_gather_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
                                 size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
                                 size_t recvcount, tm_mpi_type_t *recvtype, int root,
                                 int rank_levels, void *scratch)
@@ -151,17 +151,17 @@ void tm_nbc_gather_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, co
     }
 }
 
-tm_nbc_sched_t *tm_nbc_gather_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
+tm_nbc_sched_t *tm_coll_gather_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
                                        size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
                                        size_t recvcount, tm_mpi_type_t *recvtype, int root,
                                        int rank_levels)
 {
     size_t scratch =
-        tm_nbc_gather_binomial_scratch(comm, sendcount, sendtype, recvcount, recvtype, root);
+        tm_coll_gather_binomial_scratch(comm, sendcount, sendtype, recvcount, recvtype, root);
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, comm, scratch);
     if (!s)
         return NULL;
-    tm_nbc_gather_binomial_add(s, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+    tm_coll_gather_binomial_add(s, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                root, rank_levels, tm_nbc_sched_scratch(s));
     return s;
 }

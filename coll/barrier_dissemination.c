@@ -11,19 +11,20 @@
  */
 #include "config.h"
 
-#include "blocks.h"
-#include "steps.h"
+#include "coll/coll.h"
+#include "coll/blocks.h"
+#include "coll/steps.h"
 
-tm_nbc_sched_t *tm_nbc_barrier_dissemination(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, int rank_levels)
+tm_nbc_sched_t *tm_coll_barrier_dissemination(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, int rank_levels)
 {
     int size = comm->size, me = comm->rank;
     int height = tm_nbc_tree_height(size);
-    tm_mpi_type_t *byte = tm_nbc_byte_type();
+    tm_mpi_type_t *byte = tm_coll_byte_type();
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, comm, 0);
     if (!s)
         return NULL;
     for (int k = 0; k < height; k++) {
-        tm_nbc_sched_barrier(s, tm_nbc_step_where(k, height, rank_levels));
+        tm_nbc_sched_barrier(s, tm_coll_step_where(k, height, rank_levels));
         tm_nbc_sched_send(s, NULL, 0, byte, (me + (1 << k)) % size);
         tm_nbc_sched_recv(s, NULL, 0, byte, (me - (1 << k) + size) % size);
     }

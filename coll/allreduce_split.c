@@ -13,9 +13,10 @@
  */
 #include "config.h"
 
-#include "blocks.h"
+#include "coll/coll.h"
+#include "coll/blocks.h"
 
-tm_nbc_sched_t *tm_nbc_allreduce_split(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
+tm_nbc_sched_t *tm_coll_allreduce_split(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
                                        void *recvbuf, size_t count, tm_mpi_type_t *type,
                                        tm_mpi_op_t *op, int rank_levels)
 {
@@ -23,10 +24,10 @@ tm_nbc_sched_t *tm_nbc_allreduce_split(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, co
     int height = tm_nbc_tree_height(size);
     int first_rank_step = height - rank_levels; /* broadcast steps from here on run on the rank */
     tm_nbc_sched_t *s = tm_nbc_sched_create(
-        r, comm, tm_nbc_reduce_binomial_scratch(comm, sendbuf, recvbuf, count, type, op, 0));
+        r, comm, tm_coll_reduce_binomial_scratch(comm, sendbuf, recvbuf, count, type, op, 0));
     if (!s)
         return NULL;
-    tm_nbc_reduce_binomial_add(s, comm, sendbuf, recvbuf, count, type, op, 0, rank_levels,
+    tm_coll_reduce_binomial_add(s, comm, sendbuf, recvbuf, count, type, op, 0, rank_levels,
                                tm_nbc_sched_scratch(s));
     int step = 0;
     if (me != 0) {

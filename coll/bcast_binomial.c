@@ -12,17 +12,9 @@
  */
 #include "config.h"
 
-#include "sched.h"
+#include "coll/coll.h"
 
-int tm_nbc_tree_height(int size)
-{
-    int h = 0;
-    while ((1 << h) < size)
-        h++;
-    return h;
-}
-
-tm_nbc_sched_t *tm_nbc_bcast_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, void *buf,
+tm_nbc_sched_t *tm_coll_bcast_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, void *buf,
                                       size_t count, tm_mpi_type_t *type, int root, int rank_levels)
 {
     int size = comm->size;

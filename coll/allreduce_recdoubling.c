@@ -15,8 +15,9 @@
  */
 #include "config.h"
 
-#include "blocks.h"
-#include "steps.h"
+#include "coll/coll.h"
+#include "coll/blocks.h"
+#include "coll/steps.h"
 
 /* The rank in the communicator of new number n. */
 static int real_rank(int n, int extra)
@@ -24,7 +25,7 @@ static int real_rank(int n, int extra)
     return n < extra ? 2 * n + 1 : n + extra;
 }
 
-tm_nbc_sched_t *tm_nbc_allreduce_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
+tm_nbc_sched_t *tm_coll_allreduce_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
                                              const void *sendbuf, void *recvbuf, size_t count,
                                              tm_mpi_type_t *type, tm_mpi_op_t *op, int rank_levels)
 {
@@ -40,19 +41,19 @@ tm_nbc_sched_t *tm_nbc_allreduce_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *co
     int steps = lg + (extra ? 2 : 0); /* the pairing, the exchanges, the return */
     bool empty = count * type->size == 0;
     tm_nbc_sched_t *s =
-        tm_nbc_sched_create(r, comm, size > 1 && !empty ? tm_nbc_typed_bytes(count, type) : 0);
+        tm_nbc_sched_create(r, comm, size > 1 && !empty ? tm_coll_typed_bytes(count, type) : 0);
     if (!s || empty)
         return s;                        /* empty: nothing to combine */
     if (me < 2 * extra && me % 2 == 0) { /* stood for by me + 1 */
-        tm_nbc_sched_where(s, tm_nbc_step_where(0, steps, rank_levels));
+        tm_nbc_sched_where(s, tm_coll_step_where(0, steps, rank_levels));
         tm_nbc_sched_send(s, sendbuf, count, type, me + 1);
-        tm_nbc_sched_barrier(s, tm_nbc_step_where(steps - 1, steps, rank_levels));
+        tm_nbc_sched_barrier(s, tm_coll_step_where(steps - 1, steps, rank_levels));
         tm_nbc_sched_recv(s, recvbuf, count, type, me + 1);
         return s;
     }
     int step = me < 2 * extra || extra == 0 ? 0 : 1; /* the others skip the pairing */
-    tm_nbc_sched_where(s, tm_nbc_step_where(step, steps, rank_levels));
-    char *acc = recvbuf, *other = tm_nbc_typed_base(tm_nbc_sched_scratch(s), count, type);
+    tm_nbc_sched_where(s, tm_coll_step_where(step, steps, rank_levels));
+    char *acc = recvbuf, *other = tm_coll_typed_base(tm_nbc_sched_scratch(s), count, type);
     if (!in_place)
         tm_nbc_sched_copy(s, sendbuf, count, type, recvbuf, count, type);
     /* The combination of the data received last, done at the start of the next round. */
@@ -66,12 +67,12 @@ tm_nbc_sched_t *tm_nbc_allreduce_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *co
         in = other;
         inout = acc;
         newrank = me / 2;
-        tm_nbc_sched_barrier(s, tm_nbc_step_where(++step, steps, rank_levels));
+        tm_nbc_sched_barrier(s, tm_coll_step_where(++step, steps, rank_levels));
     }
     for (int mask = 1; mask < pof2; mask <<= 1) {
         int partner = real_rank(newrank ^ mask, extra);
         if (mask > 1)
-            tm_nbc_sched_barrier(s, tm_nbc_step_where(++step, steps, rank_levels));
+            tm_nbc_sched_barrier(s, tm_coll_step_where(++step, steps, rank_levels));
         if (pending)
             tm_nbc_sched_op(s, in, inout, count, type, op);
         /* Nothing combined yet: the data is sent from where the program left it. */
@@ -88,7 +89,7 @@ tm_nbc_sched_t *tm_nbc_allreduce_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *co
             acc = inout;
         }
     }
-    tm_nbc_sched_barrier(s, tm_nbc_step_where(++step, steps, rank_levels));
+    tm_nbc_sched_barrier(s, tm_coll_step_where(++step, steps, rank_levels));
     if (pending)
         tm_nbc_sched_op(s, in, inout, count, type, op);
     if (acc != (char *)recvbuf)

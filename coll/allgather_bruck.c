@@ -17,36 +17,37 @@
 
 #include <stdlib.h>
 
-#include "blocks.h"
-#include "steps.h"
+#include "coll/coll.h"
+#include "coll/blocks.h"
+#include "coll/steps.h"
 
 /* Copies positions [from, to) of the packed rotation into their blocks of recv. */
 static void unpack(tm_nbc_sched_t *s, const char *packed, const size_t *off, int me, int size,
-                   int from, int to, const tm_nbc_blocks_t *recv, tm_mpi_type_t *byte)
+                   int from, int to, const tm_coll_blocks_t *recv, tm_mpi_type_t *byte)
 {
     if (from >= to)
         return;
     if (!recv->counts && !recv->displs && !recv->types) { /* one run of blocks, side by side */
         int first = (me + from) % size;
         tm_nbc_sched_copy(s, packed + off[from], off[to] - off[from], byte,
-                          tm_nbc_blocks_at(recv, first), (size_t)(to - from) * recv->count,
+                          tm_coll_blocks_at(recv, first), (size_t)(to - from) * recv->count,
                           recv->type);
         return;
     }
     for (int i = from; i < to; i++) {
         int j = (me + i) % size;
-        tm_nbc_sched_copy(s, packed + off[i], off[i + 1] - off[i], byte, tm_nbc_blocks_at(recv, j),
-                          tm_nbc_blocks_count(recv, j), tm_nbc_blocks_type(recv, j));
+        tm_nbc_sched_copy(s, packed + off[i], off[i + 1] - off[i], byte, tm_coll_blocks_at(recv, j),
+                          tm_coll_blocks_count(recv, j), tm_coll_blocks_type(recv, j));
     }
 }
 
-tm_nbc_sched_t *tm_nbc_allgather_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
+tm_nbc_sched_t *tm_coll_allgather_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
                                        size_t scount, tm_mpi_type_t *stype,
-                                       const tm_nbc_blocks_t *recv, int rank_levels)
+                                       const tm_coll_blocks_t *recv, int rank_levels)
 {
     int size = comm->size, me = comm->rank;
     int height = tm_nbc_tree_height(size);
-    tm_mpi_type_t *byte = tm_nbc_byte_type();
+    tm_mpi_type_t *byte = tm_coll_byte_type();
 
     /* off[i]: where position i starts in the packed rotation; off[size]: its length. */
     size_t *off = malloc(((size_t)size + 1) * sizeof *off);
@@ -54,26 +55,26 @@ tm_nbc_sched_t *tm_nbc_allgather_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, co
         return NULL;
     off[0] = 0;
     for (int i = 0; i < size; i++)
-        off[i + 1] = off[i] + tm_nbc_blocks_bytes(recv, (me + i) % size);
+        off[i + 1] = off[i] + tm_coll_blocks_bytes(recv, (me + i) % size);
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, comm, size > 1 ? off[size] : 0);
     if (!s) {
         free(off);
         return NULL;
     }
     char *packed = tm_nbc_sched_scratch(s);
-    tm_nbc_sched_where(s, tm_nbc_step_where(0, height, rank_levels));
+    tm_nbc_sched_where(s, tm_coll_step_where(0, height, rank_levels));
     if (stype) /* not in place: the rank's own block, straight to its place */
-        tm_nbc_sched_copy(s, sendbuf, scount, stype, tm_nbc_blocks_at(recv, me),
-                          tm_nbc_blocks_count(recv, me), tm_nbc_blocks_type(recv, me));
+        tm_nbc_sched_copy(s, sendbuf, scount, stype, tm_coll_blocks_at(recv, me),
+                          tm_coll_blocks_count(recv, me), tm_coll_blocks_type(recv, me));
     if (size > 1)
-        tm_nbc_sched_copy(s, stype ? sendbuf : tm_nbc_blocks_at(recv, me),
-                          stype ? scount : tm_nbc_blocks_count(recv, me),
-                          stype ? stype : tm_nbc_blocks_type(recv, me), packed, off[1], byte);
+        tm_nbc_sched_copy(s, stype ? sendbuf : tm_coll_blocks_at(recv, me),
+                          stype ? scount : tm_coll_blocks_count(recv, me),
+                          stype ? stype : tm_coll_blocks_type(recv, me), packed, off[1], byte);
     for (int k = 0; k < height; k++) {
         int dist = 1 << k;
         int n = dist < size - dist ? dist : size - dist;
         if (k > 0)
-            tm_nbc_sched_barrier(s, tm_nbc_step_where(k, height, rank_levels));
+            tm_nbc_sched_barrier(s, tm_coll_step_where(k, height, rank_levels));
         if (k == 0 && stype) /* the rank's own block, from where the program left it */
             tm_nbc_sched_send(s, sendbuf, scount, stype, (me - dist + size) % size);
         else
@@ -82,7 +83,7 @@ tm_nbc_sched_t *tm_nbc_allgather_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, co
                           (me + dist) % size);
     }
     if (size > 1) {
-        tm_nbc_sched_barrier(s, tm_nbc_step_where(height, height, rank_levels));
+        tm_nbc_sched_barrier(s, tm_coll_step_where(height, height, rank_levels));
         /* Positions 1 .. size-me-1 are blocks me+1 .. size-1, the others wrap around to 0. */
         unpack(s, packed, off, me, size, 1, size - me, recv, byte);
         unpack(s, packed, off, me, size, size - me, size, recv, byte);
