@@ -45,12 +45,12 @@ tm_p2p_fastbox_t *tm_p2p_fastbox_open(tm_p2p_matcher_t *m, tm_p2p_mailbox_t *to,
     fb->same_vp = tm_p2p_mailbox_is_program(m->mailbox) &&
                   tm_rt_rank_vp(dest) == tm_rt_rank_vp(m->world_rank);
     fb->expected = 1;
-    tm_p2p_envelope_t *env = cell_envelope(cell);
+    tm_p2p_envelope_t *env = tm_p2p_cell_envelope(cell);
     memset(env, 0, sizeof *env);
     env->protocol = TM_P2P_PROTO_FASTBOX;
     env->origin = fb->from;
     atomic_store_explicit(&env->claim, TM_P2P_CLAIM_TAKEN, memory_order_relaxed);
-    memcpy(cell_payload(cell), &fb, sizeof fb);
+    memcpy(tm_p2p_cell_payload(cell), &fb, sizeof fb);
     /* No poke: the message that opens it follows at once, and pokes. */
     tm_shm_queue_push(&to->inbound, cell);
     m->fastbox_to[dest] = fb;
@@ -60,7 +60,7 @@ tm_p2p_fastbox_t *tm_p2p_fastbox_open(tm_p2p_matcher_t *m, tm_p2p_mailbox_t *to,
 void tm_p2p_fastbox_accept(tm_p2p_matcher_t *m, tm_shm_cell_t *cell)
 {
     tm_p2p_fastbox_t *fb;
-    memcpy(&fb, cell_payload(cell), sizeof fb);
+    memcpy(&fb, tm_p2p_cell_payload(cell), sizeof fb);
     tm_shm_cell_free(cell);
     if (!m->fastbox_from &&
         !(m->fastbox_from = calloc((size_t)tm_p2p_job.nranks, sizeof *m->fastbox_from)))

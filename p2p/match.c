@@ -37,9 +37,9 @@ static inline bool envelope_matches(const tm_p2p_envelope_t *env, int context_id
 static void deliver_into(void *buf, size_t count, const tm_mpi_type_t *type, tm_shm_cell_t *cell,
                          MPI_Status *status)
 {
-    tm_p2p_envelope_t *env = cell_envelope(cell);
+    tm_p2p_envelope_t *env = tm_p2p_cell_envelope(cell);
     size_t capacity = count * type->size;
-    size_t n = cell_bytes(cell);
+    size_t n = tm_p2p_cell_bytes(cell);
     status->MPI_ERROR = MPI_SUCCESS;
     if (n > capacity) {
         n = capacity;
@@ -47,11 +47,11 @@ static void deliver_into(void *buf, size_t count, const tm_mpi_type_t *type, tm_
     }
     tm_rt_profile_mark_t copy = tm_rt_profile_begin(TM_RT_PROFILE_COPY);
     if (env->protocol == TM_P2P_PROTO_EAGER) {
-        tm_mpi_type_unpack(cell_payload(cell), n, buf, count, type, 0);
+        tm_mpi_type_unpack(tm_p2p_cell_payload(cell), n, buf, count, type, 0);
         tm_rt_profile_end(copy);
     } else {
         /* The one copy, through the transport that holds the data (transport.h, point 3). */
-        tm_p2p_source_t *from = cell_source(cell);
+        tm_p2p_source_t *from = tm_p2p_cell_source(cell);
         from->ops->copy(env, from, buf, count, type, n);
         tm_rt_profile_end(copy);
         from->ops->done(from);
@@ -118,7 +118,7 @@ static inline unsigned unexpected_bin(int source)
 /* Keeps `cell` (taken in, matching no posted receive) after the others of its bin. */
 static void unexpected_add(tm_p2p_unexpected_t *u, tm_shm_cell_t *cell)
 {
-    tm_p2p_envelope_t *env = cell_envelope(cell);
+    tm_p2p_envelope_t *env = tm_p2p_cell_envelope(cell);
     unsigned b = unexpected_bin(env->source);
     env->arrival = u->arrivals++;
     cells_append(&u->head[b], &u->tail[b], cell);
@@ -127,7 +127,7 @@ static void unexpected_add(tm_p2p_unexpected_t *u, tm_shm_cell_t *cell)
 
 void tm_p2p_unexpected_return(tm_p2p_unexpected_t *u, tm_shm_cell_t *cell)
 {
-    unsigned b = unexpected_bin(cell_envelope(cell)->source);
+    unsigned b = unexpected_bin(tm_p2p_cell_envelope(cell)->source);
     atomic_store_explicit(&cell->next, u->head[b], memory_order_relaxed);
     u->head[b] = cell;
     if (!u->tail[b])
@@ -158,13 +158,13 @@ static tm_shm_cell_t *unexpected_bin_find(tm_p2p_unexpected_t *u, unsigned b, in
 {
     tm_shm_cell_t *prev = NULL, *cell = u->head[b];
     while (cell) {
-        if (cell_cancelled(cell)) {
+        if (tm_p2p_cell_cancelled(cell)) {
             tm_shm_cell_t *next = unexpected_unlink(u, b, cell, prev);
             tm_shm_cell_free(cell);
             cell = next;
             continue;
         }
-        if (envelope_matches(cell_envelope(cell), context_id, source, tag)) {
+        if (envelope_matches(tm_p2p_cell_envelope(cell), context_id, source, tag)) {
             *prev_p = prev;
             return cell;
         }
@@ -193,8 +193,8 @@ static tm_shm_cell_t *unexpected_search(tm_p2p_matcher_t *m, int context_id, int
                 tm_shm_cell_t *prev,
                     *cell = unexpected_bin_find(u, b, context_id, source, tag, &prev);
                 /* Arrival numbers wrap: compare their difference. */
-                if (cell && (!found || (int32_t)(cell_envelope(cell)->arrival -
-                                                 cell_envelope(found)->arrival) < 0)) {
+                if (cell && (!found || (int32_t)(tm_p2p_cell_envelope(cell)->arrival -
+                                                 tm_p2p_cell_envelope(found)->arrival) < 0)) {
                     found = cell;
                     found_prev = prev;
                     found_bin = b;
@@ -204,7 +204,7 @@ static tm_shm_cell_t *unexpected_search(tm_p2p_matcher_t *m, int context_id, int
         if (!found || !take)
             return found;
         unexpected_unlink(u, found_bin, found, found_prev);
-        if (cell_claim(found))
+        if (tm_p2p_cell_claim(found))
             return found;
         tm_shm_cell_free(found); /* cancelled since the check above: look again */
     }
@@ -224,13 +224,13 @@ static inline tm_shm_cell_t *unexpected_find(tm_p2p_matcher_t *m, int context_id
 static void match(tm_p2p_matcher_t *m, tm_shm_cell_t *cell)
 {
     tm_p2p_request_t *prev;
-    tm_p2p_request_t *req = posted_find(m, cell_envelope(cell), &prev);
+    tm_p2p_request_t *req = posted_find(m, tm_p2p_cell_envelope(cell), &prev);
     /* Kept as unexpected, it stays cancellable: only a delivery claims it. */
-    if (!req && !cell_cancelled(cell)) {
+    if (!req && !tm_p2p_cell_cancelled(cell)) {
         unexpected_add(&m->unexpected, cell);
         return;
     }
-    if (!req || !cell_claim(cell)) {
+    if (!req || !tm_p2p_cell_claim(cell)) {
         tm_shm_cell_free(cell); /* cancelled: as if it never came */
         return;
     }
@@ -249,11 +249,11 @@ static bool dyn_preceded(const tm_p2p_matcher_t *m, const tm_p2p_envelope_t *env
 {
     tm_p2p_fastbox_t *fb = m->fastbox_from ? m->fastbox_from[env->origin] : NULL;
     tm_shm_cell_t *head = fb ? tm_shm_ring_peek(fb->ring) : NULL;
-    if (head && cell_envelope(head)->dyn_seq == env->dyn_seq)
+    if (head && tm_p2p_cell_envelope(head)->dyn_seq == env->dyn_seq)
         return true;
     for (tm_shm_cell_t *cell = m->held_head; cell;
          cell = atomic_load_explicit(&cell->next, memory_order_relaxed)) {
-        const tm_p2p_envelope_t *e = cell_envelope(cell);
+        const tm_p2p_envelope_t *e = tm_p2p_cell_envelope(cell);
         if (!e->dyn && e->origin == env->origin && e->dyn_seq == env->dyn_seq)
             return true;
     }
@@ -296,7 +296,7 @@ static bool take_in_count(tm_p2p_matcher_t *m, const tm_p2p_envelope_t *env)
  * messages held back for it may now be in order). */
 static bool take_in(tm_p2p_matcher_t *m, tm_shm_cell_t *cell)
 {
-    bool dyn = take_in_count(m, cell_envelope(cell));
+    bool dyn = take_in_count(m, tm_p2p_cell_envelope(cell));
     match(m, cell);
     return dyn;
 }
@@ -307,7 +307,7 @@ static void held_release(tm_p2p_matcher_t *m)
     tm_shm_cell_t *prev = NULL, *cell = m->held_head;
     while (cell) {
         tm_shm_cell_t *next = atomic_load_explicit(&cell->next, memory_order_relaxed);
-        if (!in_order(m, cell_envelope(cell))) {
+        if (!in_order(m, tm_p2p_cell_envelope(cell))) {
             prev = cell;
             cell = next;
             continue;
@@ -337,7 +337,7 @@ bool tm_p2p_matcher_progress(tm_p2p_matcher_t *m)
         moved = stalled = false;
         while ((cell = tm_shm_queue_pop(&mb->inbound)) != NULL) {
             moved = true;
-            tm_p2p_envelope_t *env = cell_envelope(cell);
+            tm_p2p_envelope_t *env = tm_p2p_cell_envelope(cell);
             if (env->protocol == TM_P2P_PROTO_AM)
                 am_handlers[tm_p2p_am_kind(cell)](m, cell);
             else if (env->protocol == TM_P2P_PROTO_FASTBOX)
@@ -353,7 +353,7 @@ bool tm_p2p_matcher_progress(tm_p2p_matcher_t *m)
             tm_shm_ring_t *ring =
                 atomic_load_explicit(&mb->fastboxes[i], memory_order_relaxed)->ring;
             while ((cell = tm_shm_ring_peek(ring)) != NULL) {
-                if (!in_order(m, cell_envelope(cell))) {
+                if (!in_order(m, tm_p2p_cell_envelope(cell))) {
                     stalled = true; /* until its turn comes, through the queue */
                     break;
                 }
@@ -379,7 +379,7 @@ bool tm_p2p_matcher_has_work(const tm_p2p_matcher_t *m)
     for (int i = 0; i < n; i++) {
         tm_shm_cell_t *cell =
             tm_shm_ring_peek(atomic_load_explicit(&mb->fastboxes[i], memory_order_relaxed)->ring);
-        if (cell && in_order(m, cell_envelope(cell)))
+        if (cell && in_order(m, tm_p2p_cell_envelope(cell)))
             return true;
     }
     return false;
@@ -390,11 +390,11 @@ static void envelope_status(tm_shm_cell_t *cell, MPI_Status *status)
 {
     if (status == MPI_STATUS_IGNORE)
         return;
-    const tm_p2p_envelope_t *env = cell_envelope(cell);
+    const tm_p2p_envelope_t *env = tm_p2p_cell_envelope(cell);
     status->MPI_SOURCE = env->source;
     status->MPI_TAG = env->tag;
     status->MPI_ERROR = MPI_SUCCESS;
-    status->tm_count = (MPI_Count)cell_bytes(cell);
+    status->tm_count = (MPI_Count)tm_p2p_cell_bytes(cell);
     status->tm_cancelled = 0;
 }
 
@@ -480,7 +480,7 @@ static tm_shm_cell_t *fastbox_take(tm_mpi_rank_t *r, tm_p2p_matcher_t *m, int co
                 return NULL;
             continue;
         }
-        const tm_p2p_envelope_t *env = cell_envelope(cell);
+        const tm_p2p_envelope_t *env = tm_p2p_cell_envelope(cell);
         if (!in_order(m, env) || !envelope_matches(env, context_id, source, tag) ||
             (m->posted_head && posted_find(m, env, &prev)))
             return NULL;
@@ -489,7 +489,7 @@ static tm_shm_cell_t *fastbox_take(tm_mpi_rank_t *r, tm_p2p_matcher_t *m, int co
         /* Held-back messages may be in order now: as after any message taken in. */
         if (m->held_head)
             held_release(m);
-        if (cell_claim(cell))
+        if (tm_p2p_cell_claim(cell))
             return cell;
         tm_shm_cell_free(cell); /* cancelled: as if it never came */
     }
@@ -611,8 +611,8 @@ static void cells_drop(tm_shm_cell_t *head)
         tm_shm_cell_t *cell = head;
         head = atomic_load_explicit(&cell->next, memory_order_relaxed);
         /* A message nobody can cancel any more (shared data) is always claimed. */
-        if (cell_envelope(cell)->protocol == TM_P2P_PROTO_SOURCE && cell_claim(cell))
-            cell_source(cell)->ops->done(cell_source(cell));
+        if (tm_p2p_cell_envelope(cell)->protocol == TM_P2P_PROTO_SOURCE && tm_p2p_cell_claim(cell))
+            tm_p2p_cell_source(cell)->ops->done(tm_p2p_cell_source(cell));
         tm_shm_cell_free(cell);
     }
 }

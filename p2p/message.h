@@ -101,7 +101,7 @@ struct tm_p2p_source {
 #define TM_P2P_CLAIM_TAKEN     0
 #define TM_P2P_CLAIM_CANCELLED 1
 
-static inline tm_p2p_envelope_t *cell_envelope(tm_shm_cell_t *cell)
+static inline tm_p2p_envelope_t *tm_p2p_cell_envelope(tm_shm_cell_t *cell)
 {
     return (tm_p2p_envelope_t *)cell->data;
 }
@@ -109,31 +109,31 @@ static inline tm_p2p_envelope_t *cell_envelope(tm_shm_cell_t *cell)
 _Static_assert(sizeof(tm_p2p_envelope_t) + 8 <= TM_SHM_CELL_LINE_DATA,
                "an envelope and 8 bytes of data fit a cell's first line");
 
-static inline unsigned char *cell_payload(tm_shm_cell_t *cell)
+static inline unsigned char *tm_p2p_cell_payload(tm_shm_cell_t *cell)
 {
     return cell->data + sizeof(tm_p2p_envelope_t);
 }
 
 /* Where a SOURCE message's receiver copies from (in place of the data). */
-static inline tm_p2p_source_t *cell_source(tm_shm_cell_t *cell)
+static inline tm_p2p_source_t *tm_p2p_cell_source(tm_shm_cell_t *cell)
 {
-    return (tm_p2p_source_t *)cell_payload(cell);
+    return (tm_p2p_source_t *)tm_p2p_cell_payload(cell);
 }
 
 /* The bytes of data of the message of `cell`. */
-static inline size_t cell_bytes(tm_shm_cell_t *cell)
+static inline size_t tm_p2p_cell_bytes(tm_shm_cell_t *cell)
 {
-    const tm_p2p_envelope_t *env = cell_envelope(cell);
-    return env->protocol == TM_P2P_PROTO_SOURCE ? cell_source(cell)->bytes : env->bytes;
+    const tm_p2p_envelope_t *env = tm_p2p_cell_envelope(cell);
+    return env->protocol == TM_P2P_PROTO_SOURCE ? tm_p2p_cell_source(cell)->bytes : env->bytes;
 }
 
 
 /* The receiving side takes the message of `cell` (see "Cancelling a send" above): false when
  * its sender cancelled it first; the caller then drops the cell without touching the send's
  * request or buffer, which may be reused already. */
-static inline bool cell_claim(tm_shm_cell_t *cell)
+static inline bool tm_p2p_cell_claim(tm_shm_cell_t *cell)
 {
-    _Atomic uint64_t *claim = &cell_envelope(cell)->claim;
+    _Atomic uint64_t *claim = &tm_p2p_cell_envelope(cell)->claim;
     /* Cells that were never cancellable need no read-modify-write: TAKEN never changes. */
     if (atomic_load_explicit(claim, memory_order_relaxed) == TM_P2P_CLAIM_TAKEN)
         return true;
@@ -144,9 +144,9 @@ static inline bool cell_claim(tm_shm_cell_t *cell)
 }
 
 /* true when the sender of `cell` cancelled it: the cell is garbage to drop. */
-static inline bool cell_cancelled(tm_shm_cell_t *cell)
+static inline bool tm_p2p_cell_cancelled(tm_shm_cell_t *cell)
 {
-    return atomic_load_explicit(&cell_envelope(cell)->claim, memory_order_acquire) ==
+    return atomic_load_explicit(&tm_p2p_cell_envelope(cell)->claim, memory_order_acquire) ==
            TM_P2P_CLAIM_CANCELLED;
 }
 

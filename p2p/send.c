@@ -25,7 +25,7 @@ static inline tm_p2p_protocol_t send_protocol(size_t bytes, bool synchronous)
 static void envelope_fill(tm_shm_cell_t *cell, int context_id, int source, int tag, size_t bytes,
                           int origin, uint32_t dyn_seq, bool dyn)
 {
-    tm_p2p_envelope_t *env = cell_envelope(cell);
+    tm_p2p_envelope_t *env = tm_p2p_cell_envelope(cell);
     env->context_id = context_id;
     env->source = source;
     env->tag = tag;
@@ -53,9 +53,9 @@ static tm_shm_cell_t *envelope_new(tm_p2p_matcher_t *m, int context_id, int sour
 static inline void envelope_pack(tm_shm_cell_t *cell, const void *buf, size_t count,
                                  const tm_mpi_type_t *type, size_t bytes)
 {
-    cell_envelope(cell)->protocol = TM_P2P_PROTO_EAGER;
+    tm_p2p_cell_envelope(cell)->protocol = TM_P2P_PROTO_EAGER;
     tm_rt_profile_mark_t copy = tm_rt_profile_begin(TM_RT_PROFILE_COPY);
-    tm_mpi_type_pack(buf, count, type, 0, bytes, cell_payload(cell));
+    tm_mpi_type_pack(buf, count, type, 0, bytes, tm_p2p_cell_payload(cell));
     tm_rt_profile_end(copy);
 }
 
@@ -65,8 +65,8 @@ static tm_p2p_source_t *envelope_source(tm_shm_cell_t *cell, const tm_p2p_source
                                         const void *buf, size_t count, const tm_mpi_type_t *type,
                                         size_t bytes)
 {
-    tm_p2p_source_t *from = cell_source(cell);
-    cell_envelope(cell)->protocol = TM_P2P_PROTO_SOURCE;
+    tm_p2p_source_t *from = tm_p2p_cell_source(cell);
+    tm_p2p_cell_envelope(cell)->protocol = TM_P2P_PROTO_SOURCE;
     from->ops = ops;
     from->buf = buf;
     from->count = count;
@@ -94,7 +94,7 @@ matcher_send(tm_p2p_matcher_t *m, tm_p2p_request_t *req, const void *buf, size_t
     envelope_fill(cell, context_id, source, tag, bytes, m->world_rank,
                   m->dyn_sent ? m->dyn_sent[dest] : 0, false);
     if (fb) {
-        cell_envelope(cell)->pair_seq = fb->next_seq;
+        tm_p2p_cell_envelope(cell)->pair_seq = fb->next_seq;
         fb->next_seq = tm_p2p_pair_seq_next(fb->next_seq);
     }
     /* The program's sends are cancellable until received: the cell and its ticket, for
@@ -104,7 +104,7 @@ matcher_send(tm_p2p_matcher_t *m, tm_p2p_request_t *req, const void *buf, size_t
             m->last_ticket = TM_P2P_CLAIM_CANCELLED;
         req->cell = cell;
         req->ticket = ++m->last_ticket;
-        atomic_store_explicit(&cell_envelope(cell)->claim, req->ticket, memory_order_relaxed);
+        atomic_store_explicit(&tm_p2p_cell_envelope(cell)->claim, req->ticket, memory_order_relaxed);
     }
     if (eager) {
         envelope_pack(cell, buf, count, type, bytes);
@@ -200,7 +200,7 @@ tm_shm_cell_t *tm_p2p_am_alloc(tm_p2p_matcher_t *m, int kind)
     tm_shm_cell_t *cell = tm_shm_cell_alloc(m->mailbox->pool);
     if (!cell)
         return NULL;
-    tm_p2p_envelope_t *env = cell_envelope(cell);
+    tm_p2p_envelope_t *env = tm_p2p_cell_envelope(cell);
     memset(env, 0, sizeof *env);
     atomic_store_explicit(&env->claim, TM_P2P_CLAIM_TAKEN, memory_order_relaxed);
     env->protocol = TM_P2P_PROTO_AM;
@@ -217,12 +217,12 @@ size_t tm_p2p_am_capacity(void)
 
 void *tm_p2p_am_payload(tm_shm_cell_t *cell)
 {
-    return cell_payload(cell);
+    return tm_p2p_cell_payload(cell);
 }
 
 int tm_p2p_am_kind(tm_shm_cell_t *cell)
 {
-    return cell_envelope(cell)->tag;
+    return tm_p2p_cell_envelope(cell)->tag;
 }
 
 void tm_p2p_am_send(tm_shm_cell_t *cell, int to)
@@ -281,7 +281,7 @@ bool tm_p2p_cancel_send(tm_p2p_request_t *req)
     uint64_t ticket = req->ticket;
     /* acq_rel: pairs with the receiver's exchange in cell_claim (see p2p.h). The cell may have
      * been received and reused for a later send of ours since: its ticket is then another. */
-    bool won = atomic_compare_exchange_strong_explicit(&cell_envelope(req->cell)->claim, &ticket,
+    bool won = atomic_compare_exchange_strong_explicit(&tm_p2p_cell_envelope(req->cell)->claim, &ticket,
                                                        TM_P2P_CLAIM_CANCELLED, memory_order_acq_rel,
                                                        memory_order_acquire);
     req->cell = NULL;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "mpi/attr.h"
-#include "fake_rt.h"
+#include "tests/unit/fake_rt.h"
 
 static void setup_rank3(void)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "mpi/mpi_impl.h"
-#include "fake_rt.h"
+#include "tests/unit/fake_rt.h"
 
 /* Rank 3 of 8, initialized. */
 static void setup_rank3(void)

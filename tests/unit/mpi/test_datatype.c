@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "obj/datatype.h"
-#include "fake_rt.h"
+#include "tests/unit/fake_rt.h"
 
 static void setup_rank1(void)
 {

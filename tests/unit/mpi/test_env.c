@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "mpi/mpi_impl.h"
-#include "fake_rt.h"
+#include "tests/unit/fake_rt.h"
 
 static void setup_rank0(void)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "mpi/mpi_impl.h"
-#include "fake_rt.h"
+#include "tests/unit/fake_rt.h"
 
 static void setup_initialized(void)
 {

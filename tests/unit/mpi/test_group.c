@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "obj/group.h"
-#include "fake_rt.h"
+#include "tests/unit/fake_rt.h"
 
 /* Rank 3 of 8, initialized. */
 static void setup_rank3(void)

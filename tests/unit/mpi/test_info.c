@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "mpi/mpi_impl.h"
-#include "fake_rt.h"
+#include "tests/unit/fake_rt.h"
 
 static void setup_rank3(void)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "mpi/mpi_impl.h"
-#include "fake_rt.h"
+#include "tests/unit/fake_rt.h"
 
 static void setup_rank1(void)
 {

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "obj/op.h"
-#include "fake_rt.h"
+#include "tests/unit/fake_rt.h"
 
 static void setup_rank1(void)
 {

@@ -1,5 +1,5 @@
 /*
- * Unit test of the matching of mpi/p2p.c under races. Producers are real threads, each with its
+ * Unit test of the matching of p2p/match.c under races. Producers are real threads, each with its
  * own mailbox and cell pool as a rank has (tm_p2p_init on its thread); they send to one
  * receiver through the transport (tm_p2p_matcher_send), eager and rendezvous, with tags drawn
  * from a fixed sequence; the receiver, on the test's thread, posts a mix of MPI_ANY_SOURCE /
@@ -23,7 +23,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "fake_rt.h"
+#include "tests/unit/fake_rt.h"
 #include "p2p/p2p.h"
 
 #ifdef TM_WITH_TSAN
@@ -503,7 +503,7 @@ END_TEST
 
 static Suite *p2p_suite(void)
 {
-    Suite *s = suite_create("mpi_p2p");
+    Suite *s = suite_create("p2p_match_races");
     TCase *tc = tcase_create("matching");
 
     tcase_add_checked_fixture(tc, setup, teardown);

@@ -1,6 +1,7 @@
 /*
- * A fake of runtime/rank.h for the unit tests of mpi/: the test chooses who is calling, and
- * tm_rt_job_abort ends the test process, after checking what mpi/ printed on stderr.
+ * A fake of runtime/rank.h for the unit tests of the layers above runtime/: the test chooses who
+ * is calling, and tm_rt_job_abort ends the test process, after checking what was printed on
+ * stderr.
  */
 #ifndef TM_TEST_FAKE_RT_H
 #define TM_TEST_FAKE_RT_H

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fake_rt.h"
+#include "tests/unit/fake_rt.h"
 
 tm_rt_rank_t fake_rt_rank;
 int fake_rt_world_size;
