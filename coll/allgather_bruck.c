@@ -42,8 +42,8 @@ static void unpack(tm_nbc_sched_t *s, const char *packed, const size_t *off, int
 }
 
 tm_nbc_sched_t *tm_coll_allgather_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                       size_t scount, tm_mpi_type_t *stype,
-                                       const tm_coll_blocks_t *recv, int rank_levels)
+                                        size_t scount, tm_mpi_type_t *stype,
+                                        const tm_coll_blocks_t *recv, int rank_levels)
 {
     int size = comm->size, me = comm->rank;
     int height = tm_nbc_tree_height(size);

@@ -17,9 +17,9 @@
 #include "coll/steps.h"
 
 tm_nbc_sched_t *tm_coll_allgather_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                             const void *sendbuf, size_t scount,
-                                             tm_mpi_type_t *stype, const tm_coll_blocks_t *recv,
-                                             int rank_levels)
+                                              const void *sendbuf, size_t scount,
+                                              tm_mpi_type_t *stype, const tm_coll_blocks_t *recv,
+                                              int rank_levels)
 {
     int size = comm->size, me = comm->rank;
     int height = tm_nbc_tree_height(size);
@@ -29,7 +29,8 @@ tm_nbc_sched_t *tm_coll_allgather_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *c
         return NULL;
     tm_nbc_sched_where(s, tm_coll_step_where(0, height, rank_levels));
     if (stype) /* not in place: the rank's own block first, before it is sent */
-        tm_nbc_sched_copy(s, sendbuf, scount, stype, tm_coll_blocks_at(recv, me), count, recv->type);
+        tm_nbc_sched_copy(s, sendbuf, scount, stype, tm_coll_blocks_at(recv, me), count,
+                          recv->type);
     for (int k = 0; k < height; k++) {
         int partner = me ^ (1 << k);
         int mine = me & ~((1 << k) - 1), theirs = partner & ~((1 << k) - 1);

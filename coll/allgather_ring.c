@@ -18,8 +18,8 @@
 #include "coll/steps.h"
 
 tm_nbc_sched_t *tm_coll_allgather_ring(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                      size_t scount, tm_mpi_type_t *stype,
-                                      const tm_coll_blocks_t *recv, int rank_levels)
+                                       size_t scount, tm_mpi_type_t *stype,
+                                       const tm_coll_blocks_t *recv, int rank_levels)
 {
     int size = comm->size, me = comm->rank;
     int steps = size - 1;

@@ -36,8 +36,9 @@ static size_t piece_start(size_t count, int pieces, int i)
 }
 
 tm_nbc_sched_t *tm_coll_allreduce_rabenseifner(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                              const void *sendbuf, void *recvbuf, size_t count,
-                                              tm_mpi_type_t *type, tm_mpi_op_t *op, int rank_levels)
+                                               const void *sendbuf, void *recvbuf, size_t count,
+                                               tm_mpi_type_t *type, tm_mpi_op_t *op,
+                                               int rank_levels)
 {
     int size = comm->size, me = comm->rank;
     bool in_place = sendbuf == recvbuf;

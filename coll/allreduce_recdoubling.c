@@ -26,8 +26,8 @@ static int real_rank(int n, int extra)
 }
 
 tm_nbc_sched_t *tm_coll_allreduce_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                             const void *sendbuf, void *recvbuf, size_t count,
-                                             tm_mpi_type_t *type, tm_mpi_op_t *op, int rank_levels)
+                                              const void *sendbuf, void *recvbuf, size_t count,
+                                              tm_mpi_type_t *type, tm_mpi_op_t *op, int rank_levels)
 {
     int size = comm->size, me = comm->rank;
     bool in_place = sendbuf == recvbuf;

@@ -17,8 +17,8 @@
 #include "coll/blocks.h"
 
 tm_nbc_sched_t *tm_coll_allreduce_split(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                       void *recvbuf, size_t count, tm_mpi_type_t *type,
-                                       tm_mpi_op_t *op, int rank_levels)
+                                        void *recvbuf, size_t count, tm_mpi_type_t *type,
+                                        tm_mpi_op_t *op, int rank_levels)
 {
     int size = comm->size, me = comm->rank;
     int height = tm_nbc_tree_height(size);
@@ -28,7 +28,7 @@ tm_nbc_sched_t *tm_coll_allreduce_split(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, c
     if (!s)
         return NULL;
     tm_coll_reduce_binomial_add(s, comm, sendbuf, recvbuf, count, type, op, 0, rank_levels,
-                               tm_nbc_sched_scratch(s));
+                                tm_nbc_sched_scratch(s));
     int step = 0;
     if (me != 0) {
         while ((2 << step) <= me) /* me receives at the step of its highest bit */

@@ -48,8 +48,8 @@ static int positions(int size, int k)
 }
 
 tm_nbc_sched_t *tm_coll_alltoall_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                      const tm_coll_blocks_t *send, const tm_coll_blocks_t *recv,
-                                      int rank_levels)
+                                       const tm_coll_blocks_t *send, const tm_coll_blocks_t *recv,
+                                       int rank_levels)
 {
     int size = comm->size, me = comm->rank;
     int height = tm_nbc_tree_height(size);

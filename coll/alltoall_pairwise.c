@@ -26,8 +26,8 @@
 #include "coll/steps.h"
 
 tm_nbc_sched_t *tm_coll_alltoall_pairwise(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                         const tm_coll_blocks_t *send, const tm_coll_blocks_t *recv,
-                                         int rank_levels)
+                                          const tm_coll_blocks_t *send,
+                                          const tm_coll_blocks_t *recv, int rank_levels)
 {
     int size = comm->size, me = comm->rank;
     int steps = size - 1;

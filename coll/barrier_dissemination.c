@@ -15,7 +15,8 @@
 #include "coll/blocks.h"
 #include "coll/steps.h"
 
-tm_nbc_sched_t *tm_coll_barrier_dissemination(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, int rank_levels)
+tm_nbc_sched_t *tm_coll_barrier_dissemination(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
+                                              int rank_levels)
 {
     int size = comm->size, me = comm->rank;
     int height = tm_nbc_tree_height(size);

@@ -15,7 +15,7 @@
 #include "coll/coll.h"
 
 tm_nbc_sched_t *tm_coll_bcast_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, void *buf,
-                                      size_t count, tm_mpi_type_t *type, int root, int rank_levels)
+                                       size_t count, tm_mpi_type_t *type, int root, int rank_levels)
 {
     int size = comm->size;
     int v = (comm->rank - root + size) % size;

@@ -388,8 +388,8 @@ static void arrive(tm_p2p_matcher_t *m, tm_shm_cell_t *cell)
 /* ---- at the root ---- */
 
 int tm_coll_bcast_dynamic(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *buf, size_t count,
-                         tm_mpi_type_t *type, const int *dests, int ndests, int tag,
-                         tm_p2p_request_t *req)
+                          tm_mpi_type_t *type, const int *dests, int ndests, int tag,
+                          tm_p2p_request_t *req)
 {
     tm_p2p_matcher_t *m = &r->p2p->match;
     int me = r->rt->world_rank;

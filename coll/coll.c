@@ -52,7 +52,7 @@ static bool request_done(void *arg)
 }
 
 int tm_coll_run(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, tm_nbc_sched_t *s,
-                    MPI_Request *request)
+                MPI_Request *request)
 {
     if (!s)
         return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");
@@ -131,11 +131,10 @@ int tm_coll_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const v
     if (!nonblocking && tm_coll_use_shared(c, count, type, op))
         return tm_coll_reduce_shared(r, c, call, data, recvbuf, count, type, op, root);
     int levels = tm_coll_levels(c, nonblocking, false);
-    return tm_coll_run(
-        r, c, call,
-        tm_coll_reduce_binomial(r, c, data, c->rank == root ? recvbuf : NULL, count, type, op,
-                                root, levels),
-        request);
+    return tm_coll_run(r, c, call,
+                       tm_coll_reduce_binomial(r, c, data, c->rank == root ? recvbuf : NULL, count,
+                                               type, op, root, levels),
+                       request);
 }
 
 int tm_coll_allreduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
@@ -167,8 +166,8 @@ int tm_coll_allreduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, cons
 }
 
 int tm_coll_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
-                 void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
-                 bool exclusive, MPI_Request *request)
+                 void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op, bool exclusive,
+                 MPI_Request *request)
 {
     bool nonblocking = request != NULL;
     if (!nonblocking && tm_coll_use_flat_reduce(c, count, type)) {
@@ -178,8 +177,7 @@ int tm_coll_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const voi
     int levels = tm_coll_levels(c, nonblocking, false);
     return tm_coll_run(
         r, c, call,
-        tm_coll_scan_recdoubling(r, c, data, recvbuf, count, type, op, exclusive, levels),
-        request);
+        tm_coll_scan_recdoubling(r, c, data, recvbuf, count, type, op, exclusive, levels), request);
 }
 
 int tm_coll_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
@@ -213,8 +211,8 @@ int tm_coll_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const v
 {
     bool nonblocking = request != NULL, at_root = c->rank == root;
     if (!nonblocking && tm_coll_use_flat(c, sendcount * stype->size))
-        return tm_coll_flat_gather(r, c, call, sendbuf, sendcount, stype, recvbuf, recvcount,
-                                   rtype, root);
+        return tm_coll_flat_gather(r, c, call, sendbuf, sendcount, stype, recvbuf, recvcount, rtype,
+                                   root);
     int levels = tm_coll_levels(c, nonblocking, true);
     return tm_coll_run(r, c, call,
                        tm_coll_gather_binomial(r, c, sendbuf, sendcount, stype,
@@ -231,9 +229,8 @@ int tm_coll_gatherv(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const 
     int levels = tm_coll_levels(c, request != NULL, true);
     return tm_coll_run(r, c, call,
                        tm_coll_gatherv_linear(r, c, sendbuf, sendcount, stype,
-                                              at_root ? recvbuf : NULL,
-                                              at_root ? recvcounts : NULL, at_root ? displs : NULL,
-                                              rtype, root, levels),
+                                              at_root ? recvbuf : NULL, at_root ? recvcounts : NULL,
+                                              at_root ? displs : NULL, rtype, root, levels),
                        request);
 }
 
@@ -248,8 +245,8 @@ int tm_coll_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const 
     int levels = tm_coll_levels(c, nonblocking, true);
     return tm_coll_run(r, c, call,
                        tm_coll_scatter_binomial(r, c, at_root ? sendbuf : NULL,
-                                                at_root ? sendcount : 0, stype, recvbuf,
-                                                recvcount, rtype, root, levels),
+                                                at_root ? sendcount : 0, stype, recvbuf, recvcount,
+                                                rtype, root, levels),
                        request);
 }
 
@@ -261,9 +258,8 @@ int tm_coll_scatterv(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const
     int levels = tm_coll_levels(c, request != NULL, true);
     return tm_coll_run(r, c, call,
                        tm_coll_scatterv_linear(r, c, at_root ? sendbuf : NULL,
-                                               at_root ? sendcounts : NULL,
-                                               at_root ? displs : NULL, stype, recvbuf, recvcount,
-                                               rtype, root, levels),
+                                               at_root ? sendcounts : NULL, at_root ? displs : NULL,
+                                               stype, recvbuf, recvcount, rtype, root, levels),
                        request);
 }
 
@@ -298,10 +294,10 @@ int tm_coll_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
 {
     bool nonblocking = request != NULL;
     bool regular = recv->counts == NULL; /* MPI_Alltoall's equal blocks, one after the other */
-    if (regular && !nonblocking && tm_coll_use_flat(c, (size_t)c->size * recv->count * recv->type->size))
+    if (regular && !nonblocking &&
+        tm_coll_use_flat(c, (size_t)c->size * recv->count * recv->type->size))
         return tm_coll_flat_alltoall(r, c, call, send ? send->buf : NULL, send ? send->count : 0,
-                                     send ? send->type : NULL, recv->buf, recv->count,
-                                     recv->type);
+                                     send ? send->type : NULL, recv->buf, recv->count, recv->type);
     int levels = tm_coll_levels(c, nonblocking, false);
     tm_nbc_sched_t *s;
     if (regular && recv->count * recv->type->size <= ALLTOALL_BRUCK_BYTES &&
@@ -317,7 +313,6 @@ int tm_coll_neighbor(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                      int nsends, MPI_Request *request)
 {
     int levels = tm_coll_levels(c, request != NULL, false);
-    return tm_coll_run(r, c, call,
-                       tm_coll_neighbor_linear(r, c, recvs, nrecvs, sends, nsends, levels),
-                       request);
+    return tm_coll_run(
+        r, c, call, tm_coll_neighbor_linear(r, c, recvs, nrecvs, sends, nsends, levels), request);
 }

@@ -38,8 +38,8 @@ int tm_coll_allreduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, cons
                       MPI_Request *request);
 /* Scan, or exscan when `exclusive`. */
 int tm_coll_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
-                 void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
-                 bool exclusive, MPI_Request *request);
+                 void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op, bool exclusive,
+                 MPI_Request *request);
 /* Reduce_scatter with counts[j] elements for rank j, or reduce_scatter_block (counts NULL) with
  * `block` each. */
 int tm_coll_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
@@ -96,7 +96,7 @@ int tm_coll_levels(const tm_mpi_comm_t *comm, bool nonblocking, bool doubling);
  * `request` NULL, waits for it (a blocking call); else returns at once with the request in
  * *request. Returns the error class (reported through comm's handler). */
 int tm_coll_run(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, tm_nbc_sched_t *s,
-                    MPI_Request *request);
+                MPI_Request *request);
 
 /* Shared-address-space reduce and allreduce (shared.c): the ranks read each other's
  * buffers directly, each combining one chunk of the elements. Blocking only, for commutative
@@ -107,17 +107,16 @@ int tm_coll_run(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, tm_nbc_
  * of doubles: reduce 118 against 280 us, allreduce 204 against 380 us; 256 KiB: reduce 7.8 against
  * 15 us, allreduce 20 against 19). */
 #define TM_COLL_SHARED_BYTES (256 * 1024)
-int tm_coll_reduce_shared(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                              const void *data, void *recvbuf, size_t count, tm_mpi_type_t *type,
-                              tm_mpi_op_t *op, int root);
-int tm_coll_allreduce_shared(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                                 const void *data, void *recvbuf, size_t count, tm_mpi_type_t *type,
-                                 tm_mpi_op_t *op);
+int tm_coll_reduce_shared(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
+                          void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
+                          int root);
+int tm_coll_allreduce_shared(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
+                             void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op);
 
 /* Whether a blocking reduction of count elements of type with op on c takes the
  * shared-address-space algorithm (every rank decides the same). */
 static inline bool tm_coll_use_shared(const tm_mpi_comm_t *c, size_t count,
-                                          const tm_mpi_type_t *type, const tm_mpi_op_t *op)
+                                      const tm_mpi_type_t *type, const tm_mpi_op_t *op)
 {
     return c->size >= 2 && count * type->size >= TM_COLL_SHARED_BYTES &&
            tm_mpi_op_is_commutative(op);
@@ -141,47 +140,47 @@ bool tm_coll_use_flat(const tm_mpi_comm_t *c, size_t bytes);
 bool tm_coll_use_flat_reduce(const tm_mpi_comm_t *c, size_t count, const tm_mpi_type_t *type);
 void tm_coll_flat_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call);
 int tm_coll_flat_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *buf,
-                           size_t count, tm_mpi_type_t *type, int root);
+                       size_t count, tm_mpi_type_t *type, int root);
 /* Reduce to `root`, or allreduce with root -1; data == recvbuf in place. */
 void tm_coll_flat_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
-                             void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
-                             int root);
+                         void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
+                         int root);
 /* Allgather(v) into the blocks of `recv`, and alltoall (sendbuf NULL: in place): every member
  * reads every slot after the round. Flat when one rank's blocks (allgather(v): the largest block,
  * which every member computes alike from the counts; alltoall: all size of them) fit
  * TM_COLL_FLAT_BYTES. */
 int tm_coll_flat_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                               const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                               const tm_coll_blocks_t *recv);
-int tm_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                              const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                              void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype);
+                           const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
+                           const tm_coll_blocks_t *recv);
+int tm_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
+                          size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
+                          tm_mpi_type_t *rtype);
 /* Reduce_scatter and reduce_scatter_block: the reduction of all `total` elements of data
  * (== recvbuf in place), as a flat allreduce's, then the member's `count` elements from element
  * `first` of the result into recvbuf. Flat under a reduction's condition for `total`. */
 void tm_coll_flat_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                                     const void *data, void *recvbuf, size_t total, size_t first,
-                                     size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op);
+                                 const void *data, void *recvbuf, size_t total, size_t first,
+                                 size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op);
 /* Gather and scatter, whose in-place root passes its own block as sendbuf (gather) or recvbuf
  * (scatter). Flat when the root's blocks (gather: one per slot; scatter: all size of them, in
  * its slot) fit TM_COLL_FLAT_BYTES. */
-int tm_coll_flat_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                            const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                            void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype, int root);
-int tm_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                             const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                             void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype, int root);
+int tm_coll_flat_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
+                        size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
+                        tm_mpi_type_t *rtype, int root);
+int tm_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
+                         size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
+                         tm_mpi_type_t *rtype, int root);
 /* Scan, or exscan when `exclusive` (data == recvbuf in place): a chain along the ranks, flat
  * under the same condition as a reduction. */
 void tm_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
-                           void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
-                           bool exclusive);
+                       void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
+                       bool exclusive);
 /* The calls that return int return MPI_SUCCESS, or report MPI_ERR_TRUNCATE (a rank passed more
  * data than another's buffer holds) through c's handler and return what it returns. */
 /* MPI_Ibarrier on a communicator that tm_coll_use_flat(c, 0) accepts: enters the next
  * barrier through the block's lines and starts the request that waits for the others. */
 int tm_coll_flat_ibarrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                              MPI_Request *request);
+                          MPI_Request *request);
 /* Drops c's reference to its block (its view goes, in `call`), once the non-blocking barriers
  * its rank entered on it are over. */
 void tm_coll_flat_release(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call);
@@ -196,8 +195,8 @@ void tm_coll_bcast_dynamic_init(void);
  * point-to-point message from r, in order with r's other messages to it. req (a send request of
  * r) completes when buf may be reused. 0, or -ENOMEM with nothing sent. */
 int tm_coll_bcast_dynamic(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *buf, size_t count,
-                         tm_mpi_type_t *type, const int *dests, int ndests, int tag,
-                         tm_p2p_request_t *req);
+                          tm_mpi_type_t *type, const int *dests, int ndests, int tag,
+                          tm_p2p_request_t *req);
 
 /* ---- schedule algorithms: each builds the calling rank's schedule of one collective (one
  * file each, named after the algorithm, with its cost and when it is chosen in its opening
@@ -209,7 +208,8 @@ int tm_coll_bcast_dynamic(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *buf
  * returns NULL when out of memory. */
 
 tm_nbc_sched_t *tm_coll_bcast_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, void *buf,
-                                      size_t count, tm_mpi_type_t *type, int root, int rank_levels);
+                                       size_t count, tm_mpi_type_t *type, int root,
+                                       int rank_levels);
 
 /* The rooted all-to-one and one-to-all algorithms come in three forms, so that other collectives
  * can be built of them (allreduce: reduce then broadcast; reduce_scatter: reduce then scatterv):
@@ -225,97 +225,98 @@ tm_nbc_sched_t *tm_coll_bcast_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, vo
  * type), in rank order when op is not commutative. At the root, sendbuf == recvbuf is in place
  * (its data is in recvbuf); recvbuf: root only. */
 tm_nbc_sched_t *tm_coll_reduce_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                       void *recvbuf, size_t count, tm_mpi_type_t *type,
-                                       tm_mpi_op_t *op, int root, int rank_levels);
+                                        void *recvbuf, size_t count, tm_mpi_type_t *type,
+                                        tm_mpi_op_t *op, int root, int rank_levels);
 void tm_coll_reduce_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
-                                void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
-                                int root, int rank_levels, void *scratch);
+                                 void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
+                                 int root, int rank_levels, void *scratch);
 size_t tm_coll_reduce_binomial_scratch(const tm_mpi_comm_t *comm, const void *sendbuf,
-                                      const void *recvbuf, size_t count, const tm_mpi_type_t *type,
-                                      const tm_mpi_op_t *op, int root);
+                                       const void *recvbuf, size_t count, const tm_mpi_type_t *type,
+                                       const tm_mpi_op_t *op, int root);
 
 /* Gather (gather_binomial.c): every rank's (sendbuf, sendcount, sendtype) to the root's recvbuf,
  * as block `rank` of recvcount recvtype elements. Every block has the same size in bytes. At the
  * root, sendbuf == its own block in recvbuf with the same count and type is in place; recvbuf,
  * recvcount, recvtype: root only. */
 tm_nbc_sched_t *tm_coll_gather_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                       size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
-                                       size_t recvcount, tm_mpi_type_t *recvtype, int root,
-                                       int rank_levels);
+                                        size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
+                                        size_t recvcount, tm_mpi_type_t *recvtype, int root,
+                                        int rank_levels);
 void tm_coll_gather_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
-                                size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
-                                size_t recvcount, tm_mpi_type_t *recvtype, int root,
-                                int rank_levels, void *scratch);
+                                 size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
+                                 size_t recvcount, tm_mpi_type_t *recvtype, int root,
+                                 int rank_levels, void *scratch);
 size_t tm_coll_gather_binomial_scratch(const tm_mpi_comm_t *comm, size_t sendcount,
-                                      const tm_mpi_type_t *sendtype, size_t recvcount,
-                                      const tm_mpi_type_t *recvtype, int root);
+                                       const tm_mpi_type_t *sendtype, size_t recvcount,
+                                       const tm_mpi_type_t *recvtype, int root);
 
 /* Scatter (scatter_binomial.c): block `rank` of the root's sendbuf (sendcount sendtype elements
  * per block) to every rank's (recvbuf, recvcount, recvtype). Every block has the same size in
  * bytes. At the root, recvbuf == its own block in sendbuf with the same count and type is in
  * place; sendbuf, sendcount, sendtype: root only. */
 tm_nbc_sched_t *tm_coll_scatter_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                        size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
-                                        size_t recvcount, tm_mpi_type_t *recvtype, int root,
-                                        int rank_levels);
+                                         size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
+                                         size_t recvcount, tm_mpi_type_t *recvtype, int root,
+                                         int rank_levels);
 void tm_coll_scatter_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
-                                 size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
-                                 size_t recvcount, tm_mpi_type_t *recvtype, int root,
-                                 int rank_levels, void *scratch);
+                                  size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
+                                  size_t recvcount, tm_mpi_type_t *recvtype, int root,
+                                  int rank_levels, void *scratch);
 size_t tm_coll_scatter_binomial_scratch(const tm_mpi_comm_t *comm, size_t sendcount,
-                                       const tm_mpi_type_t *sendtype, size_t recvcount,
-                                       const tm_mpi_type_t *recvtype, int root);
+                                        const tm_mpi_type_t *sendtype, size_t recvcount,
+                                        const tm_mpi_type_t *recvtype, int root);
 
 /* Gatherv (gatherv_linear.c): every rank's (sendbuf, sendcount, sendtype) to the root's
  * (recvbuf + displs[rank] extents, recvcounts[rank], recvtype). At the root, sendbuf == its own
  * block with the same count and type is in place; recvbuf, recvcounts, displs, recvtype: root
  * only (read while building: they need not outlive the call). Needs no scratch. */
 tm_nbc_sched_t *tm_coll_gatherv_linear(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                      size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
-                                      const int *recvcounts, const int *displs,
-                                      tm_mpi_type_t *recvtype, int root, int rank_levels);
+                                       size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
+                                       const int *recvcounts, const int *displs,
+                                       tm_mpi_type_t *recvtype, int root, int rank_levels);
 void tm_coll_gatherv_linear_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
-                               size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
-                               const int *recvcounts, const int *displs, tm_mpi_type_t *recvtype,
-                               int root, int rank_levels);
+                                size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
+                                const int *recvcounts, const int *displs, tm_mpi_type_t *recvtype,
+                                int root, int rank_levels);
 
 /* Scatterv (scatterv_linear.c): the root's (sendbuf + displs[i] extents, sendcounts[i], sendtype)
  * to rank i's (recvbuf, recvcount, recvtype). At the root, recvbuf == its own block with the same
  * count and type is in place; sendbuf, sendcounts, displs, sendtype: root only (read while
  * building). Needs no scratch. */
 tm_nbc_sched_t *tm_coll_scatterv_linear(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                       const int *sendcounts, const int *displs,
-                                       tm_mpi_type_t *sendtype, void *recvbuf, size_t recvcount,
-                                       tm_mpi_type_t *recvtype, int root, int rank_levels);
+                                        const int *sendcounts, const int *displs,
+                                        tm_mpi_type_t *sendtype, void *recvbuf, size_t recvcount,
+                                        tm_mpi_type_t *recvtype, int root, int rank_levels);
 void tm_coll_scatterv_linear_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
-                                const int *sendcounts, const int *displs, tm_mpi_type_t *sendtype,
-                                void *recvbuf, size_t recvcount, tm_mpi_type_t *recvtype, int root,
-                                int rank_levels);
+                                 const int *sendcounts, const int *displs, tm_mpi_type_t *sendtype,
+                                 void *recvbuf, size_t recvcount, tm_mpi_type_t *recvtype, int root,
+                                 int rank_levels);
 
 /* Prefix reduction: recvbuf of rank r gets the data of ranks 0 .. r (`exclusive`: 0 .. r - 1)
  * reduced in rank order; exclusive, rank 0's recvbuf is not touched. sendbuf == recvbuf: in
  * place (the data is taken from recvbuf). */
 tm_nbc_sched_t *tm_coll_scan_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                        void *recvbuf, size_t count, tm_mpi_type_t *type,
-                                        tm_mpi_op_t *op, bool exclusive, int rank_levels);
+                                         void *recvbuf, size_t count, tm_mpi_type_t *type,
+                                         tm_mpi_op_t *op, bool exclusive, int rank_levels);
 
 /* Reduce-scatter: block j of every rank's sendbuf (counts[j] elements, the blocks back to back;
  * counts NULL: `block` elements each) reduced in rank order into rank j's recvbuf. The counts
  * are the same on every rank. sendbuf == recvbuf: in place (the blocks are in recvbuf, the
  * result goes to its start). */
 tm_nbc_sched_t *tm_coll_reduce_scatter_pairwise(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                               const void *sendbuf, void *recvbuf,
-                                               const int *counts, size_t block, tm_mpi_type_t *type,
-                                               tm_mpi_op_t *op, int rank_levels);
+                                                const void *sendbuf, void *recvbuf,
+                                                const int *counts, size_t block,
+                                                tm_mpi_type_t *type, tm_mpi_op_t *op,
+                                                int rank_levels);
 
 /* A neighbourhood collective in one round (tm_coll_neighbor's transfers). */
 tm_nbc_sched_t *tm_coll_neighbor_linear(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                       const tm_coll_xfer_t *recvs, int nrecvs,
-                                       const tm_coll_xfer_t *sends, int nsends, int rank_levels);
+                                        const tm_coll_xfer_t *recvs, int nrecvs,
+                                        const tm_coll_xfer_t *sends, int nsends, int rank_levels);
 
 /* Barrier (barrier_dissemination.c). */
 tm_nbc_sched_t *tm_coll_barrier_dissemination(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                             int rank_levels);
+                                              int rank_levels);
 
 /* Blocks of data (tm_coll_blocks_t, blocks.h): allgather(v)'s receive buffer, alltoall(v,w)'s
  * buffers. Read while building: need not outlive the call. */
@@ -325,39 +326,40 @@ tm_nbc_sched_t *tm_coll_barrier_dissemination(tm_mpi_rank_t *r, tm_mpi_comm_t *c
  * power-of-two size and blocks that follow each other with no counts, displs or types arrays
  * (MPI_Allgather's); Bruck's algorithm and the ring take any (MPI_Allgatherv's). */
 tm_nbc_sched_t *tm_coll_allgather_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                             const void *sendbuf, size_t sendcount,
-                                             tm_mpi_type_t *sendtype, const tm_coll_blocks_t *recv,
-                                             int rank_levels);
+                                              const void *sendbuf, size_t sendcount,
+                                              tm_mpi_type_t *sendtype, const tm_coll_blocks_t *recv,
+                                              int rank_levels);
 tm_nbc_sched_t *tm_coll_allgather_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
+                                        size_t sendcount, tm_mpi_type_t *sendtype,
+                                        const tm_coll_blocks_t *recv, int rank_levels);
+tm_nbc_sched_t *tm_coll_allgather_ring(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
                                        size_t sendcount, tm_mpi_type_t *sendtype,
                                        const tm_coll_blocks_t *recv, int rank_levels);
-tm_nbc_sched_t *tm_coll_allgather_ring(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                      size_t sendcount, tm_mpi_type_t *sendtype,
-                                      const tm_coll_blocks_t *recv, int rank_levels);
 
 /* Alltoall(v,w): block j of every rank's send to block `rank` of rank j's recv. send NULL: in
  * place (the data is taken from recv, whose blocks then serve both ways). Bruck's algorithm
  * needs equal blocks that follow each other (MPI_Alltoall's); the pairwise exchange takes any. */
 tm_nbc_sched_t *tm_coll_alltoall_bruck(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                      const tm_coll_blocks_t *send, const tm_coll_blocks_t *recv,
-                                      int rank_levels);
+                                       const tm_coll_blocks_t *send, const tm_coll_blocks_t *recv,
+                                       int rank_levels);
 tm_nbc_sched_t *tm_coll_alltoall_pairwise(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                         const tm_coll_blocks_t *send, const tm_coll_blocks_t *recv,
-                                         int rank_levels);
+                                          const tm_coll_blocks_t *send,
+                                          const tm_coll_blocks_t *recv, int rank_levels);
 
 /* Allreduce: every rank's recvbuf gets op over every rank's (sendbuf, count, type), in rank
  * order when op is not commutative; sendbuf == recvbuf: in place. Rabenseifner's algorithm
  * needs a commutative op and count >= the largest power of two <= size. The split form
  * (reduce to 0, then broadcast) is the non-blocking one. */
 tm_nbc_sched_t *tm_coll_allreduce_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                             const void *sendbuf, void *recvbuf, size_t count,
-                                             tm_mpi_type_t *type, tm_mpi_op_t *op, int rank_levels);
-tm_nbc_sched_t *tm_coll_allreduce_rabenseifner(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
                                               const void *sendbuf, void *recvbuf, size_t count,
                                               tm_mpi_type_t *type, tm_mpi_op_t *op,
                                               int rank_levels);
+tm_nbc_sched_t *tm_coll_allreduce_rabenseifner(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
+                                               const void *sendbuf, void *recvbuf, size_t count,
+                                               tm_mpi_type_t *type, tm_mpi_op_t *op,
+                                               int rank_levels);
 tm_nbc_sched_t *tm_coll_allreduce_split(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                       void *recvbuf, size_t count, tm_mpi_type_t *type,
-                                       tm_mpi_op_t *op, int rank_levels);
+                                        void *recvbuf, size_t count, tm_mpi_type_t *type,
+                                        tm_mpi_op_t *op, int rank_levels);
 
 #endif /* TM_COLL_H */

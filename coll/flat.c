@@ -28,10 +28,9 @@
  *
  * The leaders compute the result each for its core rather than one for all: the only lines
  * that cross between cores are the leaders' publications (and the slots that the results are
- * made of, or that the members copy), each once per round, where one counter for all, a result
- * and its round number crossed one after the other. On 16 ranks on 2 cores an 8-byte allreduce
- * went from 2.0 to 1.9 us and the barrier from 1.64 to 1.49; on 2 ranks, one per core, the
- * barrier from 0.21 to 0.17 us and a broadcast from 0.27 to 0.21 (medians side by side).
+ * made of, or that the members copy), each once per round, where with one counter for all, a
+ * result and its round number would cross one after the other (docs/performance.md has the
+ * figures).
  *
  * Reuse without a second synchronisation: the slots come in two sets, for odd and even rounds.
  * A member writes its slot for round t + 2 after round t + 1 opened for its group, which needed
@@ -79,10 +78,7 @@
  * members: a wake-up across cores costs several cache-line transfers one after the other (the
  * sleeper word, the ULT's state, the VP's run queue), within a core none, and the leader is the
  * member likeliest to be awake still, polling because no other rank of its core had work, so
- * that a poke across costs only a look at its sleeper word. On 16 ranks on 2 cores, an 8-byte
- * allreduce went from 3.4 to 2.65 us with this (the sleeping nearly all of it); with the
- * arrivals by group and the partials, from 2.9 to 2.0 us (every arrival on one counter moved
- * its line between the cores, and the last member read the other core's slots one by one).
+ * that a poke across costs only a look at its sleeper word.
  *
  * The block of a communicator is found through a registry keyed by its context id and the world
  * rank of its rank 0 (MPI_Comm_split gives disjoint groups one context id), made by the first
@@ -480,7 +476,7 @@ static bool flat_ibarrier_over(void *obj, uint64_t t, int *cursor)
 }
 
 int tm_coll_flat_ibarrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                              MPI_Request *request)
+                          MPI_Request *request)
 {
     tm_coll_flat_t *f = flat_get(r, c);
     uint64_t t = ++c->flat_ibarriers;
@@ -557,7 +553,7 @@ static int flat_status(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, boo
 }
 
 int tm_coll_flat_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *buf,
-                           size_t count, tm_mpi_type_t *type, int root)
+                       size_t count, tm_mpi_type_t *type, int root)
 {
     uint64_t round = flat_next(r, c);
     tm_coll_flat_t *f = c->flat;
@@ -573,8 +569,8 @@ int tm_coll_flat_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, voi
 }
 
 void tm_coll_flat_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
-                             void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
-                             int root)
+                         void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
+                         int root)
 {
     uint64_t round = flat_next(r, c);
     size_t bytes = count * type->size;
@@ -619,8 +615,8 @@ static bool flat_get_block(tm_coll_flat_t *f, uint64_t round, int k, int rank, s
 }
 
 int tm_coll_flat_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                               const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                               const tm_coll_blocks_t *recv)
+                           const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
+                           const tm_coll_blocks_t *recv)
 {
     uint64_t round = flat_next(r, c);
     tm_coll_flat_t *f = c->flat;
@@ -639,8 +635,8 @@ int tm_coll_flat_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
 }
 
 void tm_coll_flat_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                                     const void *data, void *recvbuf, size_t total, size_t first,
-                                     size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op)
+                                 const void *data, void *recvbuf, size_t total, size_t first,
+                                 size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op)
 {
     uint64_t round = flat_next(r, c);
     if (total > 0)
@@ -650,9 +646,9 @@ void tm_coll_flat_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char 
         memcpy(recvbuf, flat_result(c)->result + first * type->size, count * type->size);
 }
 
-int tm_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                              const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                              void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype)
+int tm_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
+                          size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
+                          tm_mpi_type_t *rtype)
 {
     uint64_t round = flat_next(r, c);
     tm_coll_flat_t *f = c->flat;
@@ -671,9 +667,9 @@ int tm_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
     return flat_status(r, c, call, truncated);
 }
 
-int tm_coll_flat_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                            const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                            void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype, int root)
+int tm_coll_flat_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
+                        size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
+                        tm_mpi_type_t *rtype, int root)
 {
     uint64_t round = flat_next(r, c);
     tm_coll_flat_t *f = c->flat;
@@ -689,9 +685,9 @@ int tm_coll_flat_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
     return flat_status(r, c, call, flat_get_blocks(f, round, skip, &recv));
 }
 
-int tm_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                             const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                             void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype, int root)
+int tm_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
+                         size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
+                         tm_mpi_type_t *rtype, int root)
 {
     uint64_t round = flat_next(r, c);
     tm_coll_flat_t *f = c->flat;
@@ -708,8 +704,8 @@ int tm_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
 }
 
 void tm_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
-                           void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
-                           bool exclusive)
+                       void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
+                       bool exclusive)
 {
     tm_coll_flat_t *f = flat_get(r, c);
     uint64_t round = ++c->flat_scans;

@@ -16,9 +16,9 @@
 #include "coll/coll.h"
 
 void tm_coll_gatherv_linear_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
-                               size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
-                               const int *recvcounts, const int *displs, tm_mpi_type_t *recvtype,
-                               int root, int rank_levels)
+                                size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
+                                const int *recvcounts, const int *displs, tm_mpi_type_t *recvtype,
+                                int root, int rank_levels)
 {
     tm_nbc_sched_barrier(s, rank_levels > 0 ? TM_NBC_RANK : TM_NBC_ANY);
     if (comm->rank != root) {
@@ -38,14 +38,14 @@ void tm_coll_gatherv_linear_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, co
 }
 
 tm_nbc_sched_t *tm_coll_gatherv_linear(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                      size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
-                                      const int *recvcounts, const int *displs,
-                                      tm_mpi_type_t *recvtype, int root, int rank_levels)
+                                       size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
+                                       const int *recvcounts, const int *displs,
+                                       tm_mpi_type_t *recvtype, int root, int rank_levels)
 {
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, comm, 0);
     if (!s)
         return NULL;
     tm_coll_gatherv_linear_add(s, comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                              recvtype, root, rank_levels);
+                               recvtype, root, rank_levels);
     return s;
 }

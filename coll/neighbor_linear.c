@@ -18,8 +18,8 @@
 #include "coll/coll.h"
 
 tm_nbc_sched_t *tm_coll_neighbor_linear(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                       const tm_coll_xfer_t *recvs, int nrecvs,
-                                       const tm_coll_xfer_t *sends, int nsends, int rank_levels)
+                                        const tm_coll_xfer_t *recvs, int nrecvs,
+                                        const tm_coll_xfer_t *sends, int nsends, int rank_levels)
 {
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, comm, 0);
     if (!s)

@@ -127,8 +127,8 @@ static tm_nbc_where_t level_where(int step, int rank_levels)
 }
 
 size_t tm_coll_reduce_binomial_scratch(const tm_mpi_comm_t *comm, const void *sendbuf,
-                                      const void *recvbuf, size_t count, const tm_mpi_type_t *type,
-                                      const tm_mpi_op_t *op, int root)
+                                       const void *recvbuf, size_t count, const tm_mpi_type_t *type,
+                                       const tm_mpi_op_t *op, int root)
 {
     reduce_plan_t p;
     MPI_Aint lo;
@@ -137,8 +137,8 @@ size_t tm_coll_reduce_binomial_scratch(const tm_mpi_comm_t *comm, const void *se
 }
 
 void tm_coll_reduce_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
-                                void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
-                                int root, int rank_levels, void *scratch)
+                                 void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
+                                 int root, int rank_levels, void *scratch)
 {
     reduce_plan_t p;
     MPI_Aint lo;
@@ -194,14 +194,14 @@ void tm_coll_reduce_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, c
 }
 
 tm_nbc_sched_t *tm_coll_reduce_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                       void *recvbuf, size_t count, tm_mpi_type_t *type,
-                                       tm_mpi_op_t *op, int root, int rank_levels)
+                                        void *recvbuf, size_t count, tm_mpi_type_t *type,
+                                        tm_mpi_op_t *op, int root, int rank_levels)
 {
     size_t scratch = tm_coll_reduce_binomial_scratch(comm, sendbuf, recvbuf, count, type, op, root);
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, comm, scratch);
     if (!s)
         return NULL;
     tm_coll_reduce_binomial_add(s, comm, sendbuf, recvbuf, count, type, op, root, rank_levels,
-                               tm_nbc_sched_scratch(s));
+                                tm_nbc_sched_scratch(s));
     return s;
 }

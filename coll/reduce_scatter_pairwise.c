@@ -69,9 +69,10 @@ static void *contribution(const staging_t *g, int i)
 }
 
 tm_nbc_sched_t *tm_coll_reduce_scatter_pairwise(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
-                                               const void *sendbuf, void *recvbuf,
-                                               const int *counts, size_t block, tm_mpi_type_t *type,
-                                               tm_mpi_op_t *op, int rank_levels)
+                                                const void *sendbuf, void *recvbuf,
+                                                const int *counts, size_t block,
+                                                tm_mpi_type_t *type, tm_mpi_op_t *op,
+                                                int rank_levels)
 {
     int size = comm->size, me = comm->rank;
     bool in_place = sendbuf == recvbuf;

@@ -45,8 +45,8 @@ static tm_nbc_where_t step_where(int k, int height, int rank_levels)
 }
 
 tm_nbc_sched_t *tm_coll_scan_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                        void *recvbuf, size_t count, tm_mpi_type_t *type,
-                                        tm_mpi_op_t *op, bool exclusive, int rank_levels)
+                                         void *recvbuf, size_t count, tm_mpi_type_t *type,
+                                         tm_mpi_op_t *op, bool exclusive, int rank_levels)
 {
     int size = comm->size, me = comm->rank;
     int height = tm_nbc_tree_height(size);

@@ -40,8 +40,8 @@ static size_t child_blocks(int v, int d, int size)
 }
 
 size_t tm_coll_scatter_binomial_scratch(const tm_mpi_comm_t *comm, size_t sendcount,
-                                       const tm_mpi_type_t *sendtype, size_t recvcount,
-                                       const tm_mpi_type_t *recvtype, int root)
+                                        const tm_mpi_type_t *sendtype, size_t recvcount,
+                                        const tm_mpi_type_t *recvtype, int root)
 {
     int size = comm->size;
     int v = (comm->rank - root + size) % size;
@@ -71,9 +71,9 @@ static tm_nbc_where_t level_where(int step, int height, int rank_levels)
 }
 
 void tm_coll_scatter_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
-                                 size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
-                                 size_t recvcount, tm_mpi_type_t *recvtype, int root,
-                                 int rank_levels, void *scratch)
+                                  size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
+                                  size_t recvcount, tm_mpi_type_t *recvtype, int root,
+                                  int rank_levels, void *scratch)
 {
     int size = comm->size;
     int v = (comm->rank - root + size) % size;
@@ -162,16 +162,16 @@ void tm_coll_scatter_binomial_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, 
 }
 
 tm_nbc_sched_t *tm_coll_scatter_binomial(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                        size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
-                                        size_t recvcount, tm_mpi_type_t *recvtype, int root,
-                                        int rank_levels)
+                                         size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
+                                         size_t recvcount, tm_mpi_type_t *recvtype, int root,
+                                         int rank_levels)
 {
     size_t scratch =
         tm_coll_scatter_binomial_scratch(comm, sendcount, sendtype, recvcount, recvtype, root);
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, comm, scratch);
     if (!s)
         return NULL;
-    tm_coll_scatter_binomial_add(s, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                root, rank_levels, tm_nbc_sched_scratch(s));
+    tm_coll_scatter_binomial_add(s, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, root, rank_levels, tm_nbc_sched_scratch(s));
     return s;
 }

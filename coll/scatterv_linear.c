@@ -17,9 +17,9 @@
 #include "coll/coll.h"
 
 void tm_coll_scatterv_linear_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
-                                const int *sendcounts, const int *displs, tm_mpi_type_t *sendtype,
-                                void *recvbuf, size_t recvcount, tm_mpi_type_t *recvtype, int root,
-                                int rank_levels)
+                                 const int *sendcounts, const int *displs, tm_mpi_type_t *sendtype,
+                                 void *recvbuf, size_t recvcount, tm_mpi_type_t *recvtype, int root,
+                                 int rank_levels)
 {
     tm_nbc_sched_barrier(s, rank_levels > 0 ? TM_NBC_RANK : TM_NBC_ANY);
     if (comm->rank != root) {
@@ -39,14 +39,14 @@ void tm_coll_scatterv_linear_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, c
 }
 
 tm_nbc_sched_t *tm_coll_scatterv_linear(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                       const int *sendcounts, const int *displs,
-                                       tm_mpi_type_t *sendtype, void *recvbuf, size_t recvcount,
-                                       tm_mpi_type_t *recvtype, int root, int rank_levels)
+                                        const int *sendcounts, const int *displs,
+                                        tm_mpi_type_t *sendtype, void *recvbuf, size_t recvcount,
+                                        tm_mpi_type_t *recvtype, int root, int rank_levels)
 {
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, comm, 0);
     if (!s)
         return NULL;
     tm_coll_scatterv_linear_add(s, comm, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                               recvtype, root, rank_levels);
+                                recvtype, root, rank_levels);
     return s;
 }

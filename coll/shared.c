@@ -87,9 +87,9 @@ static int shared_start(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, sh
     return MPI_SUCCESS;
 }
 
-int tm_coll_reduce_shared(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                              const void *data, void *recvbuf, size_t count, tm_mpi_type_t *type,
-                              tm_mpi_op_t *op, int root)
+int tm_coll_reduce_shared(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
+                          void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
+                          int root)
 {
     shared_bufs_t *all;
     int err = shared_start(r, c, call, &all);
@@ -105,9 +105,8 @@ int tm_coll_reduce_shared(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
     return err;
 }
 
-int tm_coll_allreduce_shared(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                                 const void *data, void *recvbuf, size_t count, tm_mpi_type_t *type,
-                                 tm_mpi_op_t *op)
+int tm_coll_allreduce_shared(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
+                             void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op)
 {
     shared_bufs_t *all;
     int err = shared_start(r, c, call, &all);

@@ -93,10 +93,10 @@ static int allgatherv(const char *call, const void *sendbuf, int sendcount, MPI_
     if (err != MPI_SUCCESS)
         return err;
     tm_coll_blocks_t recv = {.buf = recvbuf,
-                            .counts = recvcounts,
-                            .displs = displs,
-                            .displ_unit = rtype->extent,
-                            .type = rtype};
+                             .counts = recvcounts,
+                             .displs = displs,
+                             .displ_unit = rtype->extent,
+                             .type = rtype};
     return tm_coll_allgather(r, c, call, in_place ? NULL : sendbuf, (size_t)sendcount, stype, &recv,
                              nonblocking ? request : NULL);
 }

@@ -113,15 +113,15 @@ static int alltoallv(const char *call, const void *sendbuf, const int sendcounts
     if (err != MPI_SUCCESS)
         return err;
     tm_coll_blocks_t send = {.buf = (void *)sendbuf,
-                            .counts = sendcounts,
-                            .displs = sdispls,
-                            .displ_unit = stype ? stype->extent : 0,
-                            .type = stype};
+                             .counts = sendcounts,
+                             .displs = sdispls,
+                             .displ_unit = stype ? stype->extent : 0,
+                             .type = stype};
     tm_coll_blocks_t recv = {.buf = recvbuf,
-                            .counts = recvcounts,
-                            .displs = rdispls,
-                            .displ_unit = rtype->extent,
-                            .type = rtype};
+                             .counts = recvcounts,
+                             .displs = rdispls,
+                             .displ_unit = rtype->extent,
+                             .type = rtype};
     return tm_coll_alltoall(r, c, call, in_place ? NULL : &send, &recv,
                             nonblocking ? request : NULL);
 }
@@ -159,13 +159,14 @@ static int alltoallw(const char *call, const void *sendbuf, const int sendcounts
         return err;
     }
     tm_coll_blocks_t send = {.buf = (void *)sendbuf,
-                            .counts = sendcounts,
-                            .displs = sdispls,
-                            .displ_unit = 1,
-                            .types = stypes};
+                             .counts = sendcounts,
+                             .displs = sdispls,
+                             .displ_unit = 1,
+                             .types = stypes};
     tm_coll_blocks_t recv = {
         .buf = recvbuf, .counts = recvcounts, .displs = rdispls, .displ_unit = 1, .types = rtypes};
-    err = tm_coll_alltoall(r, c, call, in_place ? NULL : &send, &recv, nonblocking ? request : NULL);
+    err =
+        tm_coll_alltoall(r, c, call, in_place ? NULL : &send, &recv, nonblocking ? request : NULL);
     free(types); /* the schedule holds its own references to the types */
     return err;
 }

@@ -90,7 +90,7 @@ static void tm_mpi_comm_wait(tm_mpi_rank_t *r, tm_p2p_request_t *req, const char
 {
     if (!tm_p2p_request_is_complete(req)) {
         tm_p2p_note_blocked(r, "%s(comm=%s): %s rank %d", call, view->name,
-                                req->kind == TM_P2P_REQ_SEND ? "sending to" : "waiting for", peer);
+                            req->kind == TM_P2P_REQ_SEND ? "sending to" : "waiting for", peer);
         tm_p2p_wait_until(r, tm_mpi_comm_request_done, req);
     }
     tm_p2p_request_release(r, req);
@@ -109,8 +109,8 @@ static int tm_mpi_comm_send(tm_mpi_rank_t *r, tm_mpi_comm_t *view, const char *c
                             const void *buf, size_t bytes, int dest, int tag)
 {
     tm_p2p_request_t *req;
-    int err = tm_p2p_isend(r, buf, bytes, tm_mpi_comm_byte_type(), bytes, dest, tag, view,
-                               false, &req);
+    int err =
+        tm_p2p_isend(r, buf, bytes, tm_mpi_comm_byte_type(), bytes, dest, tag, view, false, &req);
 
     if (err < 0)
         return err;

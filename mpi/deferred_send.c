@@ -146,8 +146,8 @@ int PMPIX_Deferred_send_add(MPIX_Deferred_send handle, int dest)
     /* Late: the data is there, send it now. */
     tm_p2p_request_t *req;
     if (grow((void **)&d->late, &d->late_cap, d->nlate, sizeof *d->late) < 0 ||
-        tm_p2p_isend(r, d->buf, d->count, d->type, d->count * d->type->size, dest, d->tag, c,
-                         false, &req) < 0)
+        tm_p2p_isend(r, d->buf, d->count, d->type, d->count * d->type->size, dest, d->tag, c, false,
+                     &req) < 0)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
     req->call = call;
     d->late[d->nlate++] = req;
@@ -185,7 +185,7 @@ int PMPIX_Deferred_send_ready(MPIX_Deferred_send handle, MPI_Request *request)
             return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
     } else if (d->ndests == 1) {
         if (tm_p2p_isend(r, d->buf, d->count, d->type, d->count * d->type->size, d->dests[0],
-                             d->tag, c, false, &req) < 0)
+                         d->tag, c, false, &req) < 0)
             return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
     } else {
         err = tm_mpi_bcast_dynamic_start(r, c, call, d->buf, d->count, d->type, d->dests, d->ndests,

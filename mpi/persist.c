@@ -107,7 +107,7 @@ static int start(tm_mpi_rank_t *r, const char *call, MPI_Request h)
             op = NULL;
     } else {
         if (tm_p2p_isend(r, p->buf, p->count, p->type, bytes, p->source, p->tag, p->comm,
-                             p->op == TM_P2P_PERSIST_SSEND, &op) < 0)
+                         p->op == TM_P2P_PERSIST_SSEND, &op) < 0)
             op = NULL;
     }
     if (!op)

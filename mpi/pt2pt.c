@@ -115,8 +115,8 @@ static HOT int check_send(tm_mpi_rank_t *r, const char *call, const void *buf, i
 }
 
 int tm_mpi_check_send(tm_mpi_rank_t *r, const char *call, const void *buf, int count,
-                          MPI_Datatype type, int dest, int tag, MPI_Comm handle,
-                          tm_mpi_comm_t **comm_p, tm_mpi_type_t **type_p, size_t *bytes_p)
+                      MPI_Datatype type, int dest, int tag, MPI_Comm handle, tm_mpi_comm_t **comm_p,
+                      tm_mpi_type_t **type_p, size_t *bytes_p)
 {
     return check_send(r, call, buf, count, type, dest, tag, handle, comm_p, type_p, bytes_p);
 }
@@ -136,9 +136,9 @@ static HOT int check_recv(tm_mpi_rank_t *r, const char *call, void *buf, int cou
     return err;
 }
 
-int tm_mpi_check_recv(tm_mpi_rank_t *r, const char *call, void *buf, int count,
-                          MPI_Datatype type, int source, int tag, MPI_Comm handle,
-                          tm_mpi_comm_t **comm_p, tm_mpi_type_t **type_p)
+int tm_mpi_check_recv(tm_mpi_rank_t *r, const char *call, void *buf, int count, MPI_Datatype type,
+                      int source, int tag, MPI_Comm handle, tm_mpi_comm_t **comm_p,
+                      tm_mpi_type_t **type_p)
 {
     return check_recv(r, call, buf, count, type, source, tag, handle, comm_p, type_p);
 }
@@ -186,8 +186,7 @@ static HOT int send_post(tm_mpi_rank_t *r, const char *call, const void *buf, in
     *req_p = NULL;
     if (dest == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    if (tm_p2p_isend(r, buf, (size_t)count, type, bytes, dest, tag, comm, synchronous, req_p) <
-        0)
+    if (tm_p2p_isend(r, buf, (size_t)count, type, bytes, dest, tag, comm, synchronous, req_p) < 0)
         return out_of_memory(r, comm, call);
     (*req_p)->call = call;
     return MPI_SUCCESS;
@@ -460,8 +459,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     tm_mpi_comm_t *c;
     tm_mpi_type_t *t;
     size_t bytes;
-    int err =
-        tm_mpi_check_send(r, call, buf, count, datatype, dest, sendtag, comm, &c, &t, &bytes);
+    int err = tm_mpi_check_send(r, call, buf, count, datatype, dest, sendtag, comm, &c, &t, &bytes);
     if (err != MPI_SUCCESS)
         return err;
     /* The outgoing data must survive the incoming: send a packed copy, as bytes (the same type

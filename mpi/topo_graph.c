@@ -371,15 +371,15 @@ static int tm_mpi_dist_exchange(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *
 
     tm_mpi_type_lookup(MPI_INT, &type);
     tm_coll_blocks_t send = {.buf = (void *)sendbuf,
-                            .counts = sendcounts,
-                            .displs = sdispls,
-                            .displ_unit = sizeof(int),
-                            .type = type};
+                             .counts = sendcounts,
+                             .displs = sdispls,
+                             .displ_unit = sizeof(int),
+                             .type = type};
     tm_coll_blocks_t recv = {.buf = recvbuf,
-                            .counts = recvcounts,
-                            .displs = rdispls,
-                            .displ_unit = sizeof(int),
-                            .type = type};
+                             .counts = recvcounts,
+                             .displs = rdispls,
+                             .displ_unit = sizeof(int),
+                             .type = type};
     return tm_coll_alltoall(r, c, call, &send, &recv, NULL);
 }
 

@@ -82,7 +82,7 @@ void tm_mpi_errhandler_rank_fini(tm_mpi_rank_t *r)
 }
 
 int tm_mpi_errhandler_get(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, MPI_Errhandler handle,
-                                 const char *call, tm_mpi_errhandler_t **eh_p)
+                          const char *call, tm_mpi_errhandler_t **eh_p)
 {
     tm_mpi_kind_t kind = tm_mpi_handle_kind(handle);
 

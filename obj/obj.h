@@ -132,8 +132,8 @@ typedef struct tm_mpi_comm {
     unsigned idup_seq; /* MPI_Comm_idup calls on it: the key of the next one (mpi/comm_idup.c) */
     /* The state of its flat collectives (coll/flat.c): */
     struct tm_coll_flat *flat; /* the block they run through, else NULL */
-    uint64_t flat_rounds;          /* flat collectives it ran */
-    uint64_t flat_ibarriers;       /* flat non-blocking barriers it entered */
+    uint64_t flat_rounds;      /* flat collectives it ran */
+    uint64_t flat_ibarriers;   /* flat non-blocking barriers it entered */
     /* those whose request found them over, no longer reading the block (written by the
      * engine's lock holder: the rank, or its progress thread) */
     _Atomic uint64_t flat_ibarriers_seen;

@@ -2,19 +2,19 @@
  * Rendezvous between ranks of this process (transport.h, point 3): the receiving side's one copy
  * from the sender's buffer, and its completion of the send.
  *
- * Shared copies. A rendezvous message is one copy, from the sender's buffer into the receiver's, which the
- * receiving side makes when it matches. A sender that waits meanwhile (in MPI_Send, MPI_Wait, a
- * blocking collective) has nothing else to do: for messages of COPY_SHARED_BYTES or more from a
- * rank of another core, the receiving side offers it part of the work. The copy is cut into
- * chunks of COPY_CHUNK_BYTES, which both sides claim one at a time, the receiver from the front
- * and the sender from the back, each copying type to type from the chunk's offset: both cores
+ * Shared copies. A rendezvous message is one copy, from the sender's buffer into the receiver's,
+ * which the receiving side makes when it matches. A sender that waits meanwhile (in MPI_Send,
+ * MPI_Wait, a blocking collective) has nothing else to do: for messages of COPY_SHARED_BYTES or
+ * more from a rank of another core, the receiving side offers it part of the work. The copy is cut
+ * into chunks of COPY_CHUNK_BYTES, which both sides claim one at a time, the receiver from the
+ * front and the sender from the back, each copying type to type from the chunk's offset: both cores
  * copy at once, each through its own cache, and each writes the same part of a buffer that is
- * used again, whose lines then stay in its cache. Measured on 2 ranks: 4 MiB bandwidth from
- * 0.9 to 2.0 times a single-thread memcpy, 2 MiB broadcast 181 to 71 us, and round trips in
- * which both sides read and write the data they received 20% to 25% faster from 512 KiB on.
- * Below 512 KiB, benchmarks that send the same untouched buffer again and again lost up to 30%
- * (a scatter of 256 KiB): there the receiver finds the sender's lines in its own cache, and
- * reads from it nothing that the sender's help would save.
+ * used again, whose lines then stay in its cache. On 2 ranks, shared against unshared: 4 MiB
+ * bandwidth 2.0 against 0.9 times a single-thread memcpy, 2 MiB broadcast 71 against 181 us,
+ * and round trips in which both sides read and write the data they received 20% to 25% faster
+ * from 512 KiB on. Below 512 KiB, benchmarks that send the same untouched buffer again and again
+ * lose up to 30% (a scatter of 256 KiB): there the receiver finds the sender's lines in its own
+ * cache, and reads from it nothing that the sender's help would save.
  *
  *   receiving side (in deliver)                  sending side (its progress, while it waits)
  *   job on the stack; CAS offer NULL -> &job     job = exchange(offer, NULL)
@@ -136,8 +136,8 @@ static bool copy_worth_sharing(const tm_p2p_envelope_t *env, size_t n)
 }
 
 /* The one copy: from the sender's buffer straight into the receiver's, type to type. */
-static void rndv_copy(const tm_p2p_envelope_t *env, tm_p2p_source_t *src, void *buf,
-                      size_t count, const tm_mpi_type_t *type, size_t n)
+static void rndv_copy(const tm_p2p_envelope_t *env, tm_p2p_source_t *src, void *buf, size_t count,
+                      const tm_mpi_type_t *type, size_t n)
 {
     if (copy_worth_sharing(env, n))
         copy_shared(buf, count, type, src, n);

@@ -18,8 +18,6 @@ static void fastbox_unref(tm_p2p_fastbox_t *fb)
     }
 }
 
-/* Opens a fastbox from m's side to mailbox `to` (world rank `dest`); NULL when `to` has its
- * share or memory is short (the queue then carries everything, as before). */
 tm_p2p_fastbox_t *tm_p2p_fastbox_open(tm_p2p_matcher_t *m, tm_p2p_mailbox_t *to, int dest)
 {
     m->fastbox_to[dest] = TM_P2P_FASTBOX_REFUSED; /* unless opened below */

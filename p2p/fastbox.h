@@ -51,7 +51,7 @@ struct tm_p2p_fastbox {
 };
 
 /* The data bytes a fastbox cell carries after its envelope. */
-#define TM_P2P_FASTBOX_PAYLOAD                                                                          \
+#define TM_P2P_FASTBOX_PAYLOAD                                                                     \
     (TM_P2P_FASTBOX_LINES * TM_SHM_CACHE_LINE - sizeof(tm_shm_cell_t) - sizeof(tm_p2p_envelope_t))
 
 /* A fastbox_to entry for a side that refused one. */
@@ -103,6 +103,5 @@ static inline tm_p2p_fastbox_t *tm_p2p_fastbox_to(tm_p2p_matcher_t *m, tm_p2p_ma
         fb = tm_p2p_fastbox_open(m, to, dest);
     return fb;
 }
-
 
 #endif /* TM_P2P_FASTBOX_H */

@@ -51,7 +51,6 @@ int tm_p2p_mailboxes_init(void)
     return tm_p2p_job.mailboxes ? 0 : -ENOMEM;
 }
 
-
 int tm_p2p_mailbox_pool(tm_p2p_mailbox_t *mb, int world_rank)
 {
     if (mb->pool)
@@ -91,7 +90,6 @@ void tm_p2p_mailbox_poke_rank(tm_p2p_mailbox_t *mailbox)
     atomic_thread_fence(memory_order_seq_cst); /* as in tm_p2p_mailbox_poke */
     tm_p2p_mailbox_wake_rank(mailbox);
 }
-
 
 void tm_p2p_mailbox_post(tm_shm_cell_t *cell, tm_p2p_mailbox_t *to)
 {

@@ -424,7 +424,7 @@ void tm_p2p_matcher_recv(tm_p2p_matcher_t *m, tm_p2p_request_t *req, int context
 }
 
 int tm_p2p_irecv(tm_mpi_rank_t *r, void *buf, size_t count, tm_mpi_type_t *type, int source,
-                     int tag, tm_mpi_comm_t *comm, tm_p2p_request_t **req_p)
+                 int tag, tm_mpi_comm_t *comm, tm_p2p_request_t **req_p)
 {
     tm_p2p_request_t *req = tm_p2p_request_new(r, TM_P2P_REQ_RECV);
     if (!req)
@@ -496,7 +496,7 @@ static tm_shm_cell_t *fastbox_take(tm_mpi_rank_t *r, tm_p2p_matcher_t *m, int co
 }
 
 int tm_p2p_recv_now(tm_mpi_rank_t *r, void *buf, size_t count, const tm_mpi_type_t *type,
-                        int source, int tag, tm_mpi_comm_t *comm, MPI_Status *status)
+                    int source, int tag, tm_mpi_comm_t *comm, MPI_Status *status)
 {
     TM_RT_PROFILE_SCOPE(PROGRESS);
     tm_p2p_matcher_t *m = &r->p2p->match;
@@ -514,7 +514,7 @@ int tm_p2p_recv_now(tm_mpi_rank_t *r, void *buf, size_t count, const tm_mpi_type
 }
 
 bool tm_p2p_probe(tm_mpi_rank_t *r, int source, int tag, tm_mpi_comm_t *comm, bool block,
-                      MPI_Status *status)
+                  MPI_Status *status)
 {
     tm_p2p_progress(r);
     tm_shm_cell_t *found = unexpected_find(&r->p2p->match, comm->context_id, source, tag, false);
@@ -539,7 +539,7 @@ bool tm_p2p_probe(tm_mpi_rank_t *r, int source, int tag, tm_mpi_comm_t *comm, bo
 }
 
 tm_p2p_request_t *tm_p2p_mprobe(tm_mpi_rank_t *r, int source, int tag, tm_mpi_comm_t *comm,
-                                    bool block, MPI_Status *status)
+                                bool block, MPI_Status *status)
 {
     /* Probe (it waits or polls as MPI_Probe/MPI_Iprobe do), then take what it found. Only this
      * thread touches the lists, but the sender may cancel the message in between: then take
@@ -563,7 +563,7 @@ tm_p2p_request_t *tm_p2p_mprobe(tm_mpi_rank_t *r, int source, int tag, tm_mpi_co
 }
 
 tm_p2p_request_t *tm_p2p_mrecv(tm_mpi_rank_t *r, tm_p2p_request_t *msg, void *buf, size_t count,
-                                   tm_mpi_type_t *type)
+                               tm_mpi_type_t *type)
 {
     tm_p2p_request_t *req = tm_p2p_request_new(r, TM_P2P_REQ_RECV);
     if (!req)

@@ -127,7 +127,6 @@ static inline size_t tm_p2p_cell_bytes(tm_shm_cell_t *cell)
     return env->protocol == TM_P2P_PROTO_SOURCE ? tm_p2p_cell_source(cell)->bytes : env->bytes;
 }
 
-
 /* The receiving side takes the message of `cell` (see "Cancelling a send" above): false when
  * its sender cancelled it first; the caller then drops the cell without touching the send's
  * request or buffer, which may be reused already. */
@@ -149,6 +148,5 @@ static inline bool tm_p2p_cell_cancelled(tm_shm_cell_t *cell)
     return atomic_load_explicit(&tm_p2p_cell_envelope(cell)->claim, memory_order_acquire) ==
            TM_P2P_CLAIM_CANCELLED;
 }
-
 
 #endif /* TM_P2P_MESSAGE_H */

@@ -321,42 +321,41 @@ void tm_p2p_am_register(int kind, tm_p2p_am_handler_fn_t handler);
 
 /* Starts a send; the request completes when the buffer may be reused (eager: at once;
  * rendezvous and synchronous: when the receiver has copied the data). */
-int tm_p2p_isend(tm_mpi_rank_t *r, const void *buf, size_t count, tm_mpi_type_t *type,
-                     size_t bytes, int dest, int tag, tm_mpi_comm_t *comm, bool synchronous,
-                     tm_p2p_request_t **req_p);
+int tm_p2p_isend(tm_mpi_rank_t *r, const void *buf, size_t count, tm_mpi_type_t *type, size_t bytes,
+                 int dest, int tag, tm_mpi_comm_t *comm, bool synchronous,
+                 tm_p2p_request_t **req_p);
 
 /* MPI_Send of an eager message (bytes <= tm_p2p_eager_limit()), without a request: the data is
  * in the receiver's mailbox when this returns, and the send cannot be cancelled (nothing names
  * it). 0 or -ENOMEM. */
-int tm_p2p_send_eager(tm_mpi_rank_t *r, const void *buf, size_t count,
-                          const tm_mpi_type_t *type, size_t bytes, int dest, int tag,
-                          tm_mpi_comm_t *comm);
+int tm_p2p_send_eager(tm_mpi_rank_t *r, const void *buf, size_t count, const tm_mpi_type_t *type,
+                      size_t bytes, int dest, int tag, tm_mpi_comm_t *comm);
 
 /* MPI_Recv without a request, when it can take the message at once (see "Receiving at once" in
  * match.c). Returns -1 when it did not: the caller is to post a receive and wait. Else the status
  * is filled (unless MPI_STATUS_IGNORE) and the result is its MPI_ERROR: MPI_SUCCESS, or
  * MPI_ERR_TRUNCATE when the message was longer than the buffer. */
 int tm_p2p_recv_now(tm_mpi_rank_t *r, void *buf, size_t count, const tm_mpi_type_t *type,
-                        int source, int tag, tm_mpi_comm_t *comm, MPI_Status *status);
+                    int source, int tag, tm_mpi_comm_t *comm, MPI_Status *status);
 
 /* Posts a receive. source and tag may be MPI_ANY_SOURCE / MPI_ANY_TAG. */
 int tm_p2p_irecv(tm_mpi_rank_t *r, void *buf, size_t count, tm_mpi_type_t *type, int source,
-                     int tag, tm_mpi_comm_t *comm, tm_p2p_request_t **req_p);
+                 int tag, tm_mpi_comm_t *comm, tm_p2p_request_t **req_p);
 
 /* Looks for a message matching (source, tag) on comm without receiving it; with `block`, waits
  * for one. Returns true and fills status when found. */
 bool tm_p2p_probe(tm_mpi_rank_t *r, int source, int tag, tm_mpi_comm_t *comm, bool block,
-                      MPI_Status *status);
+                  MPI_Status *status);
 
 /* MPI_Mprobe/MPI_Improbe: takes the first message matching (source, tag) out of matching, into
  * a request of kind MESSAGE; with `block`, waits for one. NULL when none (non-blocking). */
 tm_p2p_request_t *tm_p2p_mprobe(tm_mpi_rank_t *r, int source, int tag, tm_mpi_comm_t *comm,
-                                    bool block, MPI_Status *status);
+                                bool block, MPI_Status *status);
 
 /* MPI_Mrecv/MPI_Imrecv: receives the message of `msg` (which is released) into a new receive
  * request, complete at once. */
 tm_p2p_request_t *tm_p2p_mrecv(tm_mpi_rank_t *r, tm_p2p_request_t *msg, void *buf, size_t count,
-                                   tm_mpi_type_t *type);
+                               tm_mpi_type_t *type);
 
 /* MPI_Cancel of a receive: true when it was still posted (it is then complete and cancelled). */
 bool tm_p2p_cancel_recv(tm_mpi_rank_t *r, tm_p2p_request_t *req);
@@ -424,8 +423,7 @@ void tm_p2p_wait_until(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg);
 /* tm_p2p_wait_until, with the note for hang diagnosis made by note(note_arg, out) only when
  * the rank is about to sleep: most waits end before. A rank that hangs sleeps, so it is noted. */
 void tm_p2p_wait_noted(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
-                           void (*note)(void *note_arg, tm_p2p_blocked_note_t *out),
-                           void *note_arg);
+                       void (*note)(void *note_arg, tm_p2p_blocked_note_t *out), void *note_arg);
 
 /* A note of tm_p2p_wait_noted for waiting on one request (a tm_p2p_request_t *) in the
  * call that started it (MPI_Recv). */

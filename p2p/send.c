@@ -104,7 +104,8 @@ matcher_send(tm_p2p_matcher_t *m, tm_p2p_request_t *req, const void *buf, size_t
             m->last_ticket = TM_P2P_CLAIM_CANCELLED;
         req->cell = cell;
         req->ticket = ++m->last_ticket;
-        atomic_store_explicit(&tm_p2p_cell_envelope(cell)->claim, req->ticket, memory_order_relaxed);
+        atomic_store_explicit(&tm_p2p_cell_envelope(cell)->claim, req->ticket,
+                              memory_order_relaxed);
     }
     if (eager) {
         envelope_pack(cell, buf, count, type, bytes);
@@ -135,8 +136,8 @@ int tm_p2p_matcher_send(tm_p2p_matcher_t *m, tm_p2p_request_t *req, const void *
 }
 
 /* Data held for several receivers (a dynamic broadcast's): a copy, then the holder's callback. */
-static void shared_copy(const tm_p2p_envelope_t *env, tm_p2p_source_t *src, void *buf,
-                        size_t count, const tm_mpi_type_t *type, size_t n)
+static void shared_copy(const tm_p2p_envelope_t *env, tm_p2p_source_t *src, void *buf, size_t count,
+                        const tm_mpi_type_t *type, size_t n)
 {
     tm_mpi_type_copy(buf, count, type, src->buf, src->count, src->type, 0, n);
 }
@@ -236,9 +237,8 @@ void tm_p2p_am_send(tm_shm_cell_t *cell, int to)
         tm_rt_profile_unpark(ult);
 }
 
-int tm_p2p_isend(tm_mpi_rank_t *r, const void *buf, size_t count, tm_mpi_type_t *type,
-                     size_t bytes, int dest, int tag, tm_mpi_comm_t *comm, bool synchronous,
-                     tm_p2p_request_t **req_p)
+int tm_p2p_isend(tm_mpi_rank_t *r, const void *buf, size_t count, tm_mpi_type_t *type, size_t bytes,
+                 int dest, int tag, tm_mpi_comm_t *comm, bool synchronous, tm_p2p_request_t **req_p)
 {
     tm_p2p_request_t *req = tm_p2p_request_new(r, TM_P2P_REQ_SEND);
     if (!req)
@@ -264,9 +264,8 @@ int tm_p2p_isend(tm_mpi_rank_t *r, const void *buf, size_t count, tm_mpi_type_t 
     return 0;
 }
 
-int tm_p2p_send_eager(tm_mpi_rank_t *r, const void *buf, size_t count,
-                          const tm_mpi_type_t *type, size_t bytes, int dest, int tag,
-                          tm_mpi_comm_t *comm)
+int tm_p2p_send_eager(tm_mpi_rank_t *r, const void *buf, size_t count, const tm_mpi_type_t *type,
+                      size_t bytes, int dest, int tag, tm_mpi_comm_t *comm)
 {
     int to = tm_mpi_group_world_rank(comm->group, dest);
     return matcher_send(&r->p2p->match, NULL, buf, count, type, bytes,
@@ -281,9 +280,9 @@ bool tm_p2p_cancel_send(tm_p2p_request_t *req)
     uint64_t ticket = req->ticket;
     /* acq_rel: pairs with the receiver's exchange in cell_claim (see p2p.h). The cell may have
      * been received and reused for a later send of ours since: its ticket is then another. */
-    bool won = atomic_compare_exchange_strong_explicit(&tm_p2p_cell_envelope(req->cell)->claim, &ticket,
-                                                       TM_P2P_CLAIM_CANCELLED, memory_order_acq_rel,
-                                                       memory_order_acquire);
+    bool won = atomic_compare_exchange_strong_explicit(&tm_p2p_cell_envelope(req->cell)->claim,
+                                                       &ticket, TM_P2P_CLAIM_CANCELLED,
+                                                       memory_order_acq_rel, memory_order_acquire);
     req->cell = NULL;
     if (!won)
         return false;

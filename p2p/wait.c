@@ -51,7 +51,7 @@ void tm_p2p_wait_until(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg)
 }
 
 void tm_p2p_wait_noted(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
-                           void (*note)(void *note_arg, tm_p2p_blocked_note_t *out), void *note_arg)
+                       void (*note)(void *note_arg, tm_p2p_blocked_note_t *out), void *note_arg)
 {
     TM_RT_PROFILE_SCOPE(PROGRESS);
     tm_p2p_mailbox_t *mb = r->p2p->match.mailbox;

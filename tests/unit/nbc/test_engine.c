@@ -23,10 +23,10 @@
 #include "p2p/p2p.h"
 #include "tests/unit/fake_rt.h"
 
-#define N         4   /* ranks */
-#define CTX       20  /* the communicator's context id */
-#define PASSES    200 /* passes over the engines that any schedule here needs, and more */
-#define MANY      200 /* schedules outstanding at once on each rank */
+#define N      4   /* ranks */
+#define CTX    20  /* the communicator's context id */
+#define PASSES 200 /* passes over the engines that any schedule here needs, and more */
+#define MANY   200 /* schedules outstanding at once on each rank */
 
 static tm_rt_rank_t rts[N];
 static tm_mpi_rank_t ranks[N];
@@ -106,7 +106,7 @@ static bool flag_reached(void *obj, uint64_t target, int *cursor)
 {
     (*cursor)++;
     poll_calls = *cursor;
-    return (uint64_t)*(int *)obj >= target;
+    return (uint64_t) * (int *)obj >= target;
 }
 
 START_TEST(test_rounds_in_order)

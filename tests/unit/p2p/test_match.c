@@ -64,9 +64,9 @@ static void send_ints(int from, int to, int ctx, int tag, const int *buf, int n,
     memset(req, 0, sizeof *req);
     req->kind = TM_P2P_REQ_SEND;
     req->owner = rank_of(from);
-    ck_assert_int_eq(tm_p2p_matcher_send(&rank_of(from)->p2p->match, req, buf, (size_t)n,
-                                         int_type, (size_t)n * sizeof(int),
-                                         tm_p2p_mailbox_get(to, false), ctx, from, tag, false),
+    ck_assert_int_eq(tm_p2p_matcher_send(&rank_of(from)->p2p->match, req, buf, (size_t)n, int_type,
+                                         (size_t)n * sizeof(int), tm_p2p_mailbox_get(to, false),
+                                         ctx, from, tag, false),
                      0);
 }
 
@@ -229,8 +229,8 @@ END_TEST
 
 static int seam_copies, seam_dones;
 
-static void seam_copy(const tm_p2p_envelope_t *env, tm_p2p_source_t *src, void *buf,
-                      size_t count, const tm_mpi_type_t *type, size_t n)
+static void seam_copy(const tm_p2p_envelope_t *env, tm_p2p_source_t *src, void *buf, size_t count,
+                      const tm_mpi_type_t *type, size_t n)
 {
     seam_copies++;
     tm_mpi_type_copy(buf, count, type, src->buf, src->count, src->type, 0, n);
