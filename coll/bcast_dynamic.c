@@ -1,12 +1,12 @@
 /*
- * Dynamic broadcasts (DESIGN.md, "Dynamic broadcasts"; the COMPAS 2020 paper, section 3.3): only
+ * Dynamic broadcasts (docs/architecture.md, "Dynamic broadcasts"; the COMPAS 2020 paper, section 3.3): only
  * the root knows the destinations; each destination gets the data as a point-to-point message
  * from the root, forwarded down a binomial tree by the runtimes of the destinations above it.
  *
  * The tree. Over the list L = [root, dests...] of n nodes, node 0 (the root) has children at
  * offsets 1, 2, 4, ... < n; the child at offset c heads the sublist L[c, min(2c, n)), in which it
  * is node 0 again. An active message to a child carries that sublist: its destinations and, for
- * each, its number among the root's dynamic broadcasts to it (mpi/p2p.h, "Order with dynamic
+ * each, its number among the root's dynamic broadcasts to it (p2p/p2p.h, "Order with dynamic
  * broadcasts"). The largest subtree is sent first, as in the paper's figure 1:
  *
  *   L = root d1 d2 d3 d4 d5      root -> d4 [d4 d5]   then root -> d2 [d2 d3]   then root -> d1

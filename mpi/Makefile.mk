@@ -4,6 +4,8 @@ noinst_LTLIBRARIES += mpi/libtmmpi.la
 mpi_libtmmpi_la_CFLAGS = $(TM_LIB_CFLAGS)
 mpi_libtmmpi_la_SOURCES = \
 	mpi/mpi_impl.h \
+	mpi/profile_calls.h \
+	mpi/profile_calls.c \
 	mpi/error.c \
 	mpi/rank.c \
 	mpi/init.c \

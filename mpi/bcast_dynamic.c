@@ -98,7 +98,7 @@ int tm_mpi_bcast_dynamic_start(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char
 int PMPIX_Ibcast_dynamic(const void *buf, int count, MPI_Datatype datatype, const int dests[],
                          int ndests, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(IBCAST_DYNAMIC);
+    TM_MPI_PROFILE_CALL(IBCAST_DYNAMIC);
     static const char call[] = "MPIX_Ibcast_dynamic";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;

@@ -159,7 +159,7 @@ static int bsend(const char *call, const void *buf, int count, MPI_Datatype data
 
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(BSEND);
+    TM_MPI_PROFILE_CALL(BSEND);
     return bsend("MPI_Bsend", buf, count, datatype, dest, tag, comm, NULL);
 }
 #pragma weak MPI_Bsend = PMPI_Bsend
@@ -167,7 +167,7 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(IBSEND);
+    TM_MPI_PROFILE_CALL(IBSEND);
     static const char call[] = "MPI_Ibsend";
     if (request == NULL)
         return tm_mpi_error_raise(tm_mpi_rank_get(call)->rt, NULL, call, MPI_ERR_ARG,

@@ -104,7 +104,7 @@ static int allgatherv(const char *call, const void *sendbuf, int sendcount, MPI_
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(ALLGATHER);
+    TM_MPI_PROFILE_CALL(ALLGATHER);
     return allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                      comm, NULL, false);
 }
@@ -113,7 +113,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(IALLGATHER);
+    TM_MPI_PROFILE_CALL(IALLGATHER);
     return allgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                      comm, request, true);
 }
@@ -123,7 +123,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                     MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(ALLGATHERV);
+    TM_MPI_PROFILE_CALL(ALLGATHERV);
     return allgatherv("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                       recvtype, comm, NULL, false);
 }
@@ -133,7 +133,7 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                      MPI_Comm comm, MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(IALLGATHERV);
+    TM_MPI_PROFILE_CALL(IALLGATHERV);
     return allgatherv("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                       recvtype, comm, request, true);
 }

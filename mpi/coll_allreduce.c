@@ -41,7 +41,7 @@ static int allreduce(const char *call, const void *sendbuf, void *recvbuf, int c
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(ALLREDUCE);
+    TM_MPI_PROFILE_CALL(ALLREDUCE);
     return allreduce("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm, NULL, false);
 }
 #pragma weak MPI_Allreduce = PMPI_Allreduce
@@ -49,7 +49,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                     MPI_Comm comm, MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(IALLREDUCE);
+    TM_MPI_PROFILE_CALL(IALLREDUCE);
     return allreduce("MPI_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm, request, true);
 }
 #pragma weak MPI_Iallreduce = PMPI_Iallreduce

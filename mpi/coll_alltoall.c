@@ -174,7 +174,7 @@ static int alltoallw(const char *call, const void *sendbuf, const int sendcounts
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(ALLTOALL);
+    TM_MPI_PROFILE_CALL(ALLTOALL);
     return alltoall("MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                     comm, NULL, false);
 }
@@ -183,7 +183,7 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(IALLTOALL);
+    TM_MPI_PROFILE_CALL(IALLTOALL);
     return alltoall("MPI_Ialltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                     comm, request, true);
 }
@@ -193,7 +193,7 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(ALLTOALLV);
+    TM_MPI_PROFILE_CALL(ALLTOALLV);
     return alltoallv("MPI_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                      rdispls, recvtype, comm, NULL, false);
 }
@@ -203,7 +203,7 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(IALLTOALLV);
+    TM_MPI_PROFILE_CALL(IALLTOALLV);
     return alltoallv("MPI_Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                      rdispls, recvtype, comm, request, true);
 }
@@ -213,7 +213,7 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(ALLTOALLW);
+    TM_MPI_PROFILE_CALL(ALLTOALLW);
     return alltoallw("MPI_Alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
                      rdispls, recvtypes, comm, NULL, false);
 }
@@ -224,7 +224,7 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
                     const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                     MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(IALLTOALLW);
+    TM_MPI_PROFILE_CALL(IALLTOALLW);
     return alltoallw("MPI_Ialltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
                      rdispls, recvtypes, comm, request, true);
 }

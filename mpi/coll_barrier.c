@@ -19,14 +19,14 @@ static int barrier(const char *call, MPI_Comm handle, MPI_Request *request, bool
 
 int PMPI_Barrier(MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(BARRIER);
+    TM_MPI_PROFILE_CALL(BARRIER);
     return barrier("MPI_Barrier", comm, NULL, false);
 }
 #pragma weak MPI_Barrier = PMPI_Barrier
 
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(IBARRIER);
+    TM_MPI_PROFILE_CALL(IBARRIER);
     return barrier("MPI_Ibarrier", comm, request, true);
 }
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier

@@ -25,7 +25,7 @@ static int bcast(const char *call, void *buf, int count, MPI_Datatype datatype, 
 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(BCAST);
+    TM_MPI_PROFILE_CALL(BCAST);
     return bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL, false);
 }
 #pragma weak MPI_Bcast = PMPI_Bcast
@@ -33,7 +33,7 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                 MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(IBCAST);
+    TM_MPI_PROFILE_CALL(IBCAST);
     return bcast("MPI_Ibcast", buffer, count, datatype, root, comm, request, true);
 }
 #pragma weak MPI_Ibcast = PMPI_Ibcast

@@ -103,7 +103,7 @@ static int gatherv(const char *call, const void *sendbuf, int sendcount, MPI_Dat
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(GATHER);
+    TM_MPI_PROFILE_CALL(GATHER);
     return gather("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                   comm, NULL, false);
 }
@@ -113,7 +113,7 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                  MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(IGATHER);
+    TM_MPI_PROFILE_CALL(IGATHER);
     return gather("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                   comm, request, true);
 }
@@ -123,7 +123,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                  MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(GATHERV);
+    TM_MPI_PROFILE_CALL(GATHERV);
     return gatherv("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                    recvtype, root, comm, NULL, false);
 }
@@ -133,7 +133,7 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                   MPI_Comm comm, MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(IGATHERV);
+    TM_MPI_PROFILE_CALL(IGATHERV);
     return gatherv("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                    recvtype, root, comm, request, true);
 }

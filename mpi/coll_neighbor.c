@@ -156,7 +156,7 @@ static int neighbor(const char *call, const side_t *send, const side_t *recv, MP
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(NEIGHBOR_ALLGATHER);
+    TM_MPI_PROFILE_CALL(NEIGHBOR_ALLGATHER);
     side_t send = {.layout = ONE, .buf = sendbuf, .count = sendcount, .type = sendtype};
     side_t recv = {.layout = BLOCKS, .buf = recvbuf, .count = recvcount, .type = recvtype};
     return neighbor("MPI_Neighbor_allgather", &send, &recv, comm, NULL, false);
@@ -167,7 +167,7 @@ int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype se
                              void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(INEIGHBOR_ALLGATHER);
+    TM_MPI_PROFILE_CALL(INEIGHBOR_ALLGATHER);
     side_t send = {.layout = ONE, .buf = sendbuf, .count = sendcount, .type = sendtype};
     side_t recv = {.layout = BLOCKS, .buf = recvbuf, .count = recvcount, .type = recvtype};
     return neighbor("MPI_Ineighbor_allgather", &send, &recv, comm, request, true);
@@ -178,7 +178,7 @@ int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
                              void *recvbuf, const int recvcounts[], const int displs[],
                              MPI_Datatype recvtype, MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(NEIGHBOR_ALLGATHERV);
+    TM_MPI_PROFILE_CALL(NEIGHBOR_ALLGATHERV);
     side_t send = {.layout = ONE, .buf = sendbuf, .count = sendcount, .type = sendtype};
     side_t recv = {
         .layout = V, .buf = recvbuf, .counts = recvcounts, .displs = displs, .type = recvtype};
@@ -190,7 +190,7 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
                               void *recvbuf, const int recvcounts[], const int displs[],
                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(INEIGHBOR_ALLGATHERV);
+    TM_MPI_PROFILE_CALL(INEIGHBOR_ALLGATHERV);
     side_t send = {.layout = ONE, .buf = sendbuf, .count = sendcount, .type = sendtype};
     side_t recv = {
         .layout = V, .buf = recvbuf, .counts = recvcounts, .displs = displs, .type = recvtype};
@@ -201,7 +201,7 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(NEIGHBOR_ALLTOALL);
+    TM_MPI_PROFILE_CALL(NEIGHBOR_ALLTOALL);
     side_t send = {.layout = BLOCKS, .buf = sendbuf, .count = sendcount, .type = sendtype};
     side_t recv = {.layout = BLOCKS, .buf = recvbuf, .count = recvcount, .type = recvtype};
     return neighbor("MPI_Neighbor_alltoall", &send, &recv, comm, NULL, false);
@@ -212,7 +212,7 @@ int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                             MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(INEIGHBOR_ALLTOALL);
+    TM_MPI_PROFILE_CALL(INEIGHBOR_ALLTOALL);
     side_t send = {.layout = BLOCKS, .buf = sendbuf, .count = sendcount, .type = sendtype};
     side_t recv = {.layout = BLOCKS, .buf = recvbuf, .count = recvcount, .type = recvtype};
     return neighbor("MPI_Ineighbor_alltoall", &send, &recv, comm, request, true);
@@ -223,7 +223,7 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(NEIGHBOR_ALLTOALLV);
+    TM_MPI_PROFILE_CALL(NEIGHBOR_ALLTOALLV);
     side_t send = {
         .layout = V, .buf = sendbuf, .counts = sendcounts, .displs = sdispls, .type = sendtype};
     side_t recv = {
@@ -237,7 +237,7 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(INEIGHBOR_ALLTOALLV);
+    TM_MPI_PROFILE_CALL(INEIGHBOR_ALLTOALLV);
     side_t send = {
         .layout = V, .buf = sendbuf, .counts = sendcounts, .displs = sdispls, .type = sendtype};
     side_t recv = {
@@ -250,7 +250,7 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(NEIGHBOR_ALLTOALLW);
+    TM_MPI_PROFILE_CALL(NEIGHBOR_ALLTOALLW);
     side_t send = {
         .layout = W, .buf = sendbuf, .counts = sendcounts, .bdispls = sdispls, .types = sendtypes};
     side_t recv = {
@@ -264,7 +264,7 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const 
                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                              MPI_Comm comm, MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(INEIGHBOR_ALLTOALLW);
+    TM_MPI_PROFILE_CALL(INEIGHBOR_ALLTOALLW);
     side_t send = {
         .layout = W, .buf = sendbuf, .counts = sendcounts, .bdispls = sdispls, .types = sendtypes};
     side_t recv = {

@@ -50,7 +50,7 @@ static int reduce(const char *call, const void *sendbuf, void *recvbuf, int coun
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(REDUCE);
+    TM_MPI_PROFILE_CALL(REDUCE);
     return reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm, NULL, false);
 }
 #pragma weak MPI_Reduce = PMPI_Reduce
@@ -58,7 +58,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  int root, MPI_Comm comm, MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(IREDUCE);
+    TM_MPI_PROFILE_CALL(IREDUCE);
     return reduce("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, request, true);
 }
 #pragma weak MPI_Ireduce = PMPI_Ireduce

@@ -66,7 +66,7 @@ static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf, 
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(REDUCE_SCATTER);
+    TM_MPI_PROFILE_CALL(REDUCE_SCATTER);
     return reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, false, recvcounts, 0, datatype,
                           op, comm, NULL, false);
 }
@@ -75,7 +75,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(IREDUCE_SCATTER);
+    TM_MPI_PROFILE_CALL(IREDUCE_SCATTER);
     return reduce_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, false, recvcounts, 0, datatype,
                           op, comm, request, true);
 }
@@ -84,7 +84,7 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(REDUCE_SCATTER_BLOCK);
+    TM_MPI_PROFILE_CALL(REDUCE_SCATTER_BLOCK);
     return reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, true, NULL, recvcount,
                           datatype, op, comm, NULL, false);
 }
@@ -94,7 +94,7 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(IREDUCE_SCATTER_BLOCK);
+    TM_MPI_PROFILE_CALL(IREDUCE_SCATTER_BLOCK);
     return reduce_scatter("MPI_Ireduce_scatter_block", sendbuf, recvbuf, true, NULL, recvcount,
                           datatype, op, comm, request, true);
 }

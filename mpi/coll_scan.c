@@ -44,7 +44,7 @@ static int scan(const char *call, const void *sendbuf, void *recvbuf, int count,
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(SCAN);
+    TM_MPI_PROFILE_CALL(SCAN);
     return scan("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, NULL, false, false);
 }
 #pragma weak MPI_Scan = PMPI_Scan
@@ -52,7 +52,7 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm comm, MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(ISCAN);
+    TM_MPI_PROFILE_CALL(ISCAN);
     return scan("MPI_Iscan", sendbuf, recvbuf, count, datatype, op, comm, request, false, true);
 }
 #pragma weak MPI_Iscan = PMPI_Iscan
@@ -60,7 +60,7 @@ int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(EXSCAN);
+    TM_MPI_PROFILE_CALL(EXSCAN);
     return scan("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, NULL, true, false);
 }
 #pragma weak MPI_Exscan = PMPI_Exscan
@@ -68,7 +68,7 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  MPI_Comm comm, MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(IEXSCAN);
+    TM_MPI_PROFILE_CALL(IEXSCAN);
     return scan("MPI_Iexscan", sendbuf, recvbuf, count, datatype, op, comm, request, true, true);
 }
 #pragma weak MPI_Iexscan = PMPI_Iexscan

@@ -107,7 +107,7 @@ static int scatterv(const char *call, const void *sendbuf, const int sendcounts[
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(SCATTER);
+    TM_MPI_PROFILE_CALL(SCATTER);
     return scatter("MPI_Scatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                    comm, NULL, false);
 }
@@ -117,7 +117,7 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(ISCATTER);
+    TM_MPI_PROFILE_CALL(ISCATTER);
     return scatter("MPI_Iscatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                    comm, request, true);
 }
@@ -127,7 +127,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(SCATTERV);
+    TM_MPI_PROFILE_CALL(SCATTERV);
     return scatterv("MPI_Scatterv", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
                     recvtype, root, comm, NULL, false);
 }
@@ -137,7 +137,7 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                    int root, MPI_Comm comm, MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(ISCATTERV);
+    TM_MPI_PROFILE_CALL(ISCATTERV);
     return scatterv("MPI_Iscatterv", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
                     recvtype, root, comm, request, true);
 }

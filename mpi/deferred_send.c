@@ -111,7 +111,7 @@ int PMPIX_Deferred_send_init(const void *buf, int count, MPI_Datatype datatype, 
 
 int PMPIX_Deferred_send_add(MPIX_Deferred_send handle, int dest)
 {
-    TM_RT_PROFILE_CALL(DEFERRED_SEND_ADD);
+    TM_MPI_PROFILE_CALL(DEFERRED_SEND_ADD);
     static const char call[] = "MPIX_Deferred_send_add";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_deferred_t *d;
@@ -158,7 +158,7 @@ int PMPIX_Deferred_send_add(MPIX_Deferred_send handle, int dest)
 
 int PMPIX_Deferred_send_ready(MPIX_Deferred_send handle, MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(DEFERRED_SEND_READY);
+    TM_MPI_PROFILE_CALL(DEFERRED_SEND_READY);
     static const char call[] = "MPIX_Deferred_send_ready";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_deferred_t *d;

@@ -58,7 +58,7 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 int PMPI_Finalize(void)
 {
-    TM_RT_PROFILE_CALL(FINALIZE);
+    TM_MPI_PROFILE_CALL(FINALIZE);
     static const char call[] = "MPI_Finalize";
     tm_rt_rank_t *rt = tm_mpi_rank_self(call);
 

@@ -9,6 +9,7 @@
 #define TM_MPI_IMPL_H
 
 #include "obj/obj.h"
+#include "profile_calls.h"
 
 /* Creates the MPI state of rank `rt` and attaches it to rt->mpi. 0 or -ENOMEM. */
 int tm_mpi_rank_create(tm_rt_rank_t *rt);

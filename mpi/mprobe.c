@@ -47,7 +47,7 @@ static int mprobe(const char *call, int source, int tag, MPI_Comm comm, bool blo
 
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
-    TM_RT_PROFILE_CALL(MPROBE);
+    TM_MPI_PROFILE_CALL(MPROBE);
     return mprobe("MPI_Mprobe", source, tag, comm, true, NULL, message, status);
 }
 #pragma weak MPI_Mprobe = PMPI_Mprobe
@@ -55,7 +55,7 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
                  MPI_Status *status)
 {
-    TM_RT_PROFILE_CALL(IMPROBE);
+    TM_MPI_PROFILE_CALL(IMPROBE);
     return mprobe("MPI_Improbe", source, tag, comm, false, flag, message, status);
 }
 #pragma weak MPI_Improbe = PMPI_Improbe
@@ -97,7 +97,7 @@ static int mrecv(const char *call, void *buf, int count, MPI_Datatype datatype,
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                MPI_Status *status)
 {
-    TM_RT_PROFILE_CALL(MRECV);
+    TM_MPI_PROFILE_CALL(MRECV);
     static const char call[] = "MPI_Mrecv";
     tm_mpi_rank_t *r;
     tm_p2p_request_t *req;
@@ -121,7 +121,7 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                 MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(IMRECV);
+    TM_MPI_PROFILE_CALL(IMRECV);
     static const char call[] = "MPI_Imrecv";
     tm_mpi_rank_t *r;
     tm_p2p_request_t *req;

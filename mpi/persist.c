@@ -121,7 +121,7 @@ static int start(tm_mpi_rank_t *r, const char *call, MPI_Request h)
 
 int PMPI_Start(MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(START);
+    TM_MPI_PROFILE_CALL(START);
     static const char call[] = "MPI_Start";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     if (request == NULL)
@@ -132,7 +132,7 @@ int PMPI_Start(MPI_Request *request)
 
 int PMPI_Startall(int count, MPI_Request requests[])
 {
-    TM_RT_PROFILE_CALL(STARTALL);
+    TM_MPI_PROFILE_CALL(STARTALL);
     static const char call[] = "MPI_Startall";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     if (count < 0)

@@ -1,6 +1,6 @@
 /*
  * The point-to-point calls: sends in each mode, receives, probes and counts. They check their
- * arguments and hand over to the engine (p2p.c). Modes: standard sends go eager up to
+ * arguments and hand over to the engine (p2p/). Modes: standard sends go eager up to
  * [p2p] eager_limit bytes, by rendezvous above; synchronous sends always by rendezvous (they
  * complete once the receiver has the data, so once matched); ready sends as standard sends,
  * which is what the standard allows when the receive is posted.
@@ -268,21 +268,21 @@ static HOT int send_nonblocking(const char *call, const void *buf, int count, MP
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(SEND);
+    TM_MPI_PROFILE_CALL(SEND);
     return send_blocking("MPI_Send", buf, count, datatype, dest, tag, comm, false);
 }
 #pragma weak MPI_Send = PMPI_Send
 
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(SSEND);
+    TM_MPI_PROFILE_CALL(SSEND);
     return send_blocking("MPI_Ssend", buf, count, datatype, dest, tag, comm, true);
 }
 #pragma weak MPI_Ssend = PMPI_Ssend
 
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    TM_RT_PROFILE_CALL(RSEND);
+    TM_MPI_PROFILE_CALL(RSEND);
     return send_blocking("MPI_Rsend", buf, count, datatype, dest, tag, comm, false);
 }
 #pragma weak MPI_Rsend = PMPI_Rsend
@@ -290,7 +290,7 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(ISEND);
+    TM_MPI_PROFILE_CALL(ISEND);
     return send_nonblocking("MPI_Isend", buf, count, datatype, dest, tag, comm, false, request);
 }
 #pragma weak MPI_Isend = PMPI_Isend
@@ -298,7 +298,7 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(ISSEND);
+    TM_MPI_PROFILE_CALL(ISSEND);
     return send_nonblocking("MPI_Issend", buf, count, datatype, dest, tag, comm, true, request);
 }
 #pragma weak MPI_Issend = PMPI_Issend
@@ -306,7 +306,7 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(IRSEND);
+    TM_MPI_PROFILE_CALL(IRSEND);
     return send_nonblocking("MPI_Irsend", buf, count, datatype, dest, tag, comm, false, request);
 }
 #pragma weak MPI_Irsend = PMPI_Irsend
@@ -371,7 +371,7 @@ static HOT int recv_checked(tm_mpi_rank_t *r, const char *call, void *buf, int c
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Status *status)
 {
-    TM_RT_PROFILE_CALL(RECV);
+    TM_MPI_PROFILE_CALL(RECV);
     static const char call[] = "MPI_Recv";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -386,7 +386,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
-    TM_RT_PROFILE_CALL(IRECV);
+    TM_MPI_PROFILE_CALL(IRECV);
     static const char call[] = "MPI_Irecv";
     tm_mpi_rank_t *r;
     tm_mpi_comm_t *c;
@@ -406,7 +406,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                   MPI_Comm comm, MPI_Status *status)
 {
-    TM_RT_PROFILE_CALL(SENDRECV);
+    TM_MPI_PROFILE_CALL(SENDRECV);
     static const char call[] = "MPI_Sendrecv";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -453,7 +453,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                           int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    TM_RT_PROFILE_CALL(SENDRECV_REPLACE);
+    TM_MPI_PROFILE_CALL(SENDRECV_REPLACE);
     static const char call[] = "MPI_Sendrecv_replace";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -506,14 +506,14 @@ static int probe(const char *call, int source, int tag, MPI_Comm comm, bool bloc
 
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    TM_RT_PROFILE_CALL(PROBE);
+    TM_MPI_PROFILE_CALL(PROBE);
     return probe("MPI_Probe", source, tag, comm, true, NULL, status);
 }
 #pragma weak MPI_Probe = PMPI_Probe
 
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
-    TM_RT_PROFILE_CALL(IPROBE);
+    TM_MPI_PROFILE_CALL(IPROBE);
     return probe("MPI_Iprobe", source, tag, comm, false, flag, status);
 }
 #pragma weak MPI_Iprobe = PMPI_Iprobe

@@ -1,7 +1,7 @@
 /*
  * Completion calls: Wait, Test and their -all, -any and -some forms, Request_free and
  * Request_get_status. Waiting progresses the rank's messages, yields to the other ranks of its
- * core, and sleeps when nothing can happen until another rank pokes it (p2p.c), or the thread
+ * core, and sleeps when nothing can happen until another rank pokes it (p2p/wait.c), or the thread
  * that completes a generalized request (greq.c). A generalized request completes here through
  * its query function (the status, and the error of the call) and its free function.
  */
@@ -150,7 +150,7 @@ static void wait_noted(tm_mpi_rank_t *r, const char *call, tm_p2p_request_t **re
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
-    TM_RT_PROFILE_CALL(WAIT);
+    TM_MPI_PROFILE_CALL(WAIT);
     static const char call[] = "MPI_Wait";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     if (request == NULL)
@@ -173,7 +173,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
-    TM_RT_PROFILE_CALL(TEST);
+    TM_MPI_PROFILE_CALL(TEST);
     static const char call[] = "MPI_Test";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     if (request == NULL || flag == NULL)
@@ -248,14 +248,14 @@ static int all(const char *call, int count, MPI_Request requests[], int *flag, M
 
 int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status *statuses)
 {
-    TM_RT_PROFILE_CALL(WAITALL);
+    TM_MPI_PROFILE_CALL(WAITALL);
     return all("MPI_Waitall", count, requests, NULL, statuses, true);
 }
 #pragma weak MPI_Waitall = PMPI_Waitall
 
 int PMPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status *statuses)
 {
-    TM_RT_PROFILE_CALL(TESTALL);
+    TM_MPI_PROFILE_CALL(TESTALL);
     return all("MPI_Testall", count, requests, flag, statuses, false);
 }
 #pragma weak MPI_Testall = PMPI_Testall
@@ -311,14 +311,14 @@ static int any(const char *call, int count, MPI_Request requests[], int *index, 
 
 int PMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
 {
-    TM_RT_PROFILE_CALL(WAITANY);
+    TM_MPI_PROFILE_CALL(WAITANY);
     return any("MPI_Waitany", count, requests, index, NULL, status, true);
 }
 #pragma weak MPI_Waitany = PMPI_Waitany
 
 int PMPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
 {
-    TM_RT_PROFILE_CALL(TESTANY);
+    TM_MPI_PROFILE_CALL(TESTANY);
     return any("MPI_Testany", count, requests, index, flag, status, false);
 }
 #pragma weak MPI_Testany = PMPI_Testany
@@ -375,7 +375,7 @@ static int some(const char *call, int incount, MPI_Request requests[], int *outc
 int PMPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
                   MPI_Status *statuses)
 {
-    TM_RT_PROFILE_CALL(WAITSOME);
+    TM_MPI_PROFILE_CALL(WAITSOME);
     return some("MPI_Waitsome", incount, requests, outcount, indices, statuses, true);
 }
 #pragma weak MPI_Waitsome = PMPI_Waitsome
@@ -383,7 +383,7 @@ int PMPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indice
 int PMPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
                   MPI_Status *statuses)
 {
-    TM_RT_PROFILE_CALL(TESTSOME);
+    TM_MPI_PROFILE_CALL(TESTSOME);
     return some("MPI_Testsome", incount, requests, outcount, indices, statuses, false);
 }
 #pragma weak MPI_Testsome = PMPI_Testsome
@@ -438,7 +438,7 @@ int PMPI_Request_free(MPI_Request *request)
 
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
-    TM_RT_PROFILE_CALL(REQUEST_GET_STATUS);
+    TM_MPI_PROFILE_CALL(REQUEST_GET_STATUS);
     static const char call[] = "MPI_Request_get_status";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     if (flag == NULL)

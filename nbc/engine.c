@@ -34,7 +34,7 @@
 #include "sched.h"
 
 /* A progress thread with nothing to do polls a while before it sleeps, as a waiting rank does
- * (mpi/p2p.c): a few rounds when it shares its core, longer alone on a core. */
+ * (p2p/wait.c): a few rounds when it shares its core, longer alone on a core. */
 #define IDLE_YIELDS_BEFORE_SLEEP 2
 #define IDLE_POLLS_BEFORE_SLEEP  2000
 
@@ -69,8 +69,7 @@ static bool hook_pending(const void *ctx)
 
 static bool hook_needs_rank(const void *ctx)
 {
-    const tm_nbc_engine_t *e = ctx;
-    return atomic_load_explicit(&e->nscheds, memory_order_relaxed) != 0 || !e->progress;
+    return tm_nbc_has_schedules(ctx) || !tm_nbc_has_progress_thread(ctx);
 }
 
 static const tm_p2p_hook_t engine_hook = {
@@ -318,7 +317,8 @@ static void progress_main(void *arg)
     tm_rt_progress_attach_self(e->rank->rt->world_rank);
     while (!atomic_load_explicit(&e->stop, memory_order_acquire)) {
         /* Profiled as passes, each counted: the time between them is not the rank's. */
-        tm_rt_profile_stream_t *pass = tm_rt_profile_call_begin(TM_RT_PROFILE_OP_PROGRESS_THREAD);
+        tm_rt_profile_stream_t *pass =
+            tm_rt_profile_call_begin(TM_RT_PROFILE_PROGRESS_PASS, TM_RT_PROFILE_ENGINE);
         bool did = tm_nbc_progress(e, false);
         tm_rt_profile_call_end(pass);
         if (did) {

@@ -5,13 +5,13 @@
  *   sender rank S                                   receiver rank R (owns the matching)
  *   cell = tm_shm_cell_alloc(S's pool)
  *   envelope {ctx, src, tag, bytes, protocol}
- *   EAGER: data packed in the cell                  progress: pop cells of R's mailbox,
- *   RNDV:  the cell points at S's buffer  ------>   match each against R's posted receives,
- *          and at S's request                       else keep it as unexpected (arrival order)
- *   push to R's mailbox, poke R                     EAGER: unpack into the receive buffer
- *                                                   RNDV:  one copy from S's buffer straight into
- *   S's request completes <------------------------        the receive buffer, then complete S's
- *   (S is poked if it sleeps)                              request and poke S
+ *   EAGER:  data packed in the cell                 progress: pop cells of R's mailbox,
+ *   SOURCE: the cell points at S's buffer ------>   match each against R's posted receives,
+ *           and at S's request (rendezvous)         else keep it as unexpected (arrival order)
+ *   push to R's mailbox, poke R                     EAGER:  unpack into the receive buffer
+ *                                                   SOURCE: one copy from S's buffer straight
+ *   S's request completes <------------------------         into the receive buffer, then
+ *   (S is poked if it sleeps)                               complete S's request and poke S
  *   (S, waiting, copies chunks of a large message too: copy.c)
  *
  * Matching keeps MPI's order: cells of one sender leave the mailbox in the order sent, the
@@ -125,7 +125,7 @@ typedef struct tm_p2p_unexpected {
 typedef struct tm_p2p_matcher {
     tm_p2p_mailbox_t *mailbox;
     int world_rank;       /* whose side this is */
-    uint64_t last_ticket; /* of the sends from this side (see "Cancelling a send") */
+    uint64_t last_ticket; /* of the sends from this side (message.h, "Cancelling a send") */
     tm_p2p_request_t *posted_head, *posted_tail;
     tm_p2p_unexpected_t unexpected;
     /* Order with dynamic broadcasts (the program's side; NULL until needed): per world rank,

@@ -18,24 +18,28 @@ tm_rt_profile_clock_t tm_rt_profile_clock;
 static tm_rt_profile_rank_t *profile_ranks;
 static int profile_nranks;
 
-static const char *const op_names[] = {
-#define OP_NAME(name, text, comp) text,
-    TM_RT_PROFILE_OPS(OP_NAME)
-#undef OP_NAME
-};
-
-static const unsigned char op_first_comp[] = {
-#define OP_COMP(name, text, comp) TM_RT_PROFILE_##comp,
-    TM_RT_PROFILE_OPS(OP_COMP)
-#undef OP_COMP
+static const char *kind_names[TM_RT_PROFILE_MAX_KINDS] = {
+    [TM_RT_PROFILE_PROGRESS_PASS] = "(progress threads)",
 };
 
 static const char *const comp_names[TM_RT_PROFILE_NCOMPS] = {"post", "progress", "copy", "engine",
                                                              "sched"};
 
-const char *tm_rt_profile_op_name(int op)
+void tm_rt_profile_name_kinds(int first, const char *const *names, int n)
 {
-    return op >= 0 && op < TM_RT_PROFILE_NOPS ? op_names[op] : "?";
+    for (int i = 0; i < n && first + i < TM_RT_PROFILE_MAX_KINDS; i++)
+        kind_names[first + i] = names[i];
+}
+
+const char *tm_rt_profile_kind_name(int kind)
+{
+    static char unnamed[TM_RT_PROFILE_MAX_KINDS][16];
+    if (kind < 0 || kind >= TM_RT_PROFILE_MAX_KINDS)
+        return "?";
+    if (kind_names[kind])
+        return kind_names[kind];
+    snprintf(unnamed[kind], sizeof unnamed[kind], "kind %d", kind);
+    return unnamed[kind];
 }
 
 const char *tm_rt_profile_comp_name(int comp)
@@ -50,18 +54,18 @@ static inline void charge(tm_rt_profile_stream_t *s, uint64_t now, uint64_t over
 {
     int64_t d = (int64_t)(now - s->last) - (int64_t)overhead;
     if (d > 0)
-        s->ticks[s->op][s->comp] += (uint64_t)d;
+        s->ticks[s->kind][s->comp] += (uint64_t)d;
     s->last = now;
 }
 
-void tm_rt_profile_stream_call_begin(tm_rt_profile_stream_t *s, int op, uint64_t now)
+void tm_rt_profile_stream_call_begin(tm_rt_profile_stream_t *s, int kind, int comp, uint64_t now)
 {
     if (s->depth++ > 0)
         return;
-    s->op = op;
-    s->comp = op_first_comp[op];
+    s->kind = kind;
+    s->comp = comp;
     s->last = now;
-    s->calls[op]++;
+    s->calls[kind]++;
 }
 
 void tm_rt_profile_stream_call_end(tm_rt_profile_stream_t *s, uint64_t now, uint64_t overhead)
@@ -100,11 +104,12 @@ static inline tm_rt_profile_stream_t *self_stream(void)
     return ult ? tm_sched_ult_get_profile(ult) : NULL;
 }
 
-tm_rt_profile_stream_t *tm_rt_profile_call_begin_slow(int op)
+tm_rt_profile_stream_t *tm_rt_profile_call_begin_slow(int kind, int comp)
 {
     tm_rt_profile_stream_t *s = self_stream();
     if (s)
-        tm_rt_profile_stream_call_begin(s, op, tm_rt_profile_clock_read(&tm_rt_profile_clock));
+        tm_rt_profile_stream_call_begin(s, kind, comp,
+                                        tm_rt_profile_clock_read(&tm_rt_profile_clock));
     return s;
 }
 
@@ -179,31 +184,31 @@ void tm_rt_profile_finish(FILE *out, int csv)
 
 /* ---- the report ------------------------------------------------------------------------------ */
 
-/* The time of a kind of call (or of all, op -1), in ns, per component and in total. */
+/* The time of a kind of call (or of all, kind -1), in ns, per component and in total. */
 typedef struct row {
-    int op;
+    int kind;
     uint64_t calls;
     double ns[TM_RT_PROFILE_NCOMPS];
     double total;
 } row_t;
 
-/* Adds the counters of ranks [first, last) to rows[op] (both streams of each) and to *all. */
+/* Adds the counters of ranks [first, last) to rows[kind] (both streams of each) and to *all. */
 static void rows_sum(row_t *rows, row_t *all, const tm_rt_profile_rank_t *ranks, int first,
                      int last, const tm_rt_profile_clock_t *c)
 {
-    for (int op = 0; op < TM_RT_PROFILE_NOPS; op++)
-        rows[op] = (row_t){.op = op};
-    *all = (row_t){.op = -1};
+    for (int kind = 0; kind < TM_RT_PROFILE_MAX_KINDS; kind++)
+        rows[kind] = (row_t){.kind = kind};
+    *all = (row_t){.kind = -1};
     for (int r = first; r < last; r++) {
         const tm_rt_profile_stream_t *streams[2] = {&ranks[r].rank, &ranks[r].helper};
         for (int k = 0; k < 2; k++) {
-            for (int op = 0; op < TM_RT_PROFILE_NOPS; op++) {
-                rows[op].calls += streams[k]->calls[op];
-                all->calls += streams[k]->calls[op];
+            for (int kind = 0; kind < TM_RT_PROFILE_MAX_KINDS; kind++) {
+                rows[kind].calls += streams[k]->calls[kind];
+                all->calls += streams[k]->calls[kind];
                 for (int comp = 0; comp < TM_RT_PROFILE_NCOMPS; comp++) {
-                    double ns = (double)streams[k]->ticks[op][comp] / c->ticks_per_ns;
-                    rows[op].ns[comp] += ns;
-                    rows[op].total += ns;
+                    double ns = (double)streams[k]->ticks[kind][comp] / c->ticks_per_ns;
+                    rows[kind].ns[comp] += ns;
+                    rows[kind].total += ns;
                     all->ns[comp] += ns;
                     all->total += ns;
                 }
@@ -217,7 +222,7 @@ static int row_busier(const void *a, const void *b)
     const row_t *x = a, *y = b;
     if (x->total != y->total)
         return x->total > y->total ? -1 : 1;
-    return x->op - y->op;
+    return x->kind - y->kind;
 }
 
 /* A duration with a unit that keeps it short: "812.0 ns", "12.345 us", "1.234 s". */
@@ -241,7 +246,7 @@ static double percent(double part, double whole)
 void tm_rt_profile_write_table(FILE *out, const tm_rt_profile_rank_t *ranks, int nranks,
                                const tm_rt_profile_clock_t *c)
 {
-    row_t rows[TM_RT_PROFILE_NOPS], all;
+    row_t rows[TM_RT_PROFILE_MAX_KINDS], all;
     char total[32], mean[32];
     rows_sum(rows, &all, ranks, 0, nranks, c);
     format_time(all.total, total, sizeof total);
@@ -257,14 +262,14 @@ void tm_rt_profile_write_table(FILE *out, const tm_rt_profile_rank_t *ranks, int
     for (int comp = 0; comp < TM_RT_PROFILE_NCOMPS; comp++)
         fprintf(out, " %8s", comp_names[comp]);
     fputc('\n', out);
-    qsort(rows, TM_RT_PROFILE_NOPS, sizeof rows[0], row_busier);
-    for (int i = 0; i < TM_RT_PROFILE_NOPS; i++) {
+    qsort(rows, TM_RT_PROFILE_MAX_KINDS, sizeof rows[0], row_busier);
+    for (int i = 0; i < TM_RT_PROFILE_MAX_KINDS; i++) {
         const row_t *row = &rows[i];
         if (row->calls == 0)
             continue;
         format_time(row->total, total, sizeof total);
         format_time(row->total / (double)row->calls, mean, sizeof mean);
-        fprintf(out, "%-26s %10llu %11s %11s %6.1f%% |", op_names[row->op],
+        fprintf(out, "%-26s %10llu %11s %11s %6.1f%% |", tm_rt_profile_kind_name(row->kind),
                 (unsigned long long)row->calls, total, mean, percent(row->total, all.total));
         for (int comp = 0; comp < TM_RT_PROFILE_NCOMPS; comp++)
             fprintf(out, " %7.1f%%", percent(row->ns[comp], row->total));
@@ -292,11 +297,11 @@ static void csv_row(FILE *out, const char *rank, const char *call, const row_t *
 static void csv_scope(FILE *out, const char *rank, const tm_rt_profile_rank_t *ranks, int first,
                       int last, const tm_rt_profile_clock_t *c)
 {
-    row_t rows[TM_RT_PROFILE_NOPS], all;
+    row_t rows[TM_RT_PROFILE_MAX_KINDS], all;
     rows_sum(rows, &all, ranks, first, last, c);
-    for (int op = 0; op < TM_RT_PROFILE_NOPS; op++)
-        if (rows[op].calls > 0)
-            csv_row(out, rank, op_names[op], &rows[op], all.total);
+    for (int kind = 0; kind < TM_RT_PROFILE_MAX_KINDS; kind++)
+        if (rows[kind].calls > 0)
+            csv_row(out, rank, tm_rt_profile_kind_name(kind), &rows[kind], all.total);
     csv_row(out, rank, "all", &all, all.total);
 }
 

@@ -50,104 +50,26 @@ typedef enum tm_rt_profile_comp {
     TM_RT_PROFILE_NCOMPS
 } tm_rt_profile_comp_t;
 
-/* The kinds of calls profiled: X(NAME, "what the table says", the component a call starts in).
- * The last one is not a call: the passes of the progress threads over their engines. */
-#define TM_RT_PROFILE_OPS(X)                                                                       \
-    X(SEND, "MPI_Send", POST)                                                                      \
-    X(SSEND, "MPI_Ssend", POST)                                                                    \
-    X(RSEND, "MPI_Rsend", POST)                                                                    \
-    X(BSEND, "MPI_Bsend", POST)                                                                    \
-    X(ISEND, "MPI_Isend", POST)                                                                    \
-    X(ISSEND, "MPI_Issend", POST)                                                                  \
-    X(IRSEND, "MPI_Irsend", POST)                                                                  \
-    X(IBSEND, "MPI_Ibsend", POST)                                                                  \
-    X(RECV, "MPI_Recv", POST)                                                                      \
-    X(IRECV, "MPI_Irecv", POST)                                                                    \
-    X(SENDRECV, "MPI_Sendrecv", POST)                                                              \
-    X(SENDRECV_REPLACE, "MPI_Sendrecv_replace", POST)                                              \
-    X(PROBE, "MPI_Probe", POST)                                                                    \
-    X(IPROBE, "MPI_Iprobe", POST)                                                                  \
-    X(MPROBE, "MPI_Mprobe", POST)                                                                  \
-    X(IMPROBE, "MPI_Improbe", POST)                                                                \
-    X(MRECV, "MPI_Mrecv", POST)                                                                    \
-    X(IMRECV, "MPI_Imrecv", POST)                                                                  \
-    X(START, "MPI_Start", POST)                                                                    \
-    X(STARTALL, "MPI_Startall", POST)                                                              \
-    X(WAIT, "MPI_Wait", PROGRESS)                                                                  \
-    X(WAITALL, "MPI_Waitall", PROGRESS)                                                            \
-    X(WAITANY, "MPI_Waitany", PROGRESS)                                                            \
-    X(WAITSOME, "MPI_Waitsome", PROGRESS)                                                          \
-    X(TEST, "MPI_Test", PROGRESS)                                                                  \
-    X(TESTALL, "MPI_Testall", PROGRESS)                                                            \
-    X(TESTANY, "MPI_Testany", PROGRESS)                                                            \
-    X(TESTSOME, "MPI_Testsome", PROGRESS)                                                          \
-    X(REQUEST_GET_STATUS, "MPI_Request_get_status", PROGRESS)                                      \
-    X(BARRIER, "MPI_Barrier", POST)                                                                \
-    X(IBARRIER, "MPI_Ibarrier", POST)                                                              \
-    X(BCAST, "MPI_Bcast", POST)                                                                    \
-    X(IBCAST, "MPI_Ibcast", POST)                                                                  \
-    X(REDUCE, "MPI_Reduce", POST)                                                                  \
-    X(IREDUCE, "MPI_Ireduce", POST)                                                                \
-    X(ALLREDUCE, "MPI_Allreduce", POST)                                                            \
-    X(IALLREDUCE, "MPI_Iallreduce", POST)                                                          \
-    X(GATHER, "MPI_Gather", POST)                                                                  \
-    X(IGATHER, "MPI_Igather", POST)                                                                \
-    X(GATHERV, "MPI_Gatherv", POST)                                                                \
-    X(IGATHERV, "MPI_Igatherv", POST)                                                              \
-    X(SCATTER, "MPI_Scatter", POST)                                                                \
-    X(ISCATTER, "MPI_Iscatter", POST)                                                              \
-    X(SCATTERV, "MPI_Scatterv", POST)                                                              \
-    X(ISCATTERV, "MPI_Iscatterv", POST)                                                            \
-    X(ALLGATHER, "MPI_Allgather", POST)                                                            \
-    X(IALLGATHER, "MPI_Iallgather", POST)                                                          \
-    X(ALLGATHERV, "MPI_Allgatherv", POST)                                                          \
-    X(IALLGATHERV, "MPI_Iallgatherv", POST)                                                        \
-    X(ALLTOALL, "MPI_Alltoall", POST)                                                              \
-    X(IALLTOALL, "MPI_Ialltoall", POST)                                                            \
-    X(ALLTOALLV, "MPI_Alltoallv", POST)                                                            \
-    X(IALLTOALLV, "MPI_Ialltoallv", POST)                                                          \
-    X(ALLTOALLW, "MPI_Alltoallw", POST)                                                            \
-    X(IALLTOALLW, "MPI_Ialltoallw", POST)                                                          \
-    X(REDUCE_SCATTER, "MPI_Reduce_scatter", POST)                                                  \
-    X(IREDUCE_SCATTER, "MPI_Ireduce_scatter", POST)                                                \
-    X(REDUCE_SCATTER_BLOCK, "MPI_Reduce_scatter_block", POST)                                      \
-    X(IREDUCE_SCATTER_BLOCK, "MPI_Ireduce_scatter_block", POST)                                    \
-    X(SCAN, "MPI_Scan", POST)                                                                      \
-    X(ISCAN, "MPI_Iscan", POST)                                                                    \
-    X(EXSCAN, "MPI_Exscan", POST)                                                                  \
-    X(IEXSCAN, "MPI_Iexscan", POST)                                                                \
-    X(NEIGHBOR_ALLGATHER, "MPI_Neighbor_allgather", POST)                                          \
-    X(INEIGHBOR_ALLGATHER, "MPI_Ineighbor_allgather", POST)                                        \
-    X(NEIGHBOR_ALLGATHERV, "MPI_Neighbor_allgatherv", POST)                                        \
-    X(INEIGHBOR_ALLGATHERV, "MPI_Ineighbor_allgatherv", POST)                                      \
-    X(NEIGHBOR_ALLTOALL, "MPI_Neighbor_alltoall", POST)                                            \
-    X(INEIGHBOR_ALLTOALL, "MPI_Ineighbor_alltoall", POST)                                          \
-    X(NEIGHBOR_ALLTOALLV, "MPI_Neighbor_alltoallv", POST)                                          \
-    X(INEIGHBOR_ALLTOALLV, "MPI_Ineighbor_alltoallv", POST)                                        \
-    X(NEIGHBOR_ALLTOALLW, "MPI_Neighbor_alltoallw", POST)                                          \
-    X(INEIGHBOR_ALLTOALLW, "MPI_Ineighbor_alltoallw", POST)                                        \
-    X(IBCAST_DYNAMIC, "MPIX_Ibcast_dynamic", POST)                                                 \
-    X(DEFERRED_SEND_ADD, "MPIX_Deferred_send_add", POST)                                           \
-    X(DEFERRED_SEND_READY, "MPIX_Deferred_send_ready", POST)                                       \
-    X(FINALIZE, "MPI_Finalize", POST)                                                              \
-    X(PROGRESS_THREAD, "(progress threads)", ENGINE)
+/* The kinds of calls profiled, up to TM_RT_PROFILE_MAX_KINDS. The runtime knows one, the passes
+ * of the progress threads over their engines, the last; the layer whose calls are profiled (mpi/,
+ * the MPI calls: mpi/profile_calls.h) numbers the others from TM_RT_PROFILE_FIRST_CALL and names
+ * them for the report (tm_rt_profile_name_kinds). */
+#define TM_RT_PROFILE_MAX_KINDS     96
+#define TM_RT_PROFILE_FIRST_CALL    0
+#define TM_RT_PROFILE_PROGRESS_PASS (TM_RT_PROFILE_MAX_KINDS - 1)
 
-typedef enum tm_rt_profile_op {
-#define TM_RT_PROFILE_OP_ENUM(name, text, comp) TM_RT_PROFILE_OP_##name,
-    TM_RT_PROFILE_OPS(TM_RT_PROFILE_OP_ENUM)
-#undef TM_RT_PROFILE_OP_ENUM
-        TM_RT_PROFILE_NOPS
-} tm_rt_profile_op_t;
+/* Names kinds [first, first + n) "names[i]" in the report; before the report, at any time. */
+void tm_rt_profile_name_kinds(int first, const char *const *names, int n);
 
 /* The counters of one stream, in timer ticks. Its own cache lines: the rank's and its progress
  * thread's run on different cores. */
 typedef struct tm_rt_profile_stream {
     int depth;     /* calls open; nested ones count to the outermost */
-    int op;        /* the outermost call's kind */
+    int kind;      /* the outermost call's */
     int comp;      /* where the time goes now */
     uint64_t last; /* the timer at the last boundary */
-    uint64_t ticks[TM_RT_PROFILE_NOPS][TM_RT_PROFILE_NCOMPS];
-    uint64_t calls[TM_RT_PROFILE_NOPS];
+    uint64_t ticks[TM_RT_PROFILE_MAX_KINDS][TM_RT_PROFILE_NCOMPS];
+    uint64_t calls[TM_RT_PROFILE_MAX_KINDS];
 } __attribute__((aligned(64))) tm_rt_profile_stream_t;
 
 /* A rank's two streams. */
@@ -164,7 +86,8 @@ extern tm_rt_profile_clock_t tm_rt_profile_clock TM_RT_PROFILE_HIDDEN;
 /* ---- the counters, one stream at a time (what the points do; the tests drive them with
  * timestamps of their own). `overhead` is subtracted from each interval (none below 0). ---- */
 
-void tm_rt_profile_stream_call_begin(tm_rt_profile_stream_t *s, int op, uint64_t now);
+/* A call of `kind` starts, its time going to component comp. */
+void tm_rt_profile_stream_call_begin(tm_rt_profile_stream_t *s, int kind, int comp, uint64_t now);
 void tm_rt_profile_stream_call_end(tm_rt_profile_stream_t *s, uint64_t now, uint64_t overhead);
 /* Moves the time to component comp; returns the component to go back to. Outside a call, or
  * into the component that is already current, it changes nothing (and the return says so:
@@ -180,7 +103,7 @@ void tm_rt_profile_stream_restore(tm_rt_profile_stream_t *s, int prev, uint64_t 
 extern int tm_rt_profile_enabled TM_RT_PROFILE_HIDDEN;
 
 /* The slow paths, on the calling ULT's stream (none outside a ULT, or on a ULT without one). */
-tm_rt_profile_stream_t *tm_rt_profile_call_begin_slow(int op);
+tm_rt_profile_stream_t *tm_rt_profile_call_begin_slow(int kind, int comp);
 void tm_rt_profile_call_end_slow(tm_rt_profile_stream_t *s);
 
 typedef struct tm_rt_profile_mark {
@@ -190,11 +113,12 @@ typedef struct tm_rt_profile_mark {
 tm_rt_profile_mark_t tm_rt_profile_begin_slow(int comp);
 void tm_rt_profile_end_slow(tm_rt_profile_mark_t m);
 
-/* A profiled call of kind op starts (counted); returns what tm_rt_profile_call_end needs. */
-static inline tm_rt_profile_stream_t *tm_rt_profile_call_begin(int op)
+/* A profiled call of `kind` starts (counted), in component comp; returns what
+ * tm_rt_profile_call_end needs. */
+static inline tm_rt_profile_stream_t *tm_rt_profile_call_begin(int kind, int comp)
 {
     if (__builtin_expect(tm_rt_profile_enabled, 0))
-        return tm_rt_profile_call_begin_slow(op);
+        return tm_rt_profile_call_begin_slow(kind, comp);
     return NULL;
 }
 
@@ -231,12 +155,11 @@ static inline void tm_rt_profile_end_at_scope(tm_rt_profile_mark_t *m)
 #define TM_RT_PROFILE_CAT_(a, b) a##b
 #define TM_RT_PROFILE_CAT(a, b)  TM_RT_PROFILE_CAT_(a, b)
 
-/* The rest of the enclosing block (a function body: every return) is one call of kind NAME
- * (TM_RT_PROFILE_OP_NAME). */
-#define TM_RT_PROFILE_CALL(NAME)                                                                   \
+/* The rest of the enclosing block (a function body: every return) is one call of `kind`,
+ * starting in component `comp`. */
+#define TM_RT_PROFILE_CALL(kind, comp)                                                             \
     __attribute__((cleanup(tm_rt_profile_call_end_at_scope), unused))                              \
-    tm_rt_profile_stream_t *tm_rt_profile_call_ =                                                  \
-        tm_rt_profile_call_begin(TM_RT_PROFILE_OP_##NAME)
+    tm_rt_profile_stream_t *tm_rt_profile_call_ = tm_rt_profile_call_begin(kind, comp)
 
 /* The rest of the enclosing block goes to component COMP (TM_RT_PROFILE_COMP). */
 #define TM_RT_PROFILE_SCOPE(COMP)                                                                  \
@@ -286,8 +209,9 @@ void tm_rt_profile_finish(FILE *out, int csv);
 
 /* ---- the report, from counters (tm_rt_profile_finish; the tests) ---- */
 
-/* The name of a kind of call, of a component ("post", ... "sched"). */
-const char *tm_rt_profile_op_name(int op);
+/* The name of a kind of call ("kind N" when it has none), of a component ("post", ...
+ * "sched"). */
+const char *tm_rt_profile_kind_name(int kind);
 const char *tm_rt_profile_comp_name(int comp);
 
 /* The table: a header, one line per kind of call used (count, total, mean, share of all the

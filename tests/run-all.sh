@@ -1,12 +1,25 @@
 #!/bin/sh
 # The README's test command: installs what is needed, then builds ThreadMPI and runs its whole
-# test suite three times, out of tree: plain, under AddressSanitizer and under ThreadSanitizer;
-# then `make distcheck` (tarball, read-only source tree, install, uninstall). Prints the logs of
-# failing tests and ends with the line "N passed, N failed".
+# test suite three times, out of tree (_build-plain, _build-asan, _build-tsan): plain, under
+# AddressSanitizer and under ThreadSanitizer; then `make distcheck` (tarball, read-only source
+# tree, install, uninstall). Prints the logs of failing tests and ends with the line "N passed, N
+# failed". It works before or after the README's first command, which configures the tree in place.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 sh "$top/tests/deps.sh" || { echo "installing the dependencies failed"; exit 1; }
-cd "$top" && autoreconf -fi > /dev/null 2>&1 || { echo "autoreconf failed"; exit 1; }
+# The builds are out of tree, which automake allows only from a source tree that is not configured
+# in place. When it is (the README's first command configures and builds here), they build from a
+# copy of the tree without that configuration, _build-src; the tree itself is left as it is.
+src=$top
+if [ -f "$top/config.status" ]; then
+    src=$top/_build-src
+    rm -rf "$src" && mkdir -p "$src" || exit 1
+    (cd "$top" && tar --exclude=./.git --exclude='./_build-*' -cf - .) | (cd "$src" && tar -xf -) &&
+        (cd "$src" && make distclean > /dev/null 2>&1) ||
+        { echo "copying the configured tree to $src failed"; exit 1; }
+    echo "== building from $src (the tree is configured in place)"
+fi
+cd "$src" && autoreconf -fi > /dev/null 2>&1 || { echo "autoreconf failed"; exit 1; }
 
 passed=0 failed=0
 for variant in plain asan tsan; do
@@ -20,7 +33,7 @@ for variant in plain asan tsan; do
     esac
     echo "== $variant build ($flags)"
     # shellcheck disable=SC2086 # empty or one flag
-    if ! "$top/configure" -q $flags > configure.out 2>&1 || ! make -j2 > make.out 2>&1; then
+    if ! "$src/configure" -q $flags > configure.out 2>&1 || ! make -j2 > make.out 2>&1; then
         cat configure.out make.out | tail -40
         echo "$variant: the build failed"
         failed=$((failed + 1))

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Dynamic broadcasts across NUMA nodes: a destination that heads a subtree on another NUMA node
-# than the data stages a copy of its own for its subtree (nbc/bcast_dynamic.c). This machine has
+# than the data stages a copy of its own for its subtree (coll/bcast_dynamic.c). This machine has
 # one node, so the jobs run on synthetic topologies of 2 and 4 nodes (not pinned, but placed and
 # numbered as there), where bcast_dynamic.c's receivers check every byte; with memory interleaved
 # nobody stages.

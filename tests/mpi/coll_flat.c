@@ -1,4 +1,4 @@
-/* Small blocking collectives back to back, as the flat algorithm runs them (mpi/coll_flat.c):
+/* Small blocking collectives back to back, as the flat algorithm runs them (coll/flat.c):
  * barrier, bcast, reduce, allreduce, allgather(v), alltoall, gather, scatter,
  * reduce_scatter(_block), scan and exscan (a chain, whose members run a few rounds ahead of the
  * next: also a burst of scans alone, the later ranks slower). Every round's result is checked,

@@ -1,5 +1,5 @@
 /* MPI_Ibarrier, which on up to 64 ranks enters the barrier through each member's line of the
- * communicator's shared block (mpi/coll_flat.c, "non-blocking barriers"), else disseminates
+ * communicator's shared block (coll/flat.c, "non-blocking barriers"), else disseminates
  * messages:
  *   - no rank leaves a barrier before every rank has entered it: before entering, rank 0 sends
  *     each rank a message (eager, so it is in the mailbox when MPI_Send returns), and once the

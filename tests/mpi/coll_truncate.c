@@ -2,7 +2,7 @@
  * buffer is too small for what comes to it gets MPI_ERR_TRUNCATE, with what fits written; the
  * others get MPI_SUCCESS. Rank 0 passes blocks of 2 ints where the others pass blocks of 1 (each
  * call's own arguments agreeing, so that no rank sees the error in its arguments alone), small
- * enough for the flat algorithms of mpi/coll_flat.c: bcast, allgather, alltoall, gather and
+ * enough for the flat algorithms of coll/flat.c: bcast, allgather, alltoall, gather and
  * scatter. Then a 2-rank bcast of more data than the flat algorithm takes (the message
  * algorithm). At most 16 ranks. */
 #include <mpi.h>

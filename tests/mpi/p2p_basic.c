@@ -177,7 +177,7 @@ static void order_fastbox(void)
 }
 
 /* A blocking receive takes a message at once, without a request, when it finds it among the
- * unexpected ones or at the head of its sender's fastbox (p2p.c, "Receiving at once"); it must
+ * unexpected ones or at the head of its sender's fastbox (p2p/match.c, "Receiving at once"); it must
  * still leave a message to a receive posted before it, skip a cancelled send and match by tag.
  * Rank 1 sends while rank 0 already waits in MPI_Recv (after the barrier), so that each message
  * meets the receive at the head of the fastbox. */

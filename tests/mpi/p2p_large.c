@@ -1,5 +1,5 @@
 /* Large rendezvous messages between two ranks, whose copy the receiver shares with a sender that
- * waits (mpi/p2p.c, "Shared copies": chunks of 64 KiB from 512 KiB on, when the two ranks run on
+ * waits (p2p/copy.c, "Shared copies": chunks of 64 KiB from 512 KiB on, when the two ranks run on
  * different cores). Every byte of every message is checked, and the bytes past a receive:
  *   - sizes on and off the chunks (512 KiB, 512 KiB + 1, 1 MiB + 13, 4 MiB), each way, by a
  *     blocking MPI_Send (the sender waits, so it helps) into MPI_Recv;

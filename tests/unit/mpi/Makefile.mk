@@ -58,7 +58,7 @@ tests_unit_mpi_test_info_SOURCES = tests/unit/mpi/test_info.c $(tm_mpi_unit_fake
 tests_unit_mpi_test_info_CFLAGS = $(TM_UNIT_CFLAGS)
 tests_unit_mpi_test_info_LDADD = $(tm_mpi_unit_ldadd)
 
-# Reduction operations (mpi/op.c).
+# Reduction operations (obj/op.c, mpi/op.c).
 TM_MPI_UNIT_TESTS += tests/unit/mpi/test_op
 tests_unit_mpi_test_op_SOURCES = tests/unit/mpi/test_op.c $(tm_mpi_unit_fake)
 tests_unit_mpi_test_op_CFLAGS = $(TM_UNIT_CFLAGS)

@@ -11,7 +11,9 @@
 #include "runtime/profile.h"
 #include "sched/sched.h"
 
-enum { SEND = TM_RT_PROFILE_OP_SEND, RECV = TM_RT_PROFILE_OP_RECV, WAIT = TM_RT_PROFILE_OP_WAIT };
+/* Kinds of calls of the test's own, named as mpi/ names the MPI calls (before the report). */
+enum { SEND = TM_RT_PROFILE_FIRST_CALL, RECV, WAIT };
+static const char *const kind_names[] = {"MPI_Send", "MPI_Recv", "MPI_Wait"};
 enum { POST = TM_RT_PROFILE_POST, PROGRESS = TM_RT_PROFILE_PROGRESS, COPY = TM_RT_PROFILE_COPY };
 enum { SCHED = TM_RT_PROFILE_SCHED };
 
@@ -29,7 +31,7 @@ START_TEST(stream_intervals)
 {
     tm_rt_profile_stream_t *s = stream_new();
     const uint64_t o = 10;
-    tm_rt_profile_stream_call_begin(s, RECV, 1000);            /* post from 1000 */
+    tm_rt_profile_stream_call_begin(s, RECV, POST, 1000);      /* post from 1000 */
     int a = tm_rt_profile_stream_switch(s, PROGRESS, 1100, o); /* post: 100 - 10 */
     ck_assert_int_eq(a, POST);
     int b = tm_rt_profile_stream_switch(s, COPY, 1400, o); /* progress: 300 - 10 */
@@ -45,7 +47,7 @@ START_TEST(stream_intervals)
     ck_assert_int_eq(s->depth, 0);
 
     /* A completion call starts in progress. */
-    tm_rt_profile_stream_call_begin(s, WAIT, 2000);
+    tm_rt_profile_stream_call_begin(s, WAIT, PROGRESS, 2000);
     tm_rt_profile_stream_call_end(s, 2500, o);
     ck_assert_uint_eq(s->ticks[WAIT][PROGRESS], 490);
     ck_assert_uint_eq(s->ticks[WAIT][POST], 0);
@@ -61,8 +63,8 @@ START_TEST(stream_nesting)
     const uint64_t o = 10;
     ck_assert_int_eq(tm_rt_profile_stream_switch(s, COPY, 50, o), -1); /* no call open */
     tm_rt_profile_stream_restore(s, -1, 60, o);
-    tm_rt_profile_stream_call_begin(s, SEND, 100);
-    tm_rt_profile_stream_call_begin(s, RECV, 150); /* a PMPI_Recv inside MPI_Send */
+    tm_rt_profile_stream_call_begin(s, SEND, POST, 100);
+    tm_rt_profile_stream_call_begin(s, RECV, POST, 150); /* a PMPI_Recv inside MPI_Send */
     ck_assert_int_eq(tm_rt_profile_stream_switch(s, POST, 160, o), -1); /* already post */
     int prev = tm_rt_profile_stream_switch(s, SCHED, 200, o);
     tm_rt_profile_stream_restore(s, prev, 205, o); /* 5 ticks: less than a read */
@@ -75,7 +77,7 @@ START_TEST(stream_nesting)
     ck_assert_uint_eq(s->ticks[SEND][SCHED], 0);
     /* post: 100-200 (90), 205-400 (185) */
     ck_assert_uint_eq(s->ticks[SEND][POST], 275);
-    for (int op = 0; op < TM_RT_PROFILE_NOPS; op++)
+    for (int op = 0; op < TM_RT_PROFILE_MAX_KINDS; op++)
         for (int c = 0; c < TM_RT_PROFILE_NCOMPS; c++)
             if (op != SEND || c != POST)
                 ck_assert_uint_eq(s->ticks[op][c], 0);
@@ -101,7 +103,7 @@ static void spin_ns(uint64_t ns)
 
 static void profiled_send(void)
 {
-    TM_RT_PROFILE_CALL(SEND);
+    TM_RT_PROFILE_CALL(SEND, POST);
     spin_ns(200000);
     {
         TM_RT_PROFILE_SCOPE(COPY);
@@ -117,7 +119,7 @@ static void ult_main(void *arg)
     tm_sched_ult_set_profile(tm_sched_self(), ult_stream);
     for (int i = 0; i < 3; i++)
         profiled_send();
-    tm_rt_profile_stream_t *wait = tm_rt_profile_call_begin(WAIT);
+    tm_rt_profile_stream_t *wait = tm_rt_profile_call_begin(WAIT, PROGRESS);
     tm_rt_profile_yield(); /* nobody else: returns at once, counted as sched */
     tm_rt_profile_call_end(wait);
     /* Outside a call, a component point counts nothing. */
@@ -148,7 +150,7 @@ START_TEST(points_on_a_ult)
     ck_assert_uint_eq(ult_stream->ticks[WAIT][POST], 0);
     ck_assert_int_eq(ult_stream->depth, 0);
     /* Off: the points do nothing, whatever the ULT. */
-    ck_assert_ptr_null(tm_rt_profile_call_begin(SEND));
+    ck_assert_ptr_null(tm_rt_profile_call_begin(SEND, POST));
     ck_assert_ptr_null(tm_rt_profile_begin(TM_RT_PROFILE_COPY).stream);
     free(ult_stream);
 }
@@ -217,6 +219,7 @@ END_TEST
  * passes (engine 1000 ns). Total: 4000 ns. */
 static tm_rt_profile_rank_t *sample(tm_rt_profile_clock_t *c)
 {
+    tm_rt_profile_name_kinds(SEND, kind_names, 3);
     tm_rt_profile_rank_t *r = aligned_alloc(64, 2 * sizeof *r);
     ck_assert_ptr_nonnull(r);
     memset(r, 0, 2 * sizeof *r);
@@ -227,8 +230,8 @@ static tm_rt_profile_rank_t *sample(tm_rt_profile_clock_t *c)
     r[1].rank.ticks[RECV][POST] = 200;
     r[1].rank.ticks[RECV][PROGRESS] = 2000;
     r[1].rank.ticks[RECV][SCHED] = 1800;
-    r[1].helper.calls[TM_RT_PROFILE_OP_PROGRESS_THREAD] = 10;
-    r[1].helper.ticks[TM_RT_PROFILE_OP_PROGRESS_THREAD][TM_RT_PROFILE_ENGINE] = 2000;
+    r[1].helper.calls[TM_RT_PROFILE_PROGRESS_PASS] = 10;
+    r[1].helper.ticks[TM_RT_PROFILE_PROGRESS_PASS][TM_RT_PROFILE_ENGINE] = 2000;
     *c = (tm_rt_profile_clock_t){
         .source = TM_RT_PROFILE_CLOCK_TSC, .overhead = 30, .ticks_per_ns = 2.0};
     return r;
@@ -327,6 +330,17 @@ START_TEST(table_empty)
 }
 END_TEST
 
+/* The kinds the caller named, the progress threads' passes, and a kind nobody named. */
+START_TEST(kind_names_given)
+{
+    tm_rt_profile_name_kinds(SEND, kind_names, 3);
+    ck_assert_str_eq(tm_rt_profile_kind_name(RECV), "MPI_Recv");
+    ck_assert_str_eq(tm_rt_profile_kind_name(TM_RT_PROFILE_PROGRESS_PASS), "(progress threads)");
+    ck_assert_str_eq(tm_rt_profile_kind_name(TM_RT_PROFILE_MAX_KINDS - 2), "kind 94");
+    ck_assert_str_eq(tm_rt_profile_kind_name(TM_RT_PROFILE_MAX_KINDS), "?");
+}
+END_TEST
+
 START_TEST(csv)
 {
     char *t = report(1);
@@ -371,6 +385,7 @@ static Suite *profile_suite(void)
     tcase_add_test(tc, table);
     tcase_add_test(tc, table_empty);
     tcase_add_test(tc, csv);
+    tcase_add_test(tc, kind_names_given);
     suite_add_tcase(s, tc);
     return s;
 }
