@@ -113,10 +113,8 @@ static void copy_shared(void *buf, size_t count, const tm_mpi_type_t *type,
     }
 }
 
-void tm_p2p_copy_help(tm_p2p_mailbox_t *mailbox)
+void tm_p2p_copy_help_offered(tm_p2p_mailbox_t *mailbox)
 {
-    if (!atomic_load_explicit(&mailbox->copy_offer, memory_order_relaxed))
-        return;
     /* acquire: pairs with the offer's release (the job's fields) */
     tm_p2p_copy_job_t *job =
         atomic_exchange_explicit(&mailbox->copy_offer, NULL, memory_order_acquire);

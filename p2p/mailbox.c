@@ -40,11 +40,6 @@ static void mailboxes_create(void)
     tm_p2p_job.mailboxes = mailboxes;
 }
 
-tm_p2p_mailbox_t *tm_p2p_mailbox_get(int world_rank, bool coll)
-{
-    return &tm_p2p_job.mailboxes[coll ? tm_p2p_job.nranks + world_rank : world_rank];
-}
-
 int tm_p2p_mailboxes_init(void)
 {
     pthread_once(&mailboxes_once, mailboxes_create);
@@ -89,12 +84,6 @@ void tm_p2p_mailbox_poke_rank(tm_p2p_mailbox_t *mailbox)
 {
     atomic_thread_fence(memory_order_seq_cst); /* as in tm_p2p_mailbox_poke */
     tm_p2p_mailbox_wake_rank(mailbox);
-}
-
-void tm_p2p_mailbox_post(tm_shm_cell_t *cell, tm_p2p_mailbox_t *to)
-{
-    tm_shm_queue_push(&to->inbound, cell);
-    tm_p2p_mailbox_poke(to);
 }
 
 bool tm_p2p_mailbox_idle(const tm_p2p_mailbox_t *mb)

@@ -237,8 +237,23 @@ void tm_p2p_hook_set(tm_mpi_rank_t *r, const tm_p2p_hook_t *hook, void *ctx);
 
 /* ---- one receiving side (the program's or the collectives'), for nbc/ ---- */
 
-/* Mailbox of world rank `world_rank`: its collective one when `coll`. */
-tm_p2p_mailbox_t *tm_p2p_mailbox_get(int world_rank, bool coll);
+/* The job's mailboxes, and what is fixed for the job when they are made (mailbox.c, at the
+ * first MPI_Init of any rank; read-only from then on). */
+typedef struct tm_p2p_job {
+    /* Two per world rank: [0, n) the program's point-to-point, [n, 2n) the collectives'. */
+    tm_p2p_mailbox_t *mailboxes;
+    int nranks;         /* n: the world's size */
+    size_t eager_limit; /* [p2p] eager_limit */
+    bool notes_read;    /* the job diagnoses hangs: blocked ranks note what they wait for */
+} tm_p2p_job_t;
+
+extern tm_p2p_job_t tm_p2p_job;
+
+/* Mailbox of world rank `world_rank`: its collective one when `coll`. Inline: every send asks. */
+static inline tm_p2p_mailbox_t *tm_p2p_mailbox_get(int world_rank, bool coll)
+{
+    return &tm_p2p_job.mailboxes[coll ? tm_p2p_job.nranks + world_rank : world_rank];
+}
 
 /* Sends (buf, count, type) (`bytes` of data) from the side of matcher m to mailbox `to`, with
  * the envelope (context_id, source, tag); req (the caller's, zeroed or reused) completes when the

@@ -28,17 +28,6 @@
 
 #include "p2p/message.h"
 
-/* The job's mailboxes, and what is fixed for the job when they are made (mailbox.c). */
-typedef struct tm_p2p_job {
-    /* Two per world rank: [0, n) the program's point-to-point, [n, 2n) the collectives'. */
-    tm_p2p_mailbox_t *mailboxes;
-    int nranks;         /* n: the world's size */
-    size_t eager_limit; /* [p2p] eager_limit */
-    bool notes_read;    /* the job diagnoses hangs: blocked ranks note what they wait for */
-} tm_p2p_job_t;
-
-extern tm_p2p_job_t tm_p2p_job;
-
 /* Makes the job's mailboxes, the first time. 0 or -ENOMEM. */
 int tm_p2p_mailboxes_init(void);
 
@@ -60,14 +49,23 @@ static inline bool tm_p2p_mailbox_is_program(const tm_p2p_mailbox_t *mb)
 }
 
 /* Hands the cell to mailbox `to` and wakes whoever sleeps on it. */
-void tm_p2p_mailbox_post(tm_shm_cell_t *cell, tm_p2p_mailbox_t *to);
+static inline void tm_p2p_mailbox_post(tm_shm_cell_t *cell, tm_p2p_mailbox_t *to)
+{
+    tm_shm_queue_push(&to->inbound, cell);
+    tm_p2p_mailbox_poke(to);
+}
 
 /* A rendezvous from a rank of this process: the receiving side copies from the sender's buffer,
  * shared with the sender when it is worth it, then completes the send (copy.c). */
 extern const tm_p2p_source_ops_t tm_p2p_rndv_ops;
 
 /* The sending side's share of the copies offered to `mailbox` (copy.c): takes the one offered,
- * if any, and copies chunks of it until none is left. */
-void tm_p2p_copy_help(tm_p2p_mailbox_t *mailbox);
+ * if any, and copies chunks of it until none is left. Inline: every progress pass asks. */
+void tm_p2p_copy_help_offered(tm_p2p_mailbox_t *mailbox);
+static inline void tm_p2p_copy_help(tm_p2p_mailbox_t *mailbox)
+{
+    if (atomic_load_explicit(&mailbox->copy_offer, memory_order_relaxed))
+        tm_p2p_copy_help_offered(mailbox);
+}
 
 #endif /* TM_P2P_TRANSPORT_H */
