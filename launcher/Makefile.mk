@@ -10,6 +10,7 @@ bin_PROGRAMS += launcher/mpcrun
 # mpcrun is a plain program, not linked with libthreadmpi: it compiles what it shares with the
 # job (settings, placement) and the model it prints (--split-model) itself.
 launcher_mpcrun_SOURCES = launcher/mpcrun.c runtime/elf_section.c runtime/elf_section.h \
+	runtime/maps.c runtime/maps.h \
 	runtime/settings.c runtime/settings.h runtime/placement.c runtime/placement.h \
 	nbc/model.c nbc/model.h
 launcher_mpcrun_CPPFLAGS = $(AM_CPPFLAGS) -DTM_SYSCONFDIR='"$(sysconfdir)"'

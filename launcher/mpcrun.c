@@ -21,6 +21,7 @@
 
 #include "nbc/model.h"
 #include "runtime/elf_section.h"
+#include "runtime/maps.h"
 #include "runtime/placement.h"
 #include "runtime/settings.h"
 
@@ -98,7 +99,8 @@ static int find_program(const char *name, char *path, size_t len)
     return -ENOENT;
 }
 
-static int check_program(const char *path)
+/* The program's checks; stores the mappings of a rank's copy of it (maps.h) in *mappings. */
+static int check_program(const char *path, int *mappings)
 {
     struct stat st;
     if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || access(path, X_OK) < 0) {
@@ -113,6 +115,10 @@ static int check_program(const char *path)
     }
     uint64_t off, size;
     int rc = tm_rt_elf_section_find(fd, TM_RT_PROGRAM_SECTION, &off, &size);
+    if (rc == 0) {
+        rc = tm_rt_elf_mappings(fd, off, size);
+        *mappings = rc;
+    }
     close(fd);
     if (rc < 0) {
         fprintf(stderr, "%s: %s was not built with ThreadMPI's mpicc (%s); rebuild it with mpicc\n",
@@ -186,6 +192,27 @@ static int resolve(resolved_t *r, long nranks, bool with_placement)
 no_topology:
     fprintf(stderr, "%s: cannot read the machine's topology (hwloc)\n", progname);
     return 1;
+}
+
+/* Refuses, before anything starts, a job that needs more memory mappings than the kernel lets
+ * a process have: it would fail at whatever mmap crosses the limit. */
+static int check_mappings(const tm_rt_placement_t *p, int program_maps)
+{
+    tm_rt_maps_need_t need;
+    tm_rt_maps_need(p, program_maps, &need);
+    if (need.limit < 0 || need.total <= need.limit)
+        return 0;
+    long fits = (need.limit - (need.total - p->nranks * need.per_rank)) / need.per_rank;
+    /* Twice the need, rounded up to 65,536: room for what the program maps itself. */
+    long raise = (2 * need.total + 65535) / 65536 * 65536;
+    fprintf(stderr,
+            "%s: %d ranks need about %ld memory mappings (%ld per rank: %ld for its copy of the "
+            "program, the others for its stacks), more than the %ld the kernel allows a process "
+            "(vm.max_map_count). Raise the limit, as root: sysctl -w vm.max_map_count=%ld (or "
+            "run at most %ld ranks)\n",
+            progname, p->nranks, need.total, need.per_rank, need.program, need.limit, raise,
+            fits > 0 ? fits : 0);
+    return EXIT_USAGE;
 }
 
 static int flush_stdout(const char *what)
@@ -278,12 +305,13 @@ int main(int argc, char **argv)
         return usage_error("%s", "no program to run");
 
     char path[PATH_MAX];
+    int program_maps = 0;
     if (i < argc) {
         if (find_program(argv[i], path, sizeof path) < 0) {
             fprintf(stderr, "%s: %s: program not found\n", progname, argv[i]);
             return EXIT_USAGE;
         }
-        if (check_program(path) < 0)
+        if (check_program(path, &program_maps) < 0)
             return EXIT_USAGE;
     }
 
@@ -331,6 +359,8 @@ int main(int argc, char **argv)
                     progname);
         rc = flush_stdout(dry_run ? "--dry-run" : "--report-bindings");
     }
+    if (rc == 0 && !dry_run)
+        rc = check_mappings(&r.placement, program_maps);
     tm_rt_placement_free(&r.placement);
     hwloc_topology_destroy(r.topo);
     if (dry_run || rc != 0)

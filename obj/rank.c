@@ -8,6 +8,10 @@
 
 _Noreturn static void not_a_rank(const char *call)
 {
+    if (tm_rt_forked())
+        tm_mpi_error_fatal(NULL, call, MPI_ERR_OTHER,
+                           "called in a process that a rank forked: such a process may not call "
+                           "MPI");
     tm_mpi_error_fatal(NULL, call, MPI_ERR_OTHER,
                        "called by a thread that is not an MPI rank (only a rank's own thread "
                        "may call MPI: ThreadMPI provides at most MPI_THREAD_FUNNELED)");

@@ -8,12 +8,43 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "p2p/fastbox.h"
 #include "p2p/transport.h"
 
 tm_p2p_job_t tm_p2p_job;
 static pthread_once_t mailboxes_once = PTHREAD_ONCE_INIT;
+
+/* The first chunks of the sides' cell pools, one per mailbox, in one mapping for the job
+ * (tm_shm_pool_create_in): a mapping per pool would be two per rank of the kernel's limit on a
+ * process's mappings; neighbouring chunks placed on one NUMA node stay one mapping. Reserved,
+ * not committed: a page costs memory when its owner first uses it. Not in huge pages, which
+ * would put neighbours' chunks on one rank's node. NULL if it could not be mapped. */
+static unsigned char *first_chunks;
+static size_t first_chunk_bytes;
+
+static size_t cell_size(void)
+{
+    size_t payload = tm_p2p_am_capacity();
+    if (payload < sizeof(tm_p2p_source_t))
+        payload = sizeof(tm_p2p_source_t);
+    return sizeof(tm_p2p_envelope_t) + payload;
+}
+
+static void first_chunks_map(int nmailboxes)
+{
+    first_chunk_bytes = tm_shm_pool_chunk_bytes(cell_size());
+    size_t bytes = (size_t)nmailboxes * first_chunk_bytes;
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (m == MAP_FAILED)
+        return;
+#ifdef MADV_NOHUGEPAGE
+    madvise(m, bytes, MADV_NOHUGEPAGE);
+#endif
+    first_chunks = m;
+}
 
 static void mailboxes_create(void)
 {
@@ -36,6 +67,7 @@ static void mailboxes_create(void)
         atomic_init(&mailboxes[i].nfastboxes, 0);
         atomic_init(&mailboxes[i].fastboxes_taken, 0);
     }
+    first_chunks_map(2 * n);
     tm_p2p_job.nranks = n;
     tm_p2p_job.mailboxes = mailboxes;
 }
@@ -55,10 +87,11 @@ int tm_p2p_mailbox_pool(tm_p2p_mailbox_t *mb, int world_rank)
         node = TM_SHM_NUMA_INTERLEAVE;
     else if (node < 0)
         node = -1;
-    size_t payload = tm_p2p_am_capacity();
-    if (payload < sizeof(tm_p2p_source_t))
-        payload = sizeof(tm_p2p_source_t);
-    return tm_shm_pool_create(sizeof(tm_p2p_envelope_t) + payload, node, &mb->pool);
+    if (first_chunks)
+        return tm_shm_pool_create_in(
+            cell_size(), node,
+            first_chunks + (size_t)(mb - tm_p2p_job.mailboxes) * first_chunk_bytes, &mb->pool);
+    return tm_shm_pool_create(cell_size(), node, &mb->pool);
 }
 
 void tm_p2p_mailbox_wake(tm_p2p_mailbox_t *mailbox)

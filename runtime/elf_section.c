@@ -87,3 +87,41 @@ out_free_headers:
     free(sh);
     return rc;
 }
+
+int tm_rt_elf_mappings(int fd, uint64_t base, uint64_t size)
+{
+    Elf64_Ehdr eh;
+    if (size < sizeof eh)
+        return -ENOEXEC;
+    int rc = read_at(fd, &eh, sizeof eh, base);
+    if (rc < 0)
+        return rc;
+    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phnum > 4096 ||
+        eh.e_phoff > size || (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr) > size - eh.e_phoff)
+        return -ENOEXEC;
+    Elf64_Phdr *ph = malloc((size_t)eh.e_phnum * sizeof *ph);
+    if (!ph)
+        return -ENOMEM;
+    rc = read_at(fd, ph, (size_t)eh.e_phnum * sizeof *ph, base + eh.e_phoff);
+    if (rc < 0) {
+        free(ph);
+        return rc;
+    }
+    long page = sysconf(_SC_PAGESIZE);
+    int count = 0;
+    for (unsigned i = 0; i < eh.e_phnum; i++) {
+        if (ph[i].p_type == PT_GNU_RELRO) {
+            count++; /* made read-only after relocation: split from the rest of its segment */
+        } else if (ph[i].p_type == PT_LOAD) {
+            count++;
+            /* Zeroed memory past the file's last page is an anonymous mapping of its own. */
+            uint64_t file_end = ph[i].p_vaddr + ph[i].p_filesz,
+                     mem_end = ph[i].p_vaddr + ph[i].p_memsz;
+            if ((mem_end + page - 1) / page > (file_end + page - 1) / page)
+                count++;
+        }
+    }
+    free(ph);
+    return count;
+}

@@ -57,6 +57,9 @@ static struct {
     atomic_flag settled; /* set by the normal end or the timeout, whichever comes first */
     tm_rt_profile_mode_t profile_mode; /* [profile] mode */
     FILE *profile_csv;                 /* mode = csv:FILE, opened before any rank runs */
+    pid_t pid;                         /* the job's process (a rank may fork others) */
+    bool forked;                       /* this process is one that a rank forked */
+    _Atomic bool exiting;              /* the job returns its status: its own exit() follows */
 } job;
 
 extern char **environ;
@@ -133,9 +136,15 @@ double tm_rt_wtime(void)
     return (double)(t.tv_sec - job.t0.tv_sec) + (double)(t.tv_nsec - job.t0.tv_nsec) * 1e-9;
 }
 
+bool tm_rt_forked(void)
+{
+    return job.forked;
+}
+
 static void job_remove_files(void)
 {
-    tm_rt_program_remove_files(&job.program);
+    if (!job.forked) /* the files are the job's, not a forked child's */
+        tm_rt_program_remove_files(&job.program);
 }
 
 _Noreturn void tm_rt_job_abort(int rank, int code, const char *why)
@@ -172,13 +181,60 @@ static void rank_end(job_rank_t *r, int status, const char *how)
         atomic_compare_exchange_strong(&job.status, &expected, status & 0xff);
 }
 
-_Noreturn void tm_rt_rank_exit(int status)
+/* The ranks that have not ended. */
+static int ranks_running(void)
 {
-    tm_rt_rank_t *self = tm_rt_rank_self();
-    if (!self)
+    int n = 0;
+    for (int i = 0; i < job.nranks; i++)
+        n += !atomic_load_explicit(&job.ranks[i].ended, memory_order_acquire);
+    return n;
+}
+
+_Noreturn void tm_rt_program_exit(int rank, int status, int immediate)
+{
+    if (job.forked) { /* a process of its own */
+        if (immediate)
+            _exit(status);
         exit(status);
-    rank_end((job_rank_t *)self, status, "called exit()");
-    tm_sched_ult_exit();
+    }
+    tm_rt_rank_t *self = tm_rt_rank_self();
+    if (self) {
+        rank_end((job_rank_t *)self, status, immediate ? "called _exit()" : "called exit()");
+        tm_sched_ult_exit();
+    }
+    /* A thread of the program that is no rank: the job ends, as a process would. */
+    int running = ranks_running();
+    if (running == 0 && (status & 0xff) == 0) {
+        atomic_store(&job.exiting, true);
+        if (immediate)
+            _exit(atomic_load(&job.status));
+        exit(atomic_load(&job.status));
+    }
+    char why[256], who[32] = "a thread";
+    if (rank >= 0)
+        snprintf(who, sizeof who, "rank %d: a thread", rank);
+    snprintf(why, sizeof why, "%s called %s(%d)%s: ending the job", who,
+             immediate ? "_exit" : "exit", status,
+             running ? " while ranks were still running" : "");
+    tm_rt_job_abort(rank, (status & 0xff) ? status : 1, why);
+}
+
+/* exit() called where no hook saw it (by a library of the program, or by the runtime's own
+ * code) while ranks run: the job ends with a message, never silently with 0. */
+static void job_atexit(void)
+{
+    if (job.forked || atomic_load(&job.exiting) || ranks_running() == 0)
+        return;
+    tm_rt_job_abort(-1, 1,
+                    "exit() was called while ranks were still running (by a thread of the program "
+                    "or a library it uses): ending the job");
+}
+
+/* In a process that a rank forks: it is no rank, and none of the job's. */
+static void job_forked_child(void)
+{
+    job.forked = true;
+    tm_sched_current_data = NULL;
 }
 
 static void rank_main(void *arg)
@@ -421,6 +477,7 @@ int tm_rt_launcher_main(int argc, char **argv)
     int nranks, rc, status = 1;
 
     clock_gettime(CLOCK_MONOTONIC, &job.t0);
+    job.pid = getpid();
     if (tm_rt_settings_load(&settings, err, sizeof err) < 0) {
         report("%s", err);
         return 2;
@@ -481,6 +538,8 @@ int tm_rt_launcher_main(int argc, char **argv)
         report("cannot start the timeout: %s", strerror(-rc));
         goto out_files;
     }
+    pthread_atfork(NULL, NULL, job_forked_child);
+    atexit(job_atexit);
     rc = ranks_run(topo, &settings);
     if (rc < 0) {
         report("the scheduler failed: %s", strerror(-rc));
@@ -506,5 +565,6 @@ out_ranks:
 out_topology:
     tm_rt_placement_free(&job.placement);
     hwloc_topology_destroy(topo);
+    atomic_store(&job.exiting, true);
     return status;
 }

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "runtime/elf_section.h"
+#include "runtime/job.h"
 
 /* The mapping of the embedded section, shared by every copy written. */
 static const char *section_map;
@@ -40,9 +42,21 @@ static void remove_dir_tree(const char *dir)
     rmdir(dir);
 }
 
+/* The write end of the watchdog's pipe (below), which a process forked by a rank closes. */
+static int watchdog_fd = -1;
+
+static void watchdog_forget(void)
+{
+    if (watchdog_fd >= 0)
+        close(watchdog_fd);
+    watchdog_fd = -1;
+}
+
 /* A child process that outlives us only long enough to remove the directory: it waits for the
  * end of file on a pipe whose write end only the job holds, which comes however the job dies,
- * SIGKILL included. It holds no other descriptor, so it never delays readers of our output. */
+ * SIGKILL included. It holds no other descriptor, so it never delays readers of our output; a
+ * process a rank forks closes its copy of the write end at once (pthread_atfork), so that it
+ * never keeps the directory after the job. */
 static void start_watchdog(const char *dir)
 {
     int fds[2];
@@ -56,6 +70,8 @@ static void start_watchdog(const char *dir)
     }
     if (pid > 0) {
         close(fds[0]); /* the write end stays open, unused, until we die */
+        watchdog_fd = fds[1];
+        pthread_atfork(NULL, NULL, watchdog_forget);
         return;
     }
     /* Child: Ctrl-C reaches the whole foreground process group; the job handles it. */
@@ -205,6 +221,10 @@ int tm_rt_program_load(tm_rt_program_t *prog, int index, tm_rt_program_copy_t *c
     copy->stdin_p = dlsym(copy->handle, "stdin");
     if (copy->stdin_p && (!dladdr(copy->stdin_p, &info) || strcmp(info.dli_fname, path) != 0))
         copy->stdin_p = NULL;
+    /* The copy's hooks name its rank in what they report (job.h). */
+    int *rank = dlsym(copy->handle, TM_RT_COPY_RANK_SYMBOL);
+    if (rank && dladdr(rank, &info) && strcmp(info.dli_fname, path) == 0)
+        *rank = index;
     return 0;
 }
 

@@ -60,6 +60,9 @@ static inline tm_rt_rank_t *tm_rt_rank_self(void)
 tm_rt_rank_t *tm_rt_progress_owner(void);
 void tm_rt_progress_attach_self(int world_rank);
 
+/* Whether this process is one that a rank forked (it may not call MPI). */
+bool tm_rt_forked(void);
+
 /* Number of ranks of the job (the size of MPI_COMM_WORLD). */
 int tm_rt_world_size(void);
 

@@ -2,7 +2,9 @@
  * Linked into the program's shared object, so into each rank's private copy. The program is
  * linked with -Bsymbolic, so its calls to these names bind to these definitions rather than to
  * the C library's, in this copy only:
- * - exit(), _exit() and _Exit() end the rank, not the process (the runtime decides; see job.h);
+ * - exit(), _exit() and _Exit() end the rank, not the process; called by a thread the rank made,
+ *   they end the job, and in a process the rank forked, that process (the runtime decides; see
+ *   job.h);
  * - `stdin` is the copy's own: the runtime points rank 0's at the real standard input and the
  *   others' at an empty file, and the functions that read stdin implicitly read this one.
  *   Reading file descriptor 0 directly (read(0, ...)) is not covered: it is shared.
@@ -16,19 +18,22 @@
 
 FILE *stdin;
 
+/* The rank whose copy this is: set by the runtime when it loads the copy. */
+int tm_rt_copy_rank = -1;
+
 void exit(int status)
 {
-    tm_rt_rank_exit(status);
+    tm_rt_program_exit(tm_rt_copy_rank, status, 0);
 }
 
 void _exit(int status)
 {
-    tm_rt_rank_exit(status);
+    tm_rt_program_exit(tm_rt_copy_rank, status, 1);
 }
 
 void _Exit(int status)
 {
-    tm_rt_rank_exit(status);
+    tm_rt_program_exit(tm_rt_copy_rank, status, 1);
 }
 
 int getchar(void)

@@ -32,17 +32,34 @@ static size_t tm_shm_round_up(size_t n, size_t multiple)
 
 static void tm_shm_chunk_release(const tm_shm_pool_t *pool, tm_shm_chunk_t *chunk)
 {
+    if (chunk->bytes == 0)
+        return; /* the caller's (tm_shm_pool_create_in) */
     if (pool->numa)
         numa_free(chunk, chunk->bytes);
     else
         free(chunk);
 }
 
+/* Makes `mem` the pool's newest chunk; `bytes` 0: the caller's memory, never freed here. */
+static void tm_shm_pool_add_chunk(tm_shm_pool_t *pool, unsigned char *mem, size_t bytes)
+{
+    tm_shm_chunk_t *chunk = (tm_shm_chunk_t *)mem;
+    chunk->next = pool->chunks;
+    chunk->bytes = bytes;
+    pool->chunks = chunk;
+    pool->nchunks++;
+    /* No cell is written now: a page is first touched when its first cell is handed out, by the
+     * owner, which is what places the pages of a numa_alloc_local chunk on the owner's node; a
+     * rank that sends few messages at a time touches few pages (the first chunk of every
+     * mailbox is made at MPI_Init). */
+    pool->fresh = mem + TM_SHM_CACHE_LINE;
+    pool->nfresh = pool->chunk_cells;
+}
+
 /* Adds a chunk, whose cells are then carved one by one (tm_shm_cell_alloc). */
 static int tm_shm_pool_grow(tm_shm_pool_t *pool)
 {
     unsigned char *mem;
-    tm_shm_chunk_t *chunk;
 
     if (!pool->numa)
         mem = aligned_alloc(TM_SHM_CACHE_LINE, pool->chunk_bytes);
@@ -54,17 +71,7 @@ static int tm_shm_pool_grow(tm_shm_pool_t *pool)
         mem = numa_alloc_onnode(pool->chunk_bytes, pool->numa_node);
     if (mem == NULL)
         return -ENOMEM;
-    chunk = (tm_shm_chunk_t *)mem;
-    chunk->next = pool->chunks;
-    chunk->bytes = pool->chunk_bytes;
-    pool->chunks = chunk;
-    pool->nchunks++;
-    /* No cell is written now: a page is first touched when its first cell is handed out, by the
-     * owner, which is what places the pages of a numa_alloc_local chunk on the owner's node; a
-     * rank that sends few messages at a time touches few pages (the first chunk of every
-     * mailbox is made at MPI_Init). */
-    pool->fresh = mem + TM_SHM_CACHE_LINE;
-    pool->nfresh = pool->chunk_cells;
+    tm_shm_pool_add_chunk(pool, mem, pool->chunk_bytes);
     return 0;
 }
 
@@ -80,13 +87,43 @@ static tm_shm_cell_t *tm_shm_pool_carve(tm_shm_pool_t *pool)
     return cell;
 }
 
-int tm_shm_pool_create(size_t cell_size, int numa_node, tm_shm_pool_t **pool_p)
+static size_t tm_shm_pool_stride(size_t cell_size)
 {
-    bool numa = numa_available() >= 0;
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    tm_shm_pool_t *pool;
-    int err;
+    return tm_shm_round_up(sizeof(tm_shm_cell_t) + cell_size, TM_SHM_CACHE_LINE);
+}
 
+size_t tm_shm_pool_chunk_bytes(size_t cell_size)
+{
+    /* numa_alloc_* hands out whole pages anyway: fill them with cells rather than waste them. */
+    return tm_shm_round_up(TM_SHM_CACHE_LINE +
+                               TM_SHM_CHUNK_MIN_CELLS * tm_shm_pool_stride(cell_size),
+                           (size_t)sysconf(_SC_PAGESIZE));
+}
+
+/* A pool without chunks, or NULL. */
+static tm_shm_pool_t *tm_shm_pool_new(size_t cell_size, int numa_node, bool numa)
+{
+    tm_shm_pool_t *pool = aligned_alloc(TM_SHM_CACHE_LINE, sizeof(*pool));
+    if (pool == NULL)
+        return NULL;
+    pool->free_list = NULL;
+    pool->chunks = NULL;
+    pool->nchunks = 0;
+    pool->fresh = NULL;
+    pool->nfresh = 0;
+    pool->cell_size = cell_size;
+    pool->stride = tm_shm_pool_stride(cell_size);
+    pool->chunk_bytes = tm_shm_pool_chunk_bytes(cell_size);
+    pool->chunk_cells = (pool->chunk_bytes - TM_SHM_CACHE_LINE) / pool->stride;
+    pool->numa_node = numa ? numa_node : -1;
+    pool->numa = numa;
+    atomic_init(&pool->returned, NULL);
+    return pool;
+}
+
+/* The checks of both ways to create a pool: 0, -EINVAL or -ENOMEM. */
+static int tm_shm_pool_check(size_t cell_size, int numa_node, bool numa)
+{
     if (cell_size == 0 || (numa_node < -1 && numa_node != TM_SHM_NUMA_INTERLEAVE))
         return -EINVAL;
     /* Without NUMA support there is nothing to place: any node means "no preference" (hwloc may
@@ -96,35 +133,49 @@ int tm_shm_pool_create(size_t cell_size, int numa_node, tm_shm_pool_t **pool_p)
         return -EINVAL;
     if (cell_size > TM_SHM_CELL_SIZE_MAX)
         return -ENOMEM;
+    return 0;
+}
 
-    pool = aligned_alloc(TM_SHM_CACHE_LINE, sizeof(*pool));
+int tm_shm_pool_create(size_t cell_size, int numa_node, tm_shm_pool_t **pool_p)
+{
+    bool numa = numa_available() >= 0;
+    int err = tm_shm_pool_check(cell_size, numa_node, numa);
+    if (err != 0)
+        return err;
+    tm_shm_pool_t *pool = tm_shm_pool_new(cell_size, numa_node, numa);
     if (pool == NULL)
         return -ENOMEM;
-    pool->free_list = NULL;
-    pool->chunks = NULL;
-    pool->nchunks = 0;
-    pool->fresh = NULL;
-    pool->nfresh = 0;
-    pool->cell_size = cell_size;
-    pool->stride = tm_shm_round_up(sizeof(tm_shm_cell_t) + cell_size, TM_SHM_CACHE_LINE);
-    /* numa_alloc_* hands out whole pages anyway: fill them with cells rather than waste them. */
-    pool->chunk_bytes =
-        tm_shm_round_up(TM_SHM_CACHE_LINE + TM_SHM_CHUNK_MIN_CELLS * pool->stride, page);
-    pool->chunk_cells = (pool->chunk_bytes - TM_SHM_CACHE_LINE) / pool->stride;
-    pool->numa_node = numa ? numa_node : -1;
-    pool->numa = numa;
-    atomic_init(&pool->returned, NULL);
-
     /* The first chunk now: creation is where running out of memory is expected to show. */
     err = tm_shm_pool_grow(pool);
-    if (err != 0)
-        goto free_pool;
+    if (err != 0) {
+        free(pool);
+        return err;
+    }
     *pool_p = pool;
     return 0;
+}
 
-free_pool:
-    free(pool);
-    return err;
+int tm_shm_pool_create_in(size_t cell_size, int numa_node, void *first, tm_shm_pool_t **pool_p)
+{
+    bool numa = numa_available() >= 0;
+    int err = tm_shm_pool_check(cell_size, numa_node, numa);
+    if (err != 0)
+        return err;
+    if (first == NULL || (uintptr_t)first % (size_t)sysconf(_SC_PAGESIZE) != 0)
+        return -EINVAL;
+    tm_shm_pool_t *pool = tm_shm_pool_new(cell_size, numa_node, numa);
+    if (pool == NULL)
+        return -ENOMEM;
+    /* The policy of the chunk's pages, set before any is touched. Neighbouring chunks with the
+     * same policy stay one mapping for the kernel; -1 leaves the pages to the first touch, the
+     * owner's. */
+    if (numa && numa_node == TM_SHM_NUMA_INTERLEAVE)
+        numa_interleave_memory(first, pool->chunk_bytes, numa_all_nodes_ptr);
+    else if (numa && numa_node >= 0)
+        numa_tonode_memory(first, pool->chunk_bytes, numa_node);
+    tm_shm_pool_add_chunk(pool, first, 0);
+    *pool_p = pool;
+    return 0;
 }
 
 size_t tm_shm_pool_cell_size(const tm_shm_pool_t *pool)

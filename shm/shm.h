@@ -119,6 +119,17 @@ void tm_shm_ring_destroy(tm_shm_ring_t *ring);
  * it. */
 int tm_shm_pool_create(size_t cell_size, int numa_node, tm_shm_pool_t **pool_p);
 
+/* Bytes of a chunk of a pool of cells of `cell_size` data bytes (whole pages). */
+size_t tm_shm_pool_chunk_bytes(size_t cell_size);
+
+/* Creates a pool as tm_shm_pool_create does, whose first chunk is `first`:
+ * tm_shm_pool_chunk_bytes(cell_size) bytes, page-aligned and untouched, which the caller owns
+ * (the pool never frees it) and whose pages the pool places on `numa_node` (-1: where the owner
+ * first touches them). Callers that make many pools take their first chunks from one mapping:
+ * the kernel bounds the mappings of a process (vm.max_map_count), and one per pool would bound
+ * the number of ranks. */
+int tm_shm_pool_create_in(size_t cell_size, int numa_node, void *first, tm_shm_pool_t **pool_p);
+
 /* Data bytes of the pool's cells. */
 size_t tm_shm_pool_cell_size(const tm_shm_pool_t *pool);
 

@@ -6,9 +6,14 @@ MPI_TEST_PROGS += \
 	examples/task_dag.x \
 	tests/mpi/privatize.x \
 	tests/mpi/symbols.x \
-	tests/mpi/argv.x
+	tests/mpi/argv.x \
+	tests/mpi/libc_state.x
 
 MPI_SCRIPT_TESTS += \
+	tests/mpi/libc_same.sh \
+	tests/mpi/threads_fork.sh \
+	tests/mpi/affinity.sh \
+	tests/mpi/many_ranks.sh \
 	tests/mpi/exit_status.sh \
 	tests/mpi/signals.sh \
 	tests/mpi/mpcrun_usage.sh \
@@ -20,6 +25,11 @@ MPI_SCRIPT_TESTS += \
 
 # Programs that only the script tests build.
 EXTRA_DIST += \
+	tests/mpi/getopt_cases.c \
+	tests/mpi/static_cases.c \
+	tests/mpi/threads_fork.c \
+	tests/mpi/affinity.c \
+	tests/mpi/many_ranks.c \
 	tests/mpi/status.c \
 	tests/mpi/crash.c \
 	tests/mpi/sleeper.c \

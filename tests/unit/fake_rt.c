@@ -46,6 +46,11 @@ size_t tm_rt_eager_limit(void)
     return 4096;
 }
 
+bool tm_rt_forked(void)
+{
+    return false;
+}
+
 bool tm_rt_hangs_diagnosed(void)
 {
     return true; /* the notes are made, as under mpcrun --timeout */

@@ -257,6 +257,43 @@ static long vm_size_pages(void)
 /* Pools that grew to several chunks, created and destroyed over and over: the address space
  * stays flat. Leaked chunks (numa_alloc_* maps each one) would add DESTROY_ROUNDS * 4 of them. */
 #define DESTROY_ROUNDS 200
+/* A pool whose first chunk is the caller's: its first cells come from there, in order, the next
+ * from a chunk of its own; destroy leaves the caller's memory alone (a free() of it would be
+ * caught by the sanitizers, and the memory is written after). */
+START_TEST(test_pool_create_in)
+{
+    size_t bytes = tm_shm_pool_chunk_bytes(100);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    ck_assert_uint_eq(bytes % page, 0);
+    unsigned char *mem = aligned_alloc(page, 2 * bytes);
+    ck_assert_ptr_nonnull(mem);
+    tm_shm_pool_t *pool = NULL;
+    ck_assert_int_eq(tm_shm_pool_create_in(100, -1, mem + 1, &pool), -EINVAL); /* not a page */
+    ck_assert_int_eq(tm_shm_pool_create_in(0, -1, mem, &pool), -EINVAL);
+    ck_assert_ptr_null(pool);
+    ck_assert_int_eq(tm_shm_pool_create_in(100, 0, mem + bytes, &pool), 0);
+    ck_assert_uint_eq(pool->chunk_bytes, bytes);
+    size_t n = pool->chunk_cells + 1;
+    tm_shm_cell_t **cells = malloc(n * sizeof *cells);
+    for (size_t i = 0; i < n; i++) {
+        cells[i] = tm_shm_cell_alloc(pool);
+        ck_assert_ptr_nonnull(cells[i]);
+        bool inside = (unsigned char *)cells[i] >= mem + bytes &&
+                      (unsigned char *)cells[i] + pool->stride <= mem + 2 * bytes;
+        ck_assert_msg(inside == (i < n - 1), "cell %zu %s the caller's chunk", i,
+                      inside ? "inside" : "outside");
+        memset(cells[i]->data, 0xa5, 100);
+    }
+    ck_assert_uint_eq(pool->nchunks, 2);
+    for (size_t i = 0; i < n; i++)
+        tm_shm_cell_free(cells[i]);
+    tm_shm_pool_destroy(pool);
+    memset(mem, 0, 2 * bytes);
+    free(mem);
+    free(cells);
+}
+END_TEST
+
 START_TEST(test_pool_destroy_releases)
 {
     long before = 0, after, chunk_pages = 0;
@@ -295,6 +332,7 @@ static Suite *pool_suite(void)
     tcase_add_test(tc, test_pool_remote_frees);
     tcase_add_test(tc, test_pool_numa_node);
     tcase_add_test(tc, test_pool_numa_interleave);
+    tcase_add_test(tc, test_pool_create_in);
     tcase_add_test(tc, test_pool_destroy_releases);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
