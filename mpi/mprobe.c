@@ -147,8 +147,7 @@ int PMPI_Cancel(MPI_Request *request)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "request is NULL");
     tm_p2p_request_t *req = tm_p2p_request_lookup(r, *request);
     if (req == NULL || req == TM_P2P_REQUEST_INVALID)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_REQUEST, "invalid request 0x%x",
-                                  (unsigned)*request);
+        return tm_mpi_bad_request(r, call, *request, "");
     if (req->kind == TM_P2P_REQ_COLL)
         return tm_mpi_error_raise(r->rt, req->comm, call, MPI_ERR_REQUEST,
                                   "the request of a non-blocking collective (%s) cannot be "

@@ -85,8 +85,10 @@ static int start(tm_mpi_rank_t *r, const char *call, MPI_Request h)
 {
     tm_p2p_request_t *p = tm_p2p_request_lookup(r, h);
     if (!p || p == TM_P2P_REQUEST_INVALID || p->kind != TM_P2P_REQ_PERSISTENT)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_REQUEST,
-                                  "0x%x is not a persistent request", (unsigned)h);
+        return p && p != TM_P2P_REQUEST_INVALID
+                   ? tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_REQUEST,
+                                        "request 0x%x is not a persistent request", (unsigned)h)
+                   : tm_mpi_bad_request(r, call, h, " (MPI_Start takes persistent requests)");
     if (p->active)
         return tm_mpi_error_raise(r->rt, p->comm, call, MPI_ERR_REQUEST,
                                   "the request is already active");

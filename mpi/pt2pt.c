@@ -78,6 +78,15 @@ static HOT int check_tag(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call
     return tag_error(r, comm, call, tag);
 }
 
+int tm_mpi_bad_request(tm_mpi_rank_t *r, const char *call, MPI_Request h, const char *what)
+{
+    if (h == MPI_REQUEST_NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_REQUEST,
+                                  "the request is MPI_REQUEST_NULL%s", what);
+    return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_REQUEST, "invalid request 0x%x%s",
+                              (unsigned)h, what);
+}
+
 int tm_mpi_check_tag(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int tag, bool any)
 {
     return check_tag(r, comm, call, tag, any);

@@ -35,6 +35,11 @@ int tm_mpi_check_recv(tm_mpi_rank_t *r, const char *call, void *buf, int count, 
                       int source, int tag, MPI_Comm handle, tm_mpi_comm_t **comm_p,
                       tm_mpi_type_t **type_p);
 
+/* Reports request handle h, which names no request the call can take, as the program wrote it:
+ * "the request is MPI_REQUEST_NULL" or "invalid request 0x...", then `what` (may be ""). Returns
+ * MPI_ERR_REQUEST. */
+int tm_mpi_bad_request(tm_mpi_rank_t *r, const char *call, MPI_Request h, const char *what);
+
 /* ---- generalized requests (greq.c) ---- */
 
 /* Completes generalized request req (complete) for a wait or test: its query function fills

@@ -45,8 +45,7 @@ _Static_assert(sizeof(tm_p2p_blocked_note_t) <= TM_RT_BLOCKED_NOTE_SIZE,
 
 void tm_p2p_blocked_record(tm_mpi_rank_t *r, const tm_p2p_blocked_note_t *note)
 {
-    memcpy(r->rt->blocked_note, note, sizeof *note);
-    r->rt->blocked_describe = blocked_describe;
+    tm_rt_blocked_note_write(r->rt, note, sizeof *note, blocked_describe);
     /* release: the diagnosis reads the note after seeing the flag */
     atomic_store_explicit(&r->rt->blocked, 1, memory_order_release);
 }

@@ -247,6 +247,20 @@ static void rank_main(void *arg)
 /* ---- hang diagnosis ---------------------------------------------------------------------------
  */
 
+/* The rank other than `i` that holds the core of rank i outside MPI, or -1. Ranks of a core take
+ * turns only in MPI calls: while such a rank holds it, the others cannot run. */
+static int core_holder(int i)
+{
+    job_rank_t *other = tm_sched_vp_running_data(job.placement.rank_vp[i]);
+    if (!other || other == &job.ranks[i] || ((uintptr_t)other & TM_RT_PROGRESS_TAG) ||
+        other < job.ranks || other >= job.ranks + job.nranks ||
+        atomic_load_explicit(&other->pub.blocked, memory_order_acquire))
+        return -1;
+    return (int)(other - job.ranks);
+}
+
+#define HOLDER_HOW "outside MPI (in a blocking system call, or a loop without MPI calls)"
+
 /* mpcrun --timeout: a thread that sleeps until the deadline, then says where each rank is and
  * ends the job. Ranks that block in MPI record what they wait for (rank.h). */
 static void *timeout_main(void *arg)
@@ -262,15 +276,28 @@ static void *timeout_main(void *arg)
             "threadmpi: the job ran for more than %u s (mpcrun --timeout): ending it; "
             "where each rank is:\n",
             seconds);
+    _Alignas(16) unsigned char note[TM_RT_BLOCKED_NOTE_SIZE];
+    void (*describe)(const void *, char *, size_t);
     for (int i = 0; i < job.nranks; i++) {
         job_rank_t *r = &job.ranks[i];
         if (atomic_load_explicit(&r->ended, memory_order_acquire))
             fprintf(stderr, "rank %d: finished\n", i);
-        else if (atomic_load_explicit(&r->pub.blocked, memory_order_acquire)) {
+        else if (atomic_load_explicit(&r->pub.blocked, memory_order_acquire) &&
+                 (describe = tm_rt_blocked_note_read(&r->pub, note))) {
             char what[256];
-            r->pub.blocked_describe(r->pub.blocked_note, what, sizeof what);
-            fprintf(stderr, "rank %d: %s\n", i, what);
-        } else
+            describe(note, what, sizeof what);
+            int holder = core_holder(i);
+            if (holder >= 0)
+                fprintf(stderr, "rank %d: %s, and its core is held by rank %d " HOLDER_HOW "\n", i,
+                        what, holder);
+            else
+                fprintf(stderr, "rank %d: %s\n", i, what);
+        } else if (core_holder(i) >= 0)
+            fprintf(stderr,
+                    "rank %d: ready, but waiting for its core, which rank %d holds " HOLDER_HOW
+                    "\n",
+                    i, core_holder(i));
+        else
             fprintf(stderr, "rank %d: running, not blocked in MPI\n", i);
     }
     job_remove_files();

@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "runtime/elf_section.h"
@@ -144,6 +145,19 @@ int tm_rt_program_open(tm_rt_program_t *prog, int ncopies, char *err, size_t err
         rc = -errno;
         snprintf(err, errlen, "cannot create a temporary directory in %s: %s", tmp,
                  strerror(errno));
+        free(prog->dir);
+        prog->dir = NULL;
+        goto fail;
+    }
+    /* The copies are loaded from there: a file system mounted noexec refuses them. */
+    struct statvfs fs;
+    if (statvfs(prog->dir, &fs) == 0 && (fs.f_flag & ST_NOEXEC)) {
+        rc = -EACCES;
+        snprintf(err, errlen,
+                 "%s is on a file system mounted noexec, where the ranks' copies of the program "
+                 "cannot be loaded: set TMPDIR to a directory that allows running programs",
+                 tmp);
+        rmdir(prog->dir);
         free(prog->dir);
         prog->dir = NULL;
         goto fail;

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "sched/sched.h"
 
@@ -30,15 +31,58 @@ typedef struct tm_rt_rank {
     int thread_level;      /* the level MPI_Init_thread provided */
     void *mpi;             /* per-rank state owned by mpi/ (NULL until it sets it) */
     /* What the rank waits for while it blocks in MPI, for hang diagnosis (mpcrun --timeout):
-     * mpi/ records it in `blocked_note`, then sets `blocked` (release), and clears `blocked`
-     * when the wait ends. The note holds values of mpi/'s own layout, not text: ranks sharing a
-     * core block at nearly every message, and a formatted print there would cost more than the
-     * message. The diagnosis turns it into words with `blocked_describe`, e.g.
-     * "MPI_Recv(source=5, tag=7, comm=MPI_COMM_WORLD)". */
+     * mpi/ records it with tm_rt_blocked_note_write, then sets `blocked` (release), and clears
+     * `blocked` when the wait ends. The note holds values of mpi/'s own layout, not text: ranks
+     * sharing a core block at nearly every message, and a formatted print there would cost more
+     * than the message. The diagnosis turns it into words with `blocked_describe`, e.g.
+     * "MPI_Recv(source=5, tag=7, comm=MPI_COMM_WORLD)". The diagnosis runs on a thread of its
+     * own while the rank may be writing a new note: a sequence count makes the note a seqlock
+     * (odd while written), and its words are atomics, so the reader sees one whole note. */
     _Atomic int blocked;
-    void (*blocked_describe)(const void *note, char *buf, size_t len);
-    _Alignas(16) unsigned char blocked_note[TM_RT_BLOCKED_NOTE_SIZE];
+    void (*_Atomic blocked_describe)(const void *note, char *buf, size_t len);
+    _Atomic unsigned blocked_seq;
+    _Atomic uint64_t blocked_note[TM_RT_BLOCKED_NOTE_SIZE / 8];
 } tm_rt_rank_t;
+
+/* Records the calling rank's note (`len` bytes at most TM_RT_BLOCKED_NOTE_SIZE) and the function
+ * that puts it into words. The rank's own ULT only: one writer. */
+static inline void tm_rt_blocked_note_write(tm_rt_rank_t *rt, const void *note, size_t len,
+                                            void (*describe)(const void *, char *, size_t))
+{
+    unsigned seq = atomic_load_explicit(&rt->blocked_seq, memory_order_relaxed);
+    atomic_store_explicit(&rt->blocked_seq, seq + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release); /* the odd count before any word of the note */
+    for (size_t i = 0; i < (len + 7) / 8; i++) {
+        uint64_t word = 0;
+        memcpy(&word, (const char *)note + 8 * i, len - 8 * i < 8 ? len - 8 * i : 8);
+        atomic_store_explicit(&rt->blocked_note[i], word, memory_order_relaxed);
+    }
+    atomic_store_explicit(&rt->blocked_describe, describe, memory_order_relaxed);
+    atomic_store_explicit(&rt->blocked_seq, seq + 2, memory_order_release);
+}
+
+/* Copies rank rt's note into buf (TM_RT_BLOCKED_NOTE_SIZE bytes) as it stood at one moment and
+ * returns the function that puts it into words; NULL when none was recorded, or when the rank
+ * kept rewriting it. Any thread. */
+static inline void (*tm_rt_blocked_note_read(tm_rt_rank_t *rt, void *buf))(const void *, char *,
+                                                                           size_t)
+{
+    for (int attempt = 0; attempt < 1000; attempt++) {
+        unsigned seq = atomic_load_explicit(&rt->blocked_seq, memory_order_acquire);
+        if (seq & 1)
+            continue;
+        for (size_t i = 0; i < TM_RT_BLOCKED_NOTE_SIZE / 8; i++) {
+            uint64_t word = atomic_load_explicit(&rt->blocked_note[i], memory_order_relaxed);
+            memcpy((char *)buf + 8 * i, &word, 8);
+        }
+        void (*describe)(const void *, char *, size_t) =
+            atomic_load_explicit(&rt->blocked_describe, memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire); /* the words before the second look */
+        if (atomic_load_explicit(&rt->blocked_seq, memory_order_relaxed) == seq)
+            return describe;
+    }
+    return NULL;
+}
 
 /* A ULT's data: for a rank's main ULT, its rank (&job.ranks[r].pub in job.c); for a rank's
  * progress thread, that address with this low bit set, which tm_rt_rank_self does not take for

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 
 #include "sched/sched.h"
@@ -717,6 +718,15 @@ static int apply_file(tm_rt_settings_t *s, const char *path, int must_exist, cha
             return 0;
         snprintf(err, errlen, "%s: cannot read the configuration file: %s", path, strerror(errno));
         return -errno;
+    }
+    /* Read twice, by mpcrun and by the job: only a regular file reads the same both times (a
+     * directory would read as empty, a device such as /dev/zero would never end). */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: cannot read the configuration file: %s", path,
+                 S_ISDIR(st.st_mode) ? "it is a directory" : "not a regular file");
+        fclose(f);
+        return -EINVAL;
     }
     int rc = tm_rt_settings_apply_stream(s, f, path, err, errlen);
     fclose(f);

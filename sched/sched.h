@@ -138,6 +138,10 @@ static inline void *tm_sched_self_data(void)
 void tm_sched_ult_set_profile(tm_sched_ult_t *ult, void *profile);
 void *tm_sched_ult_get_profile(const tm_sched_ult_t *ult);
 
+/* The data of the ULT that VP `vp` runs now, NULL when it runs none: a hint for diagnoses from
+ * any thread (it may change as soon as it is read). */
+void *tm_sched_vp_running_data(int vp);
+
 /* The VP a ULT is bound to. */
 int tm_sched_ult_vp(const tm_sched_ult_t *ult);
 

@@ -139,6 +139,7 @@ static inline void tm_sched_vp_switch_in(tm_sched_vp_t *vp, tm_sched_ult_t *ult)
 {
     vp->current = ult;
     tm_sched_current_data = ult->data;
+    atomic_store_explicit(&vp->running_data, ult->data, memory_order_relaxed);
 #ifdef TM_WITH_TSAN
     __tsan_switch_to_fiber(ult->tsan_fiber, 0);
 #endif
@@ -151,6 +152,7 @@ static inline void tm_sched_vp_switch_in(tm_sched_vp_t *vp, tm_sched_ult_t *ult)
 #endif
     vp->current = NULL;
     tm_sched_current_data = NULL;
+    atomic_store_explicit(&vp->running_data, NULL, memory_order_relaxed);
 }
 
 /* The scheduler loop of one VP; returns when the run ends. */
@@ -422,4 +424,11 @@ int tm_sched_self_vp(void)
 int tm_sched_nvps(void)
 {
     return tm_sched_state.nvps;
+}
+
+void *tm_sched_vp_running_data(int vp)
+{
+    if (vp < 0 || vp >= tm_sched_state.nvps)
+        return NULL;
+    return atomic_load_explicit(&tm_sched_state.vps[vp].running_data, memory_order_relaxed);
 }

@@ -29,6 +29,9 @@ typedef struct tm_sched_vp {
     int index;
     int reason;              /* TM_SCHED_SWITCH_* of the last switch back */
     tm_sched_ult_t *current; /* the running ULT; NULL in the scheduler context */
+    /* The running ULT's data, for any thread that asks which one holds the VP (a diagnosis):
+     * written with `current`, read as a hint (tm_sched_vp_running_data). */
+    void *_Atomic running_data;
     tm_sched_context_t sched_ctx;
     tm_sched_stack_cache_t stacks;
     hwloc_cpuset_t cpuset; /* NULL: not pinned */

@@ -2,7 +2,7 @@
 # Installs what building and testing ThreadMPI needs on Debian 12 (as root, or through sudo).
 # With --compare, also Open MPI, MPICH and gnuplot, for the side-by-side benchmarks (bench/run.sh).
 set -e
-pkgs="build-essential autoconf automake libtool pkg-config libhwloc-dev libnuma-dev libinih-dev check gdb"
+pkgs="build-essential autoconf automake libtool pkg-config libhwloc-dev libnuma-dev libinih-dev check gdb clang"
 [ "${1:-}" = --compare ] && pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev hyperfine gnuplot-nox"
 missing=
 for p in $pkgs; do

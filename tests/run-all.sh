@@ -2,8 +2,9 @@
 # The README's test command: installs what is needed, then builds ThreadMPI and runs its whole
 # test suite three times, out of tree (_build-plain, _build-asan, _build-tsan): plain, under
 # AddressSanitizer and under ThreadSanitizer; then `make distcheck` (tarball, read-only source
-# tree, install, uninstall). Prints the logs of failing tests and ends with the line "N passed, N
-# failed". It works before or after the README's first command, which configures the tree in place.
+# tree, install, uninstall) and `make fuzz` (the configuration parser, 60 s). Prints the logs of
+# failing tests and ends with the line "N passed, N failed". It works before or after the
+# README's first command, which configures the tree in place.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 sh "$top/tests/deps.sh" || { echo "installing the dependencies failed"; exit 1; }
@@ -69,6 +70,21 @@ else
     tail -20 distcheck.out
     failed=$((failed + 1))
     echo "FAIL: distcheck"
+fi
+
+# The configuration parser's fuzz target, for its full time: any report (a crash, a leak, a
+# time-out, or a false positive of its own checks) fails.
+echo "== make fuzz"
+cd "$top/_build-plain" || exit 1
+reports() { find tests/fuzz/found -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*'; }
+if make fuzz > fuzz.out 2>&1 && [ -z "$(reports)" ]; then
+    passed=$((passed + 1))
+    echo "PASS: fuzz ($(grep -Eo 'Done [0-9]+ runs in [0-9]+ second' fuzz.out | tail -1))"
+else
+    tail -40 fuzz.out
+    reports
+    failed=$((failed + 1))
+    echo "FAIL: fuzz"
 fi
 
 echo "$passed passed, $failed failed"

@@ -41,5 +41,19 @@ status=$?
 [ "$status" -eq 6 ] || fail "singleton returning 6 exited with $status"
 TMPDIR="$work/tmp" "$prog" return 1 6 > /dev/null 2>&1 || fail "singleton: rank 1 does not exist"
 
+# TMPDIR on a file system mounted noexec: refused, saying why. Run in a mount namespace of its
+# own where one can be made (root, or user namespaces allowed).
+mkdir -p "$work/noexec"
+if ! unshare -rm sh -c "mount -t tmpfs -o noexec tmpfs '$work/noexec'" 2> "$work/err"; then
+    echo "exit statuses: no mount namespace here, TMPDIR on noexec not tried: $(cat "$work/err")"
+else
+    unshare -rm sh -c "mount -t tmpfs -o noexec tmpfs '$work/noexec' &&
+        TMPDIR='$work/noexec' '$MPCRUN' -n 2 '$prog' return 0 0" > "$work/out" 2> "$work/err"
+    status=$?
+    expect_status 2 "TMPDIR on noexec"
+    expect_err "^threadmpi: $work/noexec is on a file system mounted noexec, where the ranks' copies of the program cannot be loaded: set TMPDIR to a directory that allows running programs$" \
+        "TMPDIR on noexec"
+fi
+
 expect_no_temp_files "exit statuses"
 echo "exit statuses: ok"

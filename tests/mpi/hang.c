@@ -2,8 +2,12 @@
  * waits for a non-blocking receive from rank 0, rank 2 sends a large message nobody receives,
  * rank 3 probes, rank 4 waits for all of three requests on a communicator of the program, two of
  * which never complete, rank 5 waits in a barrier that rank 4 never joins, the other ranks
- * finish. */
+ * finish. With the argument "syscall": rank 0 sleeps in a system call after a barrier, holding
+ * the core it shares with the others (hang.sh runs them on one core), which poll with MPI_Test
+ * for a message that never comes. */
 #include <mpi.h>
+#include <string.h>
+#include <unistd.h>
 
 static char big[1 << 16];
 
@@ -14,6 +18,17 @@ int main(int argc, char **argv)
     MPI_Comm halo, pair;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (argc > 1 && strcmp(argv[1], "syscall") == 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0)
+            sleep(60);
+        int flag = 0;
+        MPI_Irecv(&v, 1, MPI_INT, 0, 12, MPI_COMM_WORLD, &req);
+        while (!flag)
+            MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+        MPI_Finalize();
+        return 0;
+    }
     MPI_Comm_dup(MPI_COMM_WORLD, &halo);
     MPI_Comm_split(MPI_COMM_WORLD, rank == 4 || rank == 5 ? 0 : MPI_UNDEFINED, 0, &pair);
     if (rank == 0) {

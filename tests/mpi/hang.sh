@@ -14,6 +14,16 @@ expect_err "^rank 4: MPI_Waitall\(3 requests, 2 pending, the first: MPI_Irecv\(s
     "rank 4"
 expect_err "^rank 5: MPI_Barrier\(comm=MPI_Comm 0x[0-9a-f]{8}\)$" "rank 5"
 expect_err "^rank 6: finished$" "rank 6"
+
+# Ranks of one core, one of them in a blocking system call: the others wait for their core.
+tm_run_env HWLOC_SYNTHETIC="core:1 pu:1" 3 --timeout 2 "$prog" syscall
+expect_status 124 "a rank holding its core in a system call"
+expect_err "^rank 0: running, not blocked in MPI$" "the rank in the system call"
+# (a rank still in the barrier, woken or not, says so first)
+for r in 1 2; do
+    expect_err "^rank $r: (ready, but waiting for its core, which rank 0 holds|MPI_Barrier\(comm=MPI_COMM_WORLD\), and its core is held by rank 0) outside MPI \(in a blocking system call, or a loop without MPI calls\)$" \
+        "rank $r, waiting for its core"
+done
 expect_no_temp_files "hang"
 
 tm_run 2 --timeout 0 "$prog"

@@ -5,6 +5,8 @@
  *   null-comm       MPI_Comm_size(MPI_COMM_NULL, ...)
  *   null-arg        MPI_Comm_rank(MPI_COMM_WORLD, NULL)
  *   bad-code        MPI_Error_string(-1, ...)
+ *   free-null       MPI_Request_free on MPI_REQUEST_NULL
+ *   start-null      MPI_Start on MPI_REQUEST_NULL
  *   before-init     MPI_Comm_rank before MPI_Init (by every rank: none knows its rank yet)
  *   init-twice      MPI_Init a second time
  *   finalize-twice  MPI_Finalize a second time
@@ -77,7 +79,13 @@ int main(int argc, char **argv)
             MPI_Comm_rank(MPI_COMM_WORLD, NULL);
         else if (strcmp(mode, "bad-code") == 0)
             MPI_Error_string(-1, s, &len);
-        else if (strcmp(mode, "init-twice") == 0)
+        else if (strcmp(mode, "free-null") == 0) {
+            MPI_Request req = MPI_REQUEST_NULL;
+            MPI_Request_free(&req);
+        } else if (strcmp(mode, "start-null") == 0) {
+            MPI_Request req = MPI_REQUEST_NULL;
+            MPI_Start(&req);
+        } else if (strcmp(mode, "init-twice") == 0)
             MPI_Init(&argc, &argv);
         else if (strcmp(mode, "thread") == 0) {
             if (pthread_create(&thread, NULL, other_thread, NULL) == 0)

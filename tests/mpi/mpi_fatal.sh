@@ -19,6 +19,9 @@ fatal null-comm 0 5 \
     '^MPI_Comm_size \(rank 0\): invalid communicator MPI_COMM_NULL \(MPI_ERR_COMM\)$'
 fatal null-arg 3 13 '^MPI_Comm_rank \(rank 3\): rank is NULL \(MPI_ERR_ARG\)$'
 fatal bad-code 1 13 '^MPI_Error_string \(rank 1\): invalid error code -1 \(MPI_ERR_ARG\)$'
+fatal free-null 2 7 '^MPI_Request_free \(rank 2\): the request is MPI_REQUEST_NULL \(MPI_ERR_REQUEST\)$'
+fatal start-null 1 7 \
+    '^MPI_Start \(rank 1\): the request is MPI_REQUEST_NULL \(MPI_Start takes persistent requests\) \(MPI_ERR_REQUEST\)$'
 fatal before-init 0 16 '^MPI_Comm_rank \(rank [0-3]\): called before MPI_Init \(MPI_ERR_OTHER\)$'
 fatal init-twice 1 16 '^MPI_Init \(rank 1\): MPI is already initialized \(MPI_ERR_OTHER\)$'
 fatal finalize-twice 2 16 '^MPI_Finalize \(rank 2\): MPI is already finalized \(MPI_ERR_OTHER\)$'

@@ -27,6 +27,15 @@ expect_err "value.conf:2: sched.stack_size: \"huge\" is not a size" "bad value"
 tm_run 2 --config "$work/nonexistent.conf" "$hello"
 expect_status 2 "missing --config file"
 
+# Only a regular file: a directory read as empty, /dev/zero never ended.
+mkdir "$work/confdir"
+tm_run 2 --config "$work/confdir" "$hello"
+expect_status 2 "a directory as --config"
+expect_err "confdir: cannot read the configuration file: it is a directory$" "a directory"
+tm_run 2 --config /dev/zero "$hello"
+expect_status 2 "/dev/zero as --config"
+expect_err "^mpcrun: /dev/zero: cannot read the configuration file: not a regular file$" "a device"
+
 tm_run_env THREADMPI_SCHED_IDLE_SPIN_US=-5 2 "$hello"
 expect_status 2 "bad environment value"
 expect_err "THREADMPI_SCHED_IDLE_SPIN_US: sched.idle_spin_us: \"-5\" is not an integer" "env"
