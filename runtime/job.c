@@ -230,6 +230,16 @@ static void job_atexit(void)
                     "or a library it uses): ending the job");
 }
 
+#ifdef TM_WITH_ASAN
+/* LeakSanitizer asks before its check at exit. A process that a rank forked exits in the middle
+ * of the job's life: what the job holds there is no leak of the child's. */
+__attribute__((visibility("default"))) int __lsan_is_turned_off(void);
+int __lsan_is_turned_off(void)
+{
+    return job.forked;
+}
+#endif
+
 /* In a process that a rank forks: it is no rank, and none of the job's. */
 static void job_forked_child(void)
 {

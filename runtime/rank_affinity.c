@@ -32,3 +32,10 @@ int sched_getcpu(void)
 {
     return tm_rt_affinity_cpu();
 }
+
+/* Weak: a program that defines one of these itself keeps its own (and links). */
+#pragma weak pthread_setaffinity_np
+#pragma weak pthread_getaffinity_np
+#pragma weak sched_setaffinity
+#pragma weak sched_getaffinity
+#pragma weak sched_getcpu

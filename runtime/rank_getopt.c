@@ -317,3 +317,13 @@ int getopt_long_only(int argc, char *const argv[], const char *optstring,
 {
     return getopt_internal(argc, argv, optstring, longopts, longind, 1, 0);
 }
+
+/* Weak: a program that defines one of these itself keeps its own (and links). */
+#pragma weak optarg
+#pragma weak optind
+#pragma weak opterr
+#pragma weak optopt
+#pragma weak getopt
+#pragma weak __posix_getopt
+#pragma weak getopt_long
+#pragma weak getopt_long_only

@@ -21,3 +21,9 @@ long double lgammal(long double x)
 {
     return lgammal_r(x, &signgam);
 }
+
+/* Weak: a program that defines one of these itself keeps its own (and links). */
+#pragma weak signgam
+#pragma weak lgamma
+#pragma weak lgammaf
+#pragma weak lgammal

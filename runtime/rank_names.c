@@ -177,3 +177,18 @@ struct hostent *gethostbyaddr(const void *addr, socklen_t len, int type)
     HOST_LOOKUP(gethostbyaddr_r(addr, len, type, &host_entry, host_buf.bytes, host_buf.size, &found,
                                 &herr));
 }
+
+/* Weak: a program that defines one of these itself keeps its own (and links). */
+#pragma weak getpwnam
+#pragma weak getpwuid
+#pragma weak getgrnam
+#pragma weak getgrgid
+#pragma weak getlogin
+#pragma weak ttyname
+#pragma weak getservbyname
+#pragma weak getservbyport
+#pragma weak getprotobyname
+#pragma weak getprotobynumber
+#pragma weak gethostbyname
+#pragma weak gethostbyname2
+#pragma weak gethostbyaddr

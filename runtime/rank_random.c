@@ -130,3 +130,20 @@ void lcong48(unsigned short param[7])
 {
     lcong48_r(param, &drand48_state);
 }
+
+/* Weak: a program that defines one of these itself keeps its own (and links). */
+#pragma weak rand
+#pragma weak srand
+#pragma weak random
+#pragma weak srandom
+#pragma weak initstate
+#pragma weak setstate
+#pragma weak drand48
+#pragma weak erand48
+#pragma weak lrand48
+#pragma weak nrand48
+#pragma weak mrand48
+#pragma weak jrand48
+#pragma weak srand48
+#pragma weak seed48
+#pragma weak lcong48

@@ -74,3 +74,12 @@ char *inet_ntoa(struct in_addr in)
     snprintf(text, sizeof text, "%u.%u.%u.%u", b[0], b[1], b[2], b[3]);
     return text;
 }
+
+/* Weak: a program that defines one of these itself keeps its own (and links). */
+#pragma weak strtok
+#pragma weak strerror
+#pragma weak strsignal
+#pragma weak ecvt
+#pragma weak fcvt
+#pragma weak l64a
+#pragma weak inet_ntoa

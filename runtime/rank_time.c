@@ -31,3 +31,9 @@ char *ctime(const time_t *t)
     struct tm *tm = localtime(t);
     return tm ? asctime(tm) : NULL;
 }
+
+/* Weak: a program that defines one of these itself keeps its own (and links). */
+#pragma weak localtime
+#pragma weak gmtime
+#pragma weak asctime
+#pragma weak ctime

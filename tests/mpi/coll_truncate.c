@@ -27,6 +27,18 @@ static void expect_int(int got, int want, const char *what)
     fprintf(stderr, "coll_truncate: rank %d: %s is %d, expected %d\n", rank, what, got, want);
 }
 
+/* A barrier and an allreduce after an erroneous collective succeed, with the right sum. */
+static void in_step(const char *after)
+{
+    char what[64];
+    snprintf(what, sizeof what, "the barrier after the %s", after);
+    expect(MPI_Barrier(MPI_COMM_WORLD), MPI_SUCCESS, what);
+    int one = 1, sum = 0;
+    snprintf(what, sizeof what, "the allreduce after the %s", after);
+    expect(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS, what);
+    expect_int(sum, size, what);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -58,6 +70,23 @@ int main(int argc, char **argv)
         for (int k = 0; k < size; k++)
             expect_int(all[k], 100 + k, "gather's block");
 
+    /* the collectives after an error stay in step on every rank */
+    in_step("gather");
+
+    /* the same gather, more than the flat algorithm takes: the message algorithm */
+    int *large = calloc(2000, sizeof *large),
+        *gathered = calloc(1000 * (size_t)size, sizeof *gathered);
+    for (int i = 0; i < 2000; i++)
+        large[i] = rank;
+    rc = MPI_Gather(large, big ? 2000 : 1000, MPI_INT, gathered, 1000, MPI_INT, 1, MPI_COMM_WORLD);
+    expect(rc, rank == 1 ? MPI_ERR_TRUNCATE : MPI_SUCCESS, "large gather");
+    if (rank == 1)
+        for (int k = 0; k < size; k++)
+            expect_int(gathered[1000 * k + 999], k, "large gather's block");
+    free(large);
+    free(gathered);
+    in_step("large gather");
+
     /* scatter from rank 0, blocks of 2: the others take 1 */
     int blocks[32], got[2] = {-1, -1};
     for (int k = 0; k < 2 * size; k++)
@@ -73,6 +102,7 @@ int main(int argc, char **argv)
     rc = MPI_Alltoall(to, n, MPI_INT, from, n, MPI_INT, MPI_COMM_WORLD);
     expect(rc, big ? MPI_SUCCESS : MPI_ERR_TRUNCATE, "alltoall");
     expect_int(from[0], 2 * rank, "alltoall's block from rank 0"); /* its blocks are of 2 */
+    in_step("alltoall");
 
     /* more than the flat algorithms take, on 2 ranks: the message algorithm */
     if (size == 2) {

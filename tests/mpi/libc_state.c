@@ -9,6 +9,7 @@
  *   - strtok, localtime, ctime, asctime, strerror and inet_ntoa keep each rank's result. */
 #include <arpa/inet.h>
 #include <getopt.h>
+#include <math.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -156,6 +157,12 @@ static void check_buffers(void)
     snprintf(want_ip, sizeof want_ip, "10.0.%d.%d", (rank >> 8) & 255, rank & 255);
     yield();
     CHECK(strcmp(ip, want_ip) == 0, "inet_ntoa: %s, not %s", ip, want_ip);
+
+    /* lgamma's sign (the program links the math library, -lm, before the rank's copies) */
+    (void)lgamma(rank % 2 ? -0.5 : 0.5);
+    yield();
+    CHECK(signgam == (rank % 2 ? -1 : 1), "signgam after lgamma(%s): %d",
+          rank % 2 ? "-0.5" : "0.5", signgam);
 }
 
 int main(int argc, char **argv)

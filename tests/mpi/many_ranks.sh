@@ -34,7 +34,7 @@ beyond=$((limit / 6 + 100))
 if [ "$beyond" -le 1048576 ]; then
     tm_run "$beyond" "$prog"
     expect_status 2 "$beyond ranks, past vm.max_map_count"
-    expect_err "^mpcrun: $beyond ranks need about [0-9]+ memory mappings \(6 per rank: 2 for its copy of the program, the others for its stacks\), more than the $limit the kernel allows a process \(vm.max_map_count\)\. Raise the limit, as root: sysctl -w vm.max_map_count=[0-9]+ \(or run at most [0-9]+ ranks\)$" \
+    expect_err "^mpcrun: $beyond ranks need about [0-9]+ memory mappings \([0-9]+ per rank: [0-9]+ for its copy of the program, the others for its stacks\), more than the $limit the kernel allows a process \(vm.max_map_count\)\. Raise the limit, as root: sysctl -w vm.max_map_count=[0-9]+ \(or run at most [0-9]+ ranks\)$" \
         "past vm.max_map_count"
     [ -s "$out" ] && fail "a job past vm.max_map_count ran: $(cat "$out")"
 fi
