@@ -1,5 +1,5 @@
 # coll/: the collective algorithms: each collective's entry point, which picks its algorithm
-# (coll.c); the flat (flat.c) and shared-address (shared.c) ones; one schedule algorithm per
+# (coll.c), which checks that the members' calls agree (check.c); the flat (flat.c) and shared-address (shared.c) ones; one schedule algorithm per
 # file, run by nbc/'s engine; dynamic broadcasts.
 
 noinst_LTLIBRARIES += coll/libtmcoll.la
@@ -7,6 +7,8 @@ coll_libtmcoll_la_CFLAGS = $(TM_LIB_CFLAGS)
 coll_libtmcoll_la_SOURCES = \
 	coll/coll.h \
 	coll/coll.c \
+	coll/check.h \
+	coll/check.c \
 	coll/blocks.h \
 	coll/steps.h \
 	coll/flat.c \

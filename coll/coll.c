@@ -101,8 +101,7 @@ int tm_coll_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, MPI_Re
     if (tm_coll_use_flat(c, 0)) {
         if (nonblocking)
             return tm_coll_flat_ibarrier(r, c, call, request);
-        tm_coll_flat_barrier(r, c, call);
-        return MPI_SUCCESS;
+        return tm_coll_flat_barrier(r, c, call);
     }
     int levels = tm_coll_levels(c, nonblocking, false);
     return tm_coll_run(r, c, call, tm_coll_barrier_dissemination(r, c, levels), request);
@@ -124,10 +123,8 @@ int tm_coll_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const v
                    MPI_Request *request)
 {
     bool nonblocking = request != NULL;
-    if (!nonblocking && tm_coll_use_flat_reduce(c, count, type)) {
-        tm_coll_flat_reduce(r, c, call, data, recvbuf, count, type, op, root);
-        return MPI_SUCCESS;
-    }
+    if (!nonblocking && tm_coll_use_flat_reduce(c, count, type))
+        return tm_coll_flat_reduce(r, c, call, data, recvbuf, count, type, op, root);
     if (!nonblocking && tm_coll_use_shared(c, count, type, op))
         return tm_coll_reduce_shared(r, c, call, data, recvbuf, count, type, op, root);
     int levels = tm_coll_levels(c, nonblocking, false);
@@ -146,8 +143,7 @@ int tm_coll_allreduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, cons
         s = tm_coll_allreduce_split(r, c, data, recvbuf, count, type, op,
                                     tm_coll_levels(c, true, false));
     } else if (tm_coll_use_flat_reduce(c, count, type)) {
-        tm_coll_flat_reduce(r, c, call, data, recvbuf, count, type, op, -1);
-        return MPI_SUCCESS;
+        return tm_coll_flat_reduce(r, c, call, data, recvbuf, count, type, op, -1);
     } else if (tm_coll_use_shared(c, count, type, op)) {
         return tm_coll_allreduce_shared(r, c, call, data, recvbuf, count, type, op);
     } else {
@@ -170,10 +166,8 @@ int tm_coll_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const voi
                  MPI_Request *request)
 {
     bool nonblocking = request != NULL;
-    if (!nonblocking && tm_coll_use_flat_reduce(c, count, type)) {
-        tm_coll_flat_scan(r, c, call, data, recvbuf, count, type, op, exclusive);
-        return MPI_SUCCESS;
-    }
+    if (!nonblocking && tm_coll_use_flat_reduce(c, count, type))
+        return tm_coll_flat_scan(r, c, call, data, recvbuf, count, type, op, exclusive);
     int levels = tm_coll_levels(c, nonblocking, false);
     return tm_coll_run(
         r, c, call,
@@ -195,8 +189,7 @@ int tm_coll_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
         first = block * (size_t)c->rank;
     if (!nonblocking && tm_coll_use_flat_reduce(c, total, type)) {
         size_t mine = counts ? (size_t)counts[c->rank] : block;
-        tm_coll_flat_reduce_scatter(r, c, call, data, recvbuf, total, first, mine, type, op);
-        return MPI_SUCCESS;
+        return tm_coll_flat_reduce_scatter(r, c, call, data, recvbuf, total, first, mine, type, op);
     }
     int levels = tm_coll_levels(c, nonblocking, false);
     return tm_coll_run(

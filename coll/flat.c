@@ -92,6 +92,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll/check.h"
 #include "coll/coll.h"
 #include "obj/group.h"
 #include "coll/blocks.h"
@@ -112,7 +113,8 @@ struct tm_coll_flat {
 #define FLAT_SLOT_STRIDE (TM_SHM_CACHE_LINE + TM_COLL_FLAT_BYTES)
 
 /* A member's link of the scan chain, after the slots: its prefixes, each with the round it is
- * of, which shares the first line with the data (8 bytes of data come over with the number);
+ * of and the member's call, which share the first line with the data (32 bytes of data come
+ * over with the number);
  * and how many rounds the member has finished as of its last report (every FLAT_SCAN_REPORT
  * rounds), for the member before it. */
 #define FLAT_SCAN_DEPTH  8
@@ -120,7 +122,10 @@ struct tm_coll_flat {
 _Static_assert(FLAT_SCAN_REPORT <= FLAT_SCAN_DEPTH, "a member's waits end (see Scans above)");
 typedef struct flat_prefix {
     alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t round;
-    unsigned char data[TM_COLL_FLAT_BYTES];
+    tm_coll_sig_t sig; /* the member's call, which the next member compares with its own */
+    bool broken;       /* the calls disagreed before it: no prefix, and `mismatch` says where */
+    alignas(16) unsigned char data[TM_COLL_FLAT_BYTES];
+    tm_coll_mismatch_t mismatch;
 } flat_prefix_t;
 
 typedef struct flat_link {
@@ -144,6 +149,7 @@ static flat_link_t *flat_link(tm_coll_flat_t *f, int k)
  * VP). */
 typedef struct flat_member {
     int vp, group;
+    int next; /* the next member of its group, in rank order; -1 after the last */
 } flat_member_t;
 
 static flat_member_t *flat_members(tm_coll_flat_t *f)
@@ -159,6 +165,8 @@ static flat_member_t *flat_members(tm_coll_flat_t *f)
 typedef struct flat_pub {
     alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t round; /* the last round published here */
     int leader;                                        /* its leader, whom the others poke */
+    tm_coll_sig_t sig;           /* its leader's call, which the other leaders compare */
+    tm_coll_mismatch_t mismatch; /* one its leader found in its group, if any */
     alignas(max_align_t) unsigned char partial[TM_COLL_FLAT_BYTES];
 } flat_pub_t;
 
@@ -169,8 +177,10 @@ typedef struct flat_pub {
 typedef struct flat_group {
     alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t arrived; /* arrivals, every round together */
     int members;
+    int first; /* its first member (then flat_member_t.next) */
     alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t done; /* rounds open to the group's members */
     size_t result_len;                                /* broadcasts: bytes of the result */
+    tm_coll_mismatch_t mismatch; /* the round's, if the members' calls disagreed: no result */
     alignas(max_align_t) unsigned char result[TM_COLL_FLAT_BYTES];
     flat_pub_t pub[2];
 } flat_group_t;
@@ -243,9 +253,14 @@ static tm_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
                 atomic_init(&group->pub[0].round, 0);
                 atomic_init(&group->pub[1].round, 0);
                 group->members = 0;
+                group->first = -1;
                 f->ngroups++;
             }
             groups[members[k].group].members++;
+        }
+        for (int k = c->size - 1; k >= 0; k--) {
+            members[k].next = groups[members[k].group].first;
+            groups[members[k].group].first = k;
         }
         for (int k = 0; k < c->size; k++)
             atomic_init(&flat_arrivals(f)[k].ibarriers, 0);
@@ -289,10 +304,22 @@ static unsigned char *flat_slot(tm_coll_flat_t *f, uint64_t round, int rank)
            TM_SHM_CACHE_LINE;
 }
 
-/* Its length: bytes of data (alltoall, scatter: of one block), for the members that read it. */
+/* The first line of a slot: the length of its data (alltoall, scatter: of one block), for the
+ * members that read it, and the signature of the member's call, for its group's leader. */
+typedef struct flat_slot_head {
+    size_t len;
+    tm_coll_sig_t sig;
+} flat_slot_head_t;
+_Static_assert(sizeof(flat_slot_head_t) <= TM_SHM_CACHE_LINE, "a slot's head is its first line");
+
+static flat_slot_head_t *flat_slot_head(tm_coll_flat_t *f, uint64_t round, int rank)
+{
+    return (flat_slot_head_t *)(void *)(flat_slot(f, round, rank) - TM_SHM_CACHE_LINE);
+}
+
 static size_t *flat_slot_len(tm_coll_flat_t *f, uint64_t round, int rank)
 {
-    return (size_t *)(void *)(flat_slot(f, round, rank) - TM_SHM_CACHE_LINE);
+    return &flat_slot_head(f, round, rank)->len;
 }
 
 /* What a leader computes for its group in the round: the result from the slots. */
@@ -361,35 +388,64 @@ static void flat_fold(tm_coll_flat_t *f, uint64_t round, int group, bool partial
     }
 }
 
+static __attribute__((noinline)) void
+flat_record(tm_coll_mismatch_t *m, int ka, const tm_coll_sig_t *a, int kb, const tm_coll_sig_t *b)
+{
+    *m = (tm_coll_mismatch_t){ka, kb, *a, *b};
+}
+
+/* Records in *m (unless it holds one already) that member ka's call `a` and member kb's `b`
+ * differ, if they do. */
+static inline void flat_compare(tm_coll_mismatch_t *m, int ka, const tm_coll_sig_t *a, int kb,
+                                const tm_coll_sig_t *b)
+{
+    if (__builtin_expect(m->a < 0 && !tm_coll_sig_equal(a, b), 0))
+        flat_record(m, ka, a, kb, b);
+}
+
 /* Arrives at the round after the member's slot is written: the last member of each group leads
  * it through the round, which opens for the group once every group's leader has published it;
  * each leader then computes `kind`'s result for its group from the slots or the partials and
- * wakes its members, who wait for that. */
-static void flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uint64_t round,
-                       flat_kind_t kind, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
-                       int root)
+ * wakes its members, who wait for that. Each member's call, `sig`, goes with its slot: the
+ * leader compares its group's with its own and publishes its own (and a mismatch it found) with
+ * the round, which the other leaders compare in turn; when some member's call differs, no
+ * result is made and every member returns the mismatch (else NULL). */
+static const tm_coll_mismatch_t *flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                                            uint64_t round, flat_kind_t kind, size_t count,
+                                            tm_mpi_type_t *type, tm_mpi_op_t *op, int root,
+                                            const tm_coll_sig_t *sig)
 {
     tm_coll_flat_t *f = c->flat;
     const flat_member_t *members = flat_members(f);
     flat_group_t *groups = flat_groups(f);
     int g = members[c->rank].group;
     flat_group_t *group = &groups[g];
+    flat_slot_head(f, round, c->rank)->sig = *sig;
     /* acq_rel: each member's slot before its arrival; the leader sees its group's slots (the
      * arrivals are one release sequence), and publishes them with its own release below. */
     if (group->members > 1 &&
         atomic_fetch_add_explicit(&group->arrived, 1, memory_order_acq_rel) + 1 !=
             round * (uint64_t)group->members) {
         flat_wait(r, c, call, &group->done, round);
-        return;
+        return group->mismatch.a >= 0 ? &group->mismatch : NULL;
     }
+    tm_coll_mismatch_t mismatch; /* written whole only when found (flat_compare) */
+    mismatch.a = -1;
+    for (int k = group->first; k >= 0; k = members[k].next)
+        if (k != c->rank)
+            flat_compare(&mismatch, k, &flat_slot_head(f, round, k)->sig, c->rank, sig);
     /* by group when some group has several members and another is on another core */
     bool by_groups =
         kind == FLAT_REDUCE && count > 0 && f->ngroups > 1 && f->ngroups < f->size && op->commute;
     if (f->ngroups > 1) {
         flat_pub_t *mine = &group->pub[round & 1];
-        if (by_groups)
+        if (by_groups && mismatch.a < 0)
             flat_fold(f, round, g, false, mine->partial, count, type, op);
         mine->leader = c->rank;
+        mine->sig = *sig;
+        mine->mismatch.a = mismatch.a;
+        if (mismatch.a >= 0)
+            mine->mismatch = mismatch;
         /* release: our group's slots and partial before the round */
         atomic_store_explicit(&mine->round, round, memory_order_release);
         /* A leader that published before us may be asleep waiting for us: poke it. One that
@@ -402,25 +458,35 @@ static void flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uin
             if (h != g && atomic_load_explicit(&theirs->round, memory_order_acquire) >= round)
                 flat_poke(c, theirs->leader);
         }
-        for (int h = 0; h < f->ngroups; h++)
-            if (h != g)
-                flat_wait(r, c, call, &groups[h].pub[round & 1].round, round);
+        for (int h = 0; h < f->ngroups; h++) {
+            if (h == g)
+                continue;
+            flat_pub_t *theirs = &groups[h].pub[round & 1];
+            flat_wait(r, c, call, &theirs->round, round);
+            if (mismatch.a < 0 && theirs->mismatch.a >= 0)
+                mismatch = theirs->mismatch;
+            flat_compare(&mismatch, theirs->leader, &theirs->sig, c->rank, sig);
+        }
     }
-    if (kind == FLAT_BCAST) {
+    group->mismatch.a = mismatch.a;
+    if (mismatch.a >= 0) {
+        group->mismatch = mismatch; /* and no result: the buffers stay as they were */
+    } else if (kind == FLAT_BCAST) {
         group->result_len = *flat_slot_len(f, round, root);
         memcpy(group->result, flat_slot(f, round, root), group->result_len);
     } else if (kind == FLAT_REDUCE && count > 0) {
         flat_fold(f, round, -1, by_groups, group->result, count, type, op);
     }
-    if (group->members == 1)
-        return;
-    /* release: the result before the round opens */
-    atomic_store_explicit(&group->done, round, memory_order_release);
-    /* One fence for the whole group (tm_p2p_mailbox_poke's Dekker with each sleeper). */
-    atomic_thread_fence(memory_order_seq_cst);
-    for (int k = 0; k < c->size; k++)
-        if (k != c->rank && members[k].group == g)
-            tm_p2p_mailbox_wake_rank(tm_p2p_mailbox_get(c->group->world_ranks[k], false));
+    if (group->members > 1) {
+        /* release: the result before the round opens */
+        atomic_store_explicit(&group->done, round, memory_order_release);
+        /* One fence for the whole group (tm_p2p_mailbox_poke's Dekker with each sleeper). */
+        atomic_thread_fence(memory_order_seq_cst);
+        for (int k = group->first; k >= 0; k = members[k].next)
+            if (k != c->rank)
+                tm_p2p_mailbox_wake_rank(tm_p2p_mailbox_get(c->group->world_ranks[k], false));
+    }
+    return mismatch.a >= 0 ? &group->mismatch : NULL;
 }
 
 /* The group of c's member, which holds the result of its last round. */
@@ -528,9 +594,18 @@ static uint64_t flat_next(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
     return ++c->flat_rounds;
 }
 
-void tm_coll_flat_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
+/* What a call returns after its round: the mismatch of the members' calls if there was one. */
+static int flat_checked(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                        const tm_coll_mismatch_t *mismatch)
 {
-    flat_round(r, c, call, flat_next(r, c), FLAT_BARRIER, 0, NULL, NULL, 0);
+    return mismatch ? tm_coll_mismatch_raise(r, c, call, mismatch) : MPI_SUCCESS;
+}
+
+int tm_coll_flat_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
+{
+    tm_coll_sig_t sig = tm_coll_sig(call, -1, NULL);
+    return flat_checked(
+        r, c, call, flat_round(r, c, call, flat_next(r, c), FLAT_BARRIER, 0, NULL, NULL, 0, &sig));
 }
 
 /* Unpacks `len` bytes of a slot into (buf, count, type); true when they did not all fit: the
@@ -560,7 +635,11 @@ int tm_coll_flat_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, voi
     if (c->rank == root)
         *flat_slot_len(f, round, root) =
             tm_mpi_type_pack(buf, count, type, 0, count * type->size, flat_slot(f, round, root));
-    flat_round(r, c, call, round, FLAT_BCAST, 0, NULL, NULL, root);
+    tm_coll_sig_t sig = tm_coll_sig(call, root, NULL);
+    const tm_coll_mismatch_t *mismatch =
+        flat_round(r, c, call, round, FLAT_BCAST, 0, NULL, NULL, root, &sig);
+    if (mismatch)
+        return tm_coll_mismatch_raise(r, c, call, mismatch);
     bool truncated = false;
     if (c->rank != root)
         truncated =
@@ -568,17 +647,21 @@ int tm_coll_flat_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, voi
     return flat_status(r, c, call, truncated);
 }
 
-void tm_coll_flat_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
-                         void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
-                         int root)
+int tm_coll_flat_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
+                        void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op, int root)
 {
     uint64_t round = flat_next(r, c);
     size_t bytes = count * type->size;
     if (bytes > 0)
         memcpy(flat_slot(c->flat, round, c->rank), data, bytes);
-    flat_round(r, c, call, round, FLAT_REDUCE, count, type, op, root);
+    tm_coll_sig_t sig = tm_coll_sig(call, root, op);
+    const tm_coll_mismatch_t *mismatch =
+        flat_round(r, c, call, round, FLAT_REDUCE, count, type, op, root, &sig);
+    if (mismatch)
+        return tm_coll_mismatch_raise(r, c, call, mismatch);
     if ((root < 0 || c->rank == root) && bytes > 0) /* root -1: allreduce */
         memcpy(recvbuf, flat_result(c)->result, bytes);
+    return MPI_SUCCESS;
 }
 
 /* Packs the size blocks of (count, type) of buf, one after the other, into `rank`'s slot, whose
@@ -630,20 +713,29 @@ int tm_coll_flat_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
         sendbuf, sendcount, stype, 0, sendcount * stype->size, flat_slot(f, round, c->rank));
     /* Every member reads every slot after the round: the other set of slots takes the next
      * round, and the one after waits for this round's readers (they arrive at the next one). */
-    flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0);
+    tm_coll_sig_t sig = tm_coll_sig(call, -1, NULL);
+    const tm_coll_mismatch_t *mismatch =
+        flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0, &sig);
+    if (mismatch)
+        return tm_coll_mismatch_raise(r, c, call, mismatch);
     return flat_status(r, c, call, flat_get_blocks(f, round, in_place ? c->rank : -1, recv));
 }
 
-void tm_coll_flat_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                                 const void *data, void *recvbuf, size_t total, size_t first,
-                                 size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op)
+int tm_coll_flat_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                                const void *data, void *recvbuf, size_t total, size_t first,
+                                size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op)
 {
     uint64_t round = flat_next(r, c);
     if (total > 0)
         memcpy(flat_slot(c->flat, round, c->rank), data, total * type->size);
-    flat_round(r, c, call, round, FLAT_REDUCE, total, type, op, -1);
+    tm_coll_sig_t sig = tm_coll_sig(call, -1, op);
+    const tm_coll_mismatch_t *mismatch =
+        flat_round(r, c, call, round, FLAT_REDUCE, total, type, op, -1, &sig);
+    if (mismatch)
+        return tm_coll_mismatch_raise(r, c, call, mismatch);
     if (count > 0) /* in place, recvbuf held the data: it is in the slot */
         memcpy(recvbuf, flat_result(c)->result + first * type->size, count * type->size);
+    return MPI_SUCCESS;
 }
 
 int tm_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
@@ -658,7 +750,11 @@ int tm_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, 
         stype = rtype;
     }
     flat_put_blocks(f, round, c->rank, sendbuf, sendcount, stype);
-    flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0);
+    tm_coll_sig_t sig = tm_coll_sig(call, -1, NULL);
+    const tm_coll_mismatch_t *mismatch =
+        flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0, &sig);
+    if (mismatch)
+        return tm_coll_mismatch_raise(r, c, call, mismatch);
     bool truncated = false;
     tm_coll_blocks_t recv = {.buf = recvbuf, .count = recvcount, .type = rtype};
     for (int k = 0; k < c->size; k++)
@@ -676,7 +772,11 @@ int tm_coll_flat_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, co
     *flat_slot_len(f, round, c->rank) = tm_mpi_type_pack(
         sendbuf, sendcount, stype, 0, sendcount * stype->size, flat_slot(f, round, c->rank));
     /* Everyone waits for the round: the root reads the slots after it. */
-    flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0);
+    tm_coll_sig_t sig = tm_coll_sig(call, root, NULL);
+    const tm_coll_mismatch_t *mismatch =
+        flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0, &sig);
+    if (mismatch)
+        return tm_coll_mismatch_raise(r, c, call, mismatch);
     if (c->rank != root)
         return MPI_SUCCESS;
     /* The root's own block, in place, is there already. */
@@ -693,7 +793,11 @@ int tm_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, c
     tm_coll_flat_t *f = c->flat;
     if (c->rank == root)
         flat_put_blocks(f, round, root, sendbuf, sendcount, stype);
-    flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0);
+    tm_coll_sig_t sig = tm_coll_sig(call, root, NULL);
+    const tm_coll_mismatch_t *mismatch =
+        flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0, &sig);
+    if (mismatch)
+        return tm_coll_mismatch_raise(r, c, call, mismatch);
     /* The root's own block, in place, is in sendbuf already (which may be read-only). */
     tm_coll_blocks_t send = {.buf = (void *)sendbuf, .count = sendcount, .type = stype};
     if (c->rank == root && recvbuf == tm_coll_blocks_at(&send, root))
@@ -703,18 +807,23 @@ int tm_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, c
                                       recvbuf, recvcount, rtype));
 }
 
-void tm_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
-                       void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
-                       bool exclusive)
+int tm_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
+                      void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
+                      bool exclusive)
 {
     tm_coll_flat_t *f = flat_get(r, c);
     uint64_t round = ++c->flat_scans;
     int k = c->rank, last = c->size - 1;
     size_t bytes = count * type->size;
-    const unsigned char *before = NULL; /* member k - 1's prefix */
+    tm_coll_sig_t sig = tm_coll_sig(call, -1, op);
+    tm_coll_mismatch_t mismatch = {.a = -1}; /* on the chain up to this member */
+    const unsigned char *before = NULL;      /* member k - 1's prefix */
     if (k > 0) {
         flat_prefix_t *in = &flat_link(f, k - 1)->prefix[round % FLAT_SCAN_DEPTH];
         flat_wait(r, c, call, &in->round, round);
+        if (in->broken)
+            mismatch = in->mismatch;
+        flat_compare(&mismatch, k - 1, &in->sig, k, &sig);
         before = in->data;
     }
     /* Our prefix: into our link for member k + 1, into recvbuf for the last member's scan. */
@@ -730,17 +839,23 @@ void tm_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, con
         }
         out = &flat_link(f, k)->prefix[round % FLAT_SCAN_DEPTH];
         prefix = out->data;
+        out->sig = sig;
+        out->broken = mismatch.a >= 0;
+        if (out->broken)
+            out->mismatch = mismatch;
     } else if (!exclusive) {
         prefix = recvbuf;
     }
-    if (prefix && bytes > 0) {
+    if (mismatch.a >= 0) {
+        /* no prefix: the buffers stay as they were; the members after learn it from ours */
+    } else if (prefix && bytes > 0) {
         if (prefix != data)
             memcpy(prefix, data, bytes);
         if (before)
             tm_mpi_op_apply(op, before, prefix, count, type); /* before op data */
     }
     /* recvbuf last: in place, it held the data. Exscan: member 0's is not significant. */
-    if (bytes > 0) {
+    if (bytes > 0 && mismatch.a < 0) {
         if (exclusive && before)
             memcpy(recvbuf, before, bytes);
         else if (!exclusive && prefix != recvbuf)
@@ -756,4 +871,5 @@ void tm_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, con
         atomic_store_explicit(&flat_link(f, k)->finished, round, memory_order_release);
         tm_p2p_mailbox_poke_rank(tm_p2p_mailbox_get(c->group->world_ranks[k - 1], false));
     }
+    return mismatch.a >= 0 ? tm_coll_mismatch_raise(r, c, call, &mismatch) : MPI_SUCCESS;
 }

@@ -167,7 +167,7 @@ static void round_start(tm_nbc_engine_t *e, tm_nbc_sched_t *s)
             if (tm_p2p_matcher_send(&e->match, req, a->send.buf, a->send.count, a->send.type,
                                     a->send.count * a->send.type->size,
                                     tm_p2p_mailbox_get(world, true), s->context_id, s->rank, s->tag,
-                                    false) < 0)
+                                    false, s->status_error) < 0)
                 out_of_memory(s);
             break;
         }

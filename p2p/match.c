@@ -56,6 +56,8 @@ static void deliver_into(void *buf, size_t count, const tm_mpi_type_t *type, tm_
         tm_rt_profile_end(copy);
         from->ops->done(from);
     }
+    if (env->failed != MPI_SUCCESS && status->MPI_ERROR == MPI_SUCCESS)
+        status->MPI_ERROR = env->failed;
     status->MPI_SOURCE = env->source;
     status->MPI_TAG = env->tag;
     status->tm_count = (MPI_Count)n;

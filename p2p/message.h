@@ -45,6 +45,9 @@ typedef struct tm_p2p_envelope {
     int tag;
     uint8_t protocol; /* tm_p2p_protocol_t */
     bool dyn;         /* a dynamic broadcast's delivery */
+    /* A collective's message from a member whose collective had failed already: its error
+     * class, which the receive takes (tm_p2p_matcher_send); else MPI_SUCCESS. */
+    uint8_t failed;
     /* Order with dynamic broadcasts (see p2p.h): the world rank of the sending
      * rank (of the root, for a broadcast), and the count of its dynamic broadcasts to this
      * destination before this message (for a broadcast: its own number) */

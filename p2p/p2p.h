@@ -257,10 +257,13 @@ static inline tm_p2p_mailbox_t *tm_p2p_mailbox_get(int world_rank, bool coll)
 
 /* Sends (buf, count, type) (`bytes` of data) from the side of matcher m to mailbox `to`, with
  * the envelope (context_id, source, tag); req (the caller's, zeroed or reused) completes when the
- * buffer may be reused. The type must stay alive until then. 0 or -ENOMEM. */
+ * buffer may be reused. The type must stay alive until then. `failed`: the error class of the
+ * sending collective when it has failed already (a truncation on the way), else MPI_SUCCESS;
+ * the receive that takes the message then fails with it too, so that an error reaches the
+ * members after on the collective's paths. 0 or -ENOMEM. */
 int tm_p2p_matcher_send(tm_p2p_matcher_t *m, tm_p2p_request_t *req, const void *buf, size_t count,
                         const tm_mpi_type_t *type, size_t bytes, tm_p2p_mailbox_t *to,
-                        int context_id, int source, int tag, bool synchronous);
+                        int context_id, int source, int tag, bool synchronous, int failed);
 
 /* Posts receive req (whose buf, count and type are set) for (context_id, source, tag) on m;
  * it completes at once when a message taken in already matches. It does not take in the

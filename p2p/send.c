@@ -34,6 +34,7 @@ static void envelope_fill(tm_shm_cell_t *cell, int context_id, int source, int t
     env->dyn_seq = dyn_seq;
     env->pair_seq = 0;
     env->dyn = dyn;
+    env->failed = MPI_SUCCESS;
     /* Not cancellable unless tm_p2p_matcher_send gives it a ticket. Relaxed: the push that
      * hands the cell over publishes it. */
     atomic_store_explicit(&env->claim, TM_P2P_CLAIM_TAKEN, memory_order_relaxed);
@@ -80,7 +81,7 @@ static tm_p2p_source_t *envelope_source(tm_shm_cell_t *cell, const tm_p2p_source
 static inline __attribute__((always_inline)) int
 matcher_send(tm_p2p_matcher_t *m, tm_p2p_request_t *req, const void *buf, size_t count,
              const tm_mpi_type_t *type, size_t bytes, tm_p2p_mailbox_t *to, int dest,
-             int context_id, int source, int tag, bool synchronous)
+             int context_id, int source, int tag, bool synchronous, int failed)
 {
     bool eager = send_protocol(bytes, synchronous) == TM_P2P_PROTO_EAGER;
     bool small = eager && bytes <= TM_P2P_FASTBOX_PAYLOAD;
@@ -93,6 +94,7 @@ matcher_send(tm_p2p_matcher_t *m, tm_p2p_request_t *req, const void *buf, size_t
      * its messages through the other way when it has a fastbox there. */
     envelope_fill(cell, context_id, source, tag, bytes, m->world_rank,
                   m->dyn_sent ? m->dyn_sent[dest] : 0, false);
+    tm_p2p_cell_envelope(cell)->failed = (uint8_t)failed;
     if (fb) {
         tm_p2p_cell_envelope(cell)->pair_seq = fb->next_seq;
         fb->next_seq = tm_p2p_pair_seq_next(fb->next_seq);
@@ -129,10 +131,10 @@ matcher_send(tm_p2p_matcher_t *m, tm_p2p_request_t *req, const void *buf, size_t
 
 int tm_p2p_matcher_send(tm_p2p_matcher_t *m, tm_p2p_request_t *req, const void *buf, size_t count,
                         const tm_mpi_type_t *type, size_t bytes, tm_p2p_mailbox_t *to,
-                        int context_id, int source, int tag, bool synchronous)
+                        int context_id, int source, int tag, bool synchronous, int failed)
 {
     return matcher_send(m, req, buf, count, type, bytes, to, tm_p2p_mailbox_world_rank(to),
-                        context_id, source, tag, synchronous);
+                        context_id, source, tag, synchronous, failed);
 }
 
 /* Data held for several receivers (a dynamic broadcast's): a copy, then the holder's callback. */
@@ -255,7 +257,7 @@ int tm_p2p_isend(tm_mpi_rank_t *r, const void *buf, size_t count, tm_mpi_type_t 
     int to = tm_mpi_group_world_rank(comm->group, dest);
     int rc =
         matcher_send(&r->p2p->match, req, buf, count, type, bytes, tm_p2p_mailbox_get(to, false),
-                     to, comm->context_id, comm->rank, tag, synchronous);
+                     to, comm->context_id, comm->rank, tag, synchronous, MPI_SUCCESS);
     if (rc < 0) {
         tm_p2p_request_release(r, req);
         return rc;
@@ -269,8 +271,8 @@ int tm_p2p_send_eager(tm_mpi_rank_t *r, const void *buf, size_t count, const tm_
 {
     int to = tm_mpi_group_world_rank(comm->group, dest);
     return matcher_send(&r->p2p->match, NULL, buf, count, type, bytes,
-                        tm_p2p_mailbox_get(to, false), to, comm->context_id, comm->rank, tag,
-                        false);
+                        tm_p2p_mailbox_get(to, false), to, comm->context_id, comm->rank, tag, false,
+                        MPI_SUCCESS);
 }
 
 bool tm_p2p_cancel_send(tm_p2p_request_t *req)

@@ -72,6 +72,7 @@ static int virtual_set(int rank, size_t size, const cpu_set_t *mask)
  * errno value. */
 static int virtual_get(int rank, size_t size, cpu_set_t *mask)
 {
+    pthread_once(&masks_once, masks_make); /* the table is made once, by whoever comes first */
     if (masks && masks[rank]) {
         memset(mask, 0, size);
         memcpy(mask, masks[rank], size < sizeof *masks[rank] ? size : sizeof *masks[rank]);
@@ -107,6 +108,7 @@ int tm_rt_affinity_cpu(void)
 {
     int cpu = sched_getcpu();
     int rank = own_rank(true);
+    pthread_once(&masks_once, masks_make);
     if (rank < 0 || !masks || !masks[rank] || (cpu >= 0 && CPU_ISSET(cpu, masks[rank])))
         return cpu;
     for (int c = 0; c < CPU_SETSIZE; c++) /* where it asked to be, as a process would see */

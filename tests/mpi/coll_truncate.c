@@ -79,7 +79,9 @@ int main(int argc, char **argv)
     for (int i = 0; i < 2000; i++)
         large[i] = rank;
     rc = MPI_Gather(large, big ? 2000 : 1000, MPI_INT, gathered, 1000, MPI_INT, 1, MPI_COMM_WORLD);
-    expect(rc, rank == 1 ? MPI_ERR_TRUNCATE : MPI_SUCCESS, "large gather");
+    /* the root fails; so may the ranks that forwarded rank 0's block on its way (a tree) */
+    if (rank == 1 || rc != MPI_SUCCESS)
+        expect(rc, MPI_ERR_TRUNCATE, "large gather");
     if (rank == 1)
         for (int k = 0; k < size; k++)
             expect_int(gathered[1000 * k + 999], k, "large gather's block");

@@ -14,6 +14,7 @@ MPI_SCRIPT_TESTS += \
 	tests/mpi/threads_fork.sh \
 	tests/mpi/affinity.sh \
 	tests/mpi/many_ranks.sh \
+	tests/mpi/coll_mismatch_fatal.sh \
 	tests/mpi/exit_status.sh \
 	tests/mpi/signals.sh \
 	tests/mpi/mpcrun_usage.sh \
@@ -81,7 +82,7 @@ MPI_TEST_PROGS += tests/mpi/mpi_op.x
 MPI_TEST_PROGS += tests/mpi/coll_rooted.x tests/mpi/coll_reduce.x tests/mpi/coll_all.x \
 	tests/mpi/coll_neighbor.x tests/mpi/coll_nbc_many.x tests/mpi/coll_ibarrier.x \
 	tests/mpi/coll_errors.x \
-	tests/mpi/coll_flat.x tests/mpi/coll_truncate.x
+	tests/mpi/coll_flat.x tests/mpi/coll_truncate.x tests/mpi/coll_mismatch.x
 MPI_SCRIPT_TESTS += tests/mpi/coll_split.sh
 # Progress threads run a non-blocking collective while its ranks compute (coll_progress.sh, which
 # builds coll_progress.c).

@@ -66,7 +66,7 @@ static void send_ints(int from, int to, int ctx, int tag, const int *buf, int n,
     req->owner = rank_of(from);
     ck_assert_int_eq(tm_p2p_matcher_send(&rank_of(from)->p2p->match, req, buf, (size_t)n, int_type,
                                          (size_t)n * sizeof(int), tm_p2p_mailbox_get(to, false),
-                                         ctx, from, tag, false),
+                                         ctx, from, tag, false, MPI_SUCCESS),
                      0);
 }
 

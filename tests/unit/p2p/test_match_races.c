@@ -150,7 +150,7 @@ static void producer_send(producer_t *pr, int k, int tag, int seq_tag, bool larg
     req->kind = TM_P2P_REQ_SEND;
     req->owner = &pr->rank.mpi;
     if (tm_p2p_matcher_send(&pr->rank.mpi.p2p->match, req, buf, n, int_type, n * sizeof(int),
-                            tm_p2p_mailbox_get(0, false), CONTEXT, p, tag, sync) < 0)
+                            tm_p2p_mailbox_get(0, false), CONTEXT, p, tag, sync, MPI_SUCCESS) < 0)
         pr->send_err++;
 }
 
