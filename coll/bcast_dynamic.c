@@ -1,7 +1,8 @@
 /*
- * Dynamic broadcasts (docs/architecture.md, "Dynamic broadcasts"; the COMPAS 2020 paper, section 3.3): only
- * the root knows the destinations; each destination gets the data as a point-to-point message
- * from the root, forwarded down a binomial tree by the runtimes of the destinations above it.
+ * Dynamic broadcasts (docs/architecture.md, "Dynamic broadcasts"; the COMPAS 2020 paper,
+ * section 3.3): only the root knows the destinations; each destination gets the data as a
+ * point-to-point message from the root, forwarded down a binomial tree by the runtimes of the
+ * destinations above it.
  *
  * The tree. Over the list L = [root, dests...] of n nodes, node 0 (the root) has children at
  * offsets 1, 2, 4, ... < n; the child at offset c heads the sublist L[c, min(2c, n)), in which it

@@ -1,12 +1,43 @@
 /*
- * Collective consistency (check.h): comparing and describing members' signatures.
+ * Collective consistency (check.h): comparing and describing members' signatures, and the
+ * ledger that compares them where the members never meet.
+ *
+ * Where the members meet, they compare there: the flat block's leaders (flat.c), and the
+ * schedules' messages, whose tags carry the signature (a hash of it beside the schedule's
+ * number), so that a message of another call never matches a receive and no rank computes with
+ * another call's data. Then the ranks of the mismatched calls wait for messages that do not
+ * come, or for members that never arrive in the flat block; and some ranks of a mismatch meet
+ * nobody (a broadcast's root sends and is done). So every member also writes the signature of
+ * each of its collective calls on a communicator into its line of the communicator's ledger,
+ * numbered by the call's rank among the communicator's collective calls; a flat call only when
+ * it waits (one that does not wait met all the others, which compared it). A thread of the
+ * process compares the ledgers every CHECK_PERIOD_MS: each member's calls with the next
+ * member's (if every neighbouring pair agrees, all agree). A mismatch breaks the communicator:
+ * the ledger keeps it, every member is woken, and every collective under way on it, and any
+ * later one, fails with it, the flat ones and the schedules (nbc/'s abort flag) alike, leaving
+ * their messages unreceived. A member that let its view go (MPI_Comm_free, MPI_Finalize)
+ * compares its latest calls with its neighbours' first, and hears of a mismatch it was not told
+ * of (a broadcast's root, say). The ledger keeps the CHECK_DEPTH latest calls of each member:
+ * a mismatch between members further apart than that in their calls (non-blocking collectives
+ * under way) may go unseen.
+ *
+ * Cost: per schedule collective, an entry written in a line of the rank's own; per flat call
+ * that sleeps, the same; a mismatch is found within CHECK_PERIOD_MS or two, by a thread that
+ * reads two lines per member and new call.
  */
 #include "config.h"
 
+#include <pthread.h>
+#include <signal.h>
+#include <stdalign.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "coll/check.h"
+#include "obj/group.h"
+#include "p2p/p2p.h"
 
 bool tm_coll_sig_names_equal(const char *a, const char *b)
 {
@@ -51,4 +82,389 @@ int tm_coll_mismatch_raise(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                               "collective mismatch on %s: rank %d called %s with %s, rank %d "
                               "with %s",
                               c->name, ra, a->call, op_name(a->op), rb, op_name(b->op));
+}
+
+/* ---- the ledger ---- */
+
+#define CHECK_DEPTH     4   /* the latest calls of each member that the ledger keeps */
+#define CHECK_PERIOD_MS 100 /* between two comparisons of the ledgers */
+
+/* One call of a member: a seqlock of one writer, the member, whose fields are atomics so that the
+ * comparing thread may read them while they change (it then sees the number change and ignores
+ * them). */
+typedef struct ledger_entry {
+    _Atomic uint64_t seq; /* the call's number on the communicator; 0: none, or being written */
+    const char *_Atomic call;
+    _Atomic int root, op;
+    _Atomic uint64_t key;
+    _Atomic int meet; /* tm_coll_meet_t: two flat calls that meet in one place compared there */
+} ledger_entry_t;
+
+typedef struct ledger_member {
+    alignas(TM_SHM_CACHE_LINE) ledger_entry_t entries[CHECK_DEPTH]; /* by seq % CHECK_DEPTH */
+    uint64_t compared; /* the comparing thread's: its calls compared with the next member's */
+} ledger_member_t;
+
+struct tm_coll_ledger {
+    int context_id, leader, size; /* the key: context id, world rank of rank 0; members */
+    /* Members whose view has not gone yet; under registry.lock. It starts at the size, not at
+     * the views that took it: a member may make its calls and let its view go before a slower
+     * one even looks for the ledger, whose entries must outlive it. */
+    int refs;
+    tm_mpi_group_t *group; /* the members (a reference), to wake them when it breaks */
+    struct tm_coll_ledger *next;
+    /* 0, or 1 once a mismatch broke the communicator: written once, by who found it, with the
+     * call's number and what differed before (release). */
+    alignas(TM_SHM_CACHE_LINE) _Atomic int broken;
+    uint64_t broken_seq;
+    tm_coll_mismatch_t mismatch;
+    ledger_member_t members[];
+};
+
+static struct {
+    pthread_mutex_t lock;
+    struct tm_coll_ledger *head;
+} registry = {PTHREAD_MUTEX_INITIALIZER, NULL};
+
+static void *comparer_main(void *arg);
+
+/* The comparing thread: started with the first ledger, for the life of the process. */
+static void comparer_start(void)
+{
+    pthread_t t;
+    pthread_attr_t attr;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* signals are the ranks' threads' */
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 64 * 1024);
+    pthread_create(&t, &attr, comparer_main, NULL); /* without it, the waits compare nothing */
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* c's ledger, made by its first member that needs it (or lets its view go); NULL when out of
+ * memory (the check then does nothing for c). */
+static struct tm_coll_ledger *ledger_get(tm_mpi_comm_t *c)
+{
+    static pthread_once_t comparer_once = PTHREAD_ONCE_INIT;
+    int leader = c->group->world_ranks[0];
+    pthread_mutex_lock(&registry.lock);
+    struct tm_coll_ledger *l = registry.head;
+    while (l && (l->context_id != c->context_id || l->leader != leader))
+        l = l->next;
+    if (!l) {
+        size_t bytes = sizeof *l + (size_t)c->size * sizeof(ledger_member_t);
+        bytes = (bytes + TM_SHM_CACHE_LINE - 1) / TM_SHM_CACHE_LINE * TM_SHM_CACHE_LINE;
+        if (!(l = aligned_alloc(TM_SHM_CACHE_LINE, bytes))) {
+            pthread_mutex_unlock(&registry.lock);
+            return NULL;
+        }
+        memset(l, 0, bytes);
+        l->context_id = c->context_id;
+        l->leader = leader;
+        l->size = c->size;
+        l->refs = c->size;
+        l->group = c->group;
+        tm_mpi_group_retain(l->group);
+        atomic_init(&l->broken, 0);
+        l->next = registry.head;
+        registry.head = l;
+    }
+    pthread_mutex_unlock(&registry.lock);
+    if (c->size > 1)
+        pthread_once(&comparer_once, comparer_start);
+    return l;
+}
+
+static void ledger_put(struct tm_coll_ledger *l)
+{
+    if (!l)
+        return;
+    pthread_mutex_lock(&registry.lock);
+    bool last = --l->refs == 0;
+    if (last) {
+        struct tm_coll_ledger **link = &registry.head;
+        while (*link != l)
+            link = &(*link)->next;
+        *link = l->next;
+    }
+    pthread_mutex_unlock(&registry.lock);
+    if (last) {
+        tm_mpi_group_release(l->group);
+        free(l);
+    }
+}
+
+static void entry_write(ledger_entry_t *e, uint64_t seq, const tm_coll_sig_t *sig, int meet)
+{
+    atomic_store_explicit(&e->seq, 0, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release); /* the 0 before the fields */
+    atomic_store_explicit(&e->call, sig->call, memory_order_relaxed);
+    atomic_store_explicit(&e->root, sig->root, memory_order_relaxed);
+    atomic_store_explicit(&e->op, sig->op, memory_order_relaxed);
+    atomic_store_explicit(&e->key, sig->key, memory_order_relaxed);
+    atomic_store_explicit(&e->meet, meet, memory_order_relaxed);
+    atomic_store_explicit(&e->seq, seq, memory_order_release);
+}
+
+/* Member k's call number `seq`, into *sig and *meet: 1; 0 when k has not made it yet (or is
+ * writing it); -1 when k is past it (its entry was reused). */
+static int entry_read(struct tm_coll_ledger *l, int k, uint64_t seq, tm_coll_sig_t *sig, int *meet)
+{
+    ledger_entry_t *e = &l->members[k].entries[seq % CHECK_DEPTH];
+    uint64_t first = atomic_load_explicit(&e->seq, memory_order_acquire);
+    if (first != seq)
+        return first > seq ? -1 : 0;
+    sig->call = atomic_load_explicit(&e->call, memory_order_relaxed);
+    sig->root = atomic_load_explicit(&e->root, memory_order_relaxed);
+    sig->op = atomic_load_explicit(&e->op, memory_order_relaxed);
+    sig->key = atomic_load_explicit(&e->key, memory_order_relaxed);
+    *meet = atomic_load_explicit(&e->meet, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire); /* the fields before the second look */
+    uint64_t again = atomic_load_explicit(&e->seq, memory_order_relaxed);
+    return again == seq ? 1 : again > seq ? -1 : 0;
+}
+
+/* The latest call of member k in the ledger, 0 for none. */
+static uint64_t entry_latest(struct tm_coll_ledger *l, int k)
+{
+    uint64_t latest = 0;
+    for (int d = 0; d < CHECK_DEPTH; d++) {
+        uint64_t seq = atomic_load_explicit(&l->members[k].entries[d].seq, memory_order_acquire);
+        if (seq > latest)
+            latest = seq;
+    }
+    return latest;
+}
+
+/* Breaks l at call `seq` with mismatch m (unless it broke already) and wakes every member. */
+static void ledger_break(struct tm_coll_ledger *l, uint64_t seq, const tm_coll_mismatch_t *m)
+{
+    static pthread_mutex_t breaking = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&breaking);
+    bool first = atomic_load_explicit(&l->broken, memory_order_relaxed) == 0;
+    if (first) {
+        l->broken_seq = seq;
+        l->mismatch = *m;
+        atomic_store_explicit(&l->broken, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&breaking);
+    if (!first)
+        return;
+    for (int k = 0; k < l->size; k++) {
+        int world = l->group->world_ranks[k];
+        tm_p2p_mailbox_poke(tm_p2p_mailbox_get(world, false));
+        tm_p2p_mailbox_poke(tm_p2p_mailbox_get(world, true));
+    }
+}
+
+/* Compares call `seq` of members k and n: true when it broke l. */
+static bool compare_call(struct tm_coll_ledger *l, int k, int n, uint64_t seq, bool *pending)
+{
+    tm_coll_sig_t a, b;
+    int meet_a, meet_b;
+    int got_a = entry_read(l, k, seq, &a, &meet_a), got_b = entry_read(l, n, seq, &b, &meet_b);
+    if (got_a == 0 || got_b == 0) {
+        *pending = true; /* a member not there yet (or a flat call that met everyone) */
+        return false;
+    }
+    if (got_a < 0 || got_b < 0)
+        return false;
+    /* Two flat calls that met in one place were compared there (and a mismatch reported to
+     * every member, the communicator left usable). */
+    if (meet_a == meet_b && meet_a != TM_COLL_MEET_MESSAGES)
+        return false;
+    if (tm_coll_sig_equal(&a, &b))
+        return false;
+    tm_coll_mismatch_t m = {k, n, a, b};
+    ledger_break(l, seq, &m);
+    return true;
+}
+
+/* Compares, in l, the calls of each member with the next member's that it has not compared yet.
+ * A pair where a member is not there yet is compared again next time. */
+static void ledger_compare(struct tm_coll_ledger *l)
+{
+    for (int k = 0; k + 1 < l->size; k++) {
+        if (atomic_load_explicit(&l->broken, memory_order_relaxed))
+            return;
+        ledger_member_t *m = &l->members[k];
+        uint64_t latest = entry_latest(l, k), next = entry_latest(l, k + 1);
+        if (latest > next)
+            latest = next; /* only calls that both have made */
+        if (m->compared + CHECK_DEPTH < latest)
+            m->compared = latest - CHECK_DEPTH;
+        while (m->compared < latest) {
+            bool pending = false;
+            if (compare_call(l, k, k + 1, m->compared + 1, &pending))
+                return;
+            if (pending)
+                break;
+            m->compared++;
+        }
+    }
+}
+
+static void *comparer_main(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        struct timespec period = {0, CHECK_PERIOD_MS * 1000000L};
+        nanosleep(&period, NULL);
+        pthread_mutex_lock(&registry.lock);
+        for (struct tm_coll_ledger *l = registry.head; l; l = l->next)
+            if (!atomic_load_explicit(&l->broken, memory_order_acquire))
+                ledger_compare(l);
+        pthread_mutex_unlock(&registry.lock);
+    }
+    return NULL;
+}
+
+static struct tm_coll_check *check_of(tm_mpi_comm_t *c)
+{
+    if (c->check)
+        return c->check;
+    struct tm_coll_check *k = calloc(1, sizeof *k);
+    if (!k)
+        return NULL;
+    k->ledger = ledger_get(c);
+    if (!k->ledger) {
+        free(k);
+        return NULL;
+    }
+    k->broken = &k->ledger->broken;
+    c->check = k;
+    return k;
+}
+
+/* A flat call of c's member that waits: into the ledger now. */
+static void flat_entry_write(tm_mpi_comm_t *c)
+{
+    struct tm_coll_check *k = c->check;
+    entry_write(&k->ledger->members[c->rank].entries[k->flat_seq % CHECK_DEPTH], k->flat_seq,
+                &k->flat_sig, k->flat_meet);
+    k->flat_seq = 0;
+}
+
+int tm_coll_check_begin_slow(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                             const tm_coll_sig_t *sig, tm_coll_meet_t meet, uint64_t seq)
+{
+    struct tm_coll_check *k = check_of(c);
+    if (!k)
+        return MPI_SUCCESS;
+    struct tm_coll_ledger *l = k->ledger;
+    if (__builtin_expect(atomic_load_explicit(&l->broken, memory_order_acquire) != 0, 0))
+        return tm_coll_check_broken_raise(r, c, call);
+    if (!r->coll && !(r->coll = calloc(1, sizeof *r->coll)))
+        return MPI_SUCCESS;
+    if (meet != TM_COLL_MEET_MESSAGES) {
+        k->flat_seq = seq;
+        k->flat_sig = *sig;
+        k->flat_meet = meet;
+        r->coll->flat_pending = c;
+        return MPI_SUCCESS;
+    }
+    k->flat_seq = 0;
+    entry_write(&l->members[c->rank].entries[seq % CHECK_DEPTH], seq, sig, meet);
+    /* The tag's signature bits: a hash of the name, root and operation (not of the name's
+     * address, which may differ for equal names). */
+    if (k->hashed_call != sig->call) {
+        uint32_t h = 2166136261u; /* FNV-1a */
+        for (const char *p = sig->call; *p; p++)
+            h = (h ^ (unsigned char)*p) * 16777619u;
+        k->hashed_call = sig->call;
+        k->call_hash = h;
+    }
+    uint32_t h = k->call_hash ^ ((uint32_t)sig->root * 2654435761u) ^ ((uint32_t)sig->op << 24);
+    c->coll_tag_sig = (int)((h ^ (h >> 15)) & 0x7fff);
+    return MPI_SUCCESS;
+}
+
+bool tm_coll_check_stalled(tm_mpi_rank_t *r)
+{
+    struct tm_coll_rank *rc = r->coll;
+    if (rc && rc->flat_pending) {
+        if (rc->flat_pending->check->flat_seq)
+            flat_entry_write(rc->flat_pending);
+        rc->flat_pending = NULL;
+    }
+    return false;
+}
+
+const _Atomic int *tm_coll_check_abort_flag(tm_mpi_comm_t *c)
+{
+    return c->check ? &c->check->ledger->broken : NULL;
+}
+
+bool tm_coll_check_is_broken(const tm_mpi_comm_t *c)
+{
+    return c->check && atomic_load_explicit(&c->check->ledger->broken, memory_order_acquire);
+}
+
+int tm_coll_check_broken_raise(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
+{
+    struct tm_coll_ledger *l = c->check->ledger;
+    c->check->told = true;
+    if (c->coll_calls > l->broken_seq)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_OTHER,
+                                  "the collectives on %s are out of step since a mismatch at its "
+                                  "collective call %llu",
+                                  c->name, (unsigned long long)l->broken_seq);
+    return tm_coll_mismatch_raise(r, c, call, &l->mismatch);
+}
+
+int tm_coll_check_final(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
+{
+    struct tm_coll_check *k = c->check;
+    if (!k)
+        return MPI_SUCCESS;
+    /* Its latest calls against its neighbours': the calls of a member that waited for nobody
+     * (a broadcast's root, say) may be all a slower neighbour waits on. */
+    struct tm_coll_ledger *l = k->ledger;
+    if (k->flat_seq)
+        flat_entry_write(c);
+    atomic_thread_fence(memory_order_seq_cst);
+    uint64_t latest = entry_latest(l, c->rank);
+    for (uint64_t seq = latest > CHECK_DEPTH ? latest - CHECK_DEPTH + 1 : 1; seq <= latest; seq++)
+        for (int n = c->rank - 1; n <= c->rank + 1; n += 2) {
+            bool pending;
+            if (n >= 0 && n < c->size && !atomic_load_explicit(&l->broken, memory_order_acquire))
+                compare_call(l, c->rank, n, seq, &pending);
+        }
+    if (!tm_coll_check_is_broken(c) || k->told)
+        return MPI_SUCCESS;
+    k->told = true;
+    const tm_coll_mismatch_t *m = &l->mismatch;
+    int ra = m->a < m->b ? m->a : m->b, rb = m->a < m->b ? m->b : m->a;
+    const tm_coll_sig_t *a = m->a < m->b ? &m->sig_a : &m->sig_b;
+    const tm_coll_sig_t *b = m->a < m->b ? &m->sig_b : &m->sig_a;
+    return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_OTHER,
+                              "collective mismatch on %s at its collective call %llu, which "
+                              "returned on this rank before the mismatch was seen: rank %d called "
+                              "%s (root %d), rank %d %s (root %d)",
+                              c->name, (unsigned long long)l->broken_seq, ra, a->call, a->root, rb,
+                              b->call, b->root);
+}
+
+void tm_coll_check_release(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
+{
+    struct tm_coll_check *k = c->check;
+    if (!k) {
+        if (c->size > 1)
+            ledger_put(ledger_get(c)); /* one member less, which never made a collective call */
+        return;
+    }
+    if (r->coll && r->coll->flat_pending == c)
+        r->coll->flat_pending = NULL;
+    ledger_put(k->ledger);
+    free(k);
+    c->check = NULL;
+}
+
+void tm_coll_check_rank_fini(tm_mpi_rank_t *r)
+{
+    free(r->coll);
+    r->coll = NULL;
 }

@@ -56,4 +56,85 @@ typedef struct tm_coll_mismatch {
 int tm_coll_mismatch_raise(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                            const tm_coll_mismatch_t *m);
 
+/* ---- the ledger (check.c): the calls compared where the members do not meet ---- */
+
+/* Where a collective call's members meet, which compares their calls there. */
+typedef enum tm_coll_meet {
+    TM_COLL_MEET_MESSAGES, /* a schedule's messages: their tags */
+    TM_COLL_MEET_ROUND,    /* a round of the flat block: its leaders */
+    TM_COLL_MEET_CHAIN,    /* the flat scans' chain: each member and the one before */
+} tm_coll_meet_t;
+
+/* A view's state of the check (check.c; here for tm_coll_check_begin's inline part). */
+struct tm_coll_check {
+    struct tm_coll_ledger *ledger;
+    const _Atomic int *broken; /* the ledger's word that says the communicator broke */
+    /* A flat call not yet in the ledger (written when it waits), else flat_seq 0. */
+    uint64_t flat_seq;
+    tm_coll_sig_t flat_sig;
+    tm_coll_meet_t flat_meet;
+    /* The last call's name and its hash, for the tags (a call is mostly repeated). */
+    const char *hashed_call;
+    uint32_t call_hash;
+    bool told; /* the member got the error of the communicator's break */
+};
+
+/* A rank's: the view of its flat call under way, whose signature goes into the ledger if it
+ * waits (tm_coll_check_stalled). */
+struct tm_coll_rank {
+    tm_mpi_comm_t *flat_pending;
+};
+
+int tm_coll_check_begin_slow(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                             const tm_coll_sig_t *sig, tm_coll_meet_t meet, uint64_t seq);
+
+/* Numbers collective call `call` (signature sig) of member r of c among c's collective calls,
+ * writes it into c's ledger (a flat call: only if it waits, tm_coll_check_stalled) and sets
+ * c->coll_tag_sig for its schedule's tags. The ledger compares calls that meet in different
+ * places (or in messages, whose tags only keep them apart). MPI_SUCCESS, or the error of a
+ * communicator that a mismatch broke before (reported through c's handler). Inline: a flat
+ * call only notes its signature. */
+static inline int tm_coll_check_begin(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                                      const tm_coll_sig_t *sig, tm_coll_meet_t meet)
+{
+    uint64_t seq = ++c->coll_calls;
+    struct tm_coll_check *k = c->check;
+    if (__builtin_expect(!k || meet == TM_COLL_MEET_MESSAGES ||
+                             atomic_load_explicit(k->broken, memory_order_acquire),
+                         0))
+        return tm_coll_check_begin_slow(r, c, call, sig, meet, seq);
+    k->flat_seq = seq;
+    k->flat_sig = *sig;
+    k->flat_meet = meet;
+    r->coll->flat_pending = c;
+    return MPI_SUCCESS;
+}
+
+/* p2p's hook before the rank sleeps in a wait: compares the latest calls on the communicators of
+ * its latest collectives with their neighbours'; on a mismatch, breaks the communicator and wakes
+ * its members. True when it broke one (the wait looks again rather than sleep). */
+bool tm_coll_check_stalled(tm_mpi_rank_t *r);
+
+/* The word that turns nonzero when c breaks (a schedule's abort flag, nbc.h), else NULL. */
+const _Atomic int *tm_coll_check_abort_flag(tm_mpi_comm_t *c);
+
+/* Whether a mismatch broke c. */
+bool tm_coll_check_is_broken(const tm_mpi_comm_t *c);
+
+/* Reports the mismatch that broke c, for call `call` of member r: the calls that differed, or,
+ * for a later call, that the communicator's collectives are out of step since then. */
+int tm_coll_check_broken_raise(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call);
+
+/* Before a view of c goes (MPI_Comm_free, MPI_Finalize, call `call`): a last comparison; when
+ * the communicator broke and this member was not told yet (its part of the mismatched call
+ * needed nobody: a broadcast's root, say), reports it now through c's handler. Returns the
+ * error class, or MPI_SUCCESS. */
+int tm_coll_check_final(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call);
+
+/* A view of c goes (MPI_Comm_free, MPI_Finalize): a last comparison, then its ledger let go. */
+void tm_coll_check_release(tm_mpi_rank_t *r, tm_mpi_comm_t *c);
+
+/* MPI_Finalize: r's own state of the check. */
+void tm_coll_check_rank_fini(tm_mpi_rank_t *r);
+
 #endif /* TM_COLL_CHECK_H */

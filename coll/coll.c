@@ -63,6 +63,7 @@ int tm_coll_run(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, tm_nbc_
     }
     req->comm = comm;
     req->call = call;
+    tm_nbc_sched_abort_on(s, tm_coll_check_abort_flag(comm));
     if (tm_nbc_sched_start(r, s, req) < 0) {
         tm_p2p_request_release(r, req);
         return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");
@@ -75,6 +76,8 @@ int tm_coll_run(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, tm_nbc_
         tm_p2p_wait_noted(r, request_done, req, tm_p2p_request_blocked_note, req);
     int err = req->status.MPI_ERROR;
     tm_p2p_request_release(r, req);
+    if (err != MPI_SUCCESS && tm_coll_check_is_broken(comm))
+        return tm_coll_check_broken_raise(r, comm, call);
     if (err != MPI_SUCCESS)
         return tm_mpi_error_raise(r->rt, comm, call, err,
                                   "message truncated on receive: the "
@@ -95,13 +98,29 @@ void tm_coll_init(void)
 
 /* ---- the entry points ---- */
 
+/* Numbers the call on c and checks c (check.h): declares `sig`, the call's signature (its root
+ * and operation given), which the flat algorithms take; the call flat (its members meeting in
+ * the flat block's rounds) or not. Returns from the entry point on an error (a communicator
+ * broken before). */
+#define CHECK_BEGIN(root, op, flat)                                                                \
+    CHECK_BEGIN_AT(root, op, (flat) ? TM_COLL_MEET_ROUND : TM_COLL_MEET_MESSAGES)
+#define CHECK_BEGIN_AT(root, op, meet)                                                             \
+    tm_coll_sig_t sig = tm_coll_sig(call, (root), (op));                                           \
+    do {                                                                                           \
+        int err_ = tm_coll_check_begin(r, c, call, &sig, (meet));                                  \
+        if (err_ != MPI_SUCCESS)                                                                   \
+            return err_;                                                                           \
+    } while (0)
+
 int tm_coll_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, MPI_Request *request)
 {
     bool nonblocking = request != NULL;
-    if (tm_coll_use_flat(c, 0)) {
+    bool flat = tm_coll_use_flat(c, 0);
+    CHECK_BEGIN(-1, NULL, flat && !nonblocking);
+    if (flat) {
         if (nonblocking)
             return tm_coll_flat_ibarrier(r, c, call, request);
-        return tm_coll_flat_barrier(r, c, call);
+        return tm_coll_flat_barrier(r, c, call, &sig);
     }
     int levels = tm_coll_levels(c, nonblocking, false);
     return tm_coll_run(r, c, call, tm_coll_barrier_dissemination(r, c, levels), request);
@@ -111,8 +130,10 @@ int tm_coll_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *bu
                   tm_mpi_type_t *type, int root, MPI_Request *request)
 {
     bool nonblocking = request != NULL;
-    if (!nonblocking && tm_coll_use_flat(c, count * type->size))
-        return tm_coll_flat_bcast(r, c, call, buf, count, type, root);
+    bool flat = !nonblocking && tm_coll_use_flat(c, count * type->size);
+    CHECK_BEGIN(root, NULL, flat);
+    if (flat)
+        return tm_coll_flat_bcast(r, c, call, &sig, buf, count, type, root);
     int levels = tm_coll_levels(c, nonblocking, false);
     return tm_coll_run(r, c, call, tm_coll_bcast_binomial(r, c, buf, count, type, root, levels),
                        request);
@@ -123,8 +144,10 @@ int tm_coll_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const v
                    MPI_Request *request)
 {
     bool nonblocking = request != NULL;
-    if (!nonblocking && tm_coll_use_flat_reduce(c, count, type))
-        return tm_coll_flat_reduce(r, c, call, data, recvbuf, count, type, op, root);
+    bool flat = !nonblocking && tm_coll_use_flat_reduce(c, count, type);
+    CHECK_BEGIN(root, op, flat);
+    if (flat)
+        return tm_coll_flat_reduce(r, c, call, &sig, data, recvbuf, count, type, op, root);
     if (!nonblocking && tm_coll_use_shared(c, count, type, op))
         return tm_coll_reduce_shared(r, c, call, data, recvbuf, count, type, op, root);
     int levels = tm_coll_levels(c, nonblocking, false);
@@ -139,11 +162,13 @@ int tm_coll_allreduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, cons
                       MPI_Request *request)
 {
     tm_nbc_sched_t *s;
+    bool flat = !request && tm_coll_use_flat_reduce(c, count, type);
+    CHECK_BEGIN(-1, op, flat);
     if (request) {
         s = tm_coll_allreduce_split(r, c, data, recvbuf, count, type, op,
                                     tm_coll_levels(c, true, false));
-    } else if (tm_coll_use_flat_reduce(c, count, type)) {
-        return tm_coll_flat_reduce(r, c, call, data, recvbuf, count, type, op, -1);
+    } else if (flat) {
+        return tm_coll_flat_reduce(r, c, call, &sig, data, recvbuf, count, type, op, -1);
     } else if (tm_coll_use_shared(c, count, type, op)) {
         return tm_coll_allreduce_shared(r, c, call, data, recvbuf, count, type, op);
     } else {
@@ -166,8 +191,10 @@ int tm_coll_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const voi
                  MPI_Request *request)
 {
     bool nonblocking = request != NULL;
-    if (!nonblocking && tm_coll_use_flat_reduce(c, count, type))
-        return tm_coll_flat_scan(r, c, call, data, recvbuf, count, type, op, exclusive);
+    bool flat = !nonblocking && tm_coll_use_flat_reduce(c, count, type);
+    CHECK_BEGIN_AT(-1, op, flat ? TM_COLL_MEET_CHAIN : TM_COLL_MEET_MESSAGES);
+    if (flat)
+        return tm_coll_flat_scan(r, c, call, &sig, data, recvbuf, count, type, op, exclusive);
     int levels = tm_coll_levels(c, nonblocking, false);
     return tm_coll_run(
         r, c, call,
@@ -187,9 +214,12 @@ int tm_coll_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
     }
     if (!counts)
         first = block * (size_t)c->rank;
-    if (!nonblocking && tm_coll_use_flat_reduce(c, total, type)) {
+    bool flat = !nonblocking && tm_coll_use_flat_reduce(c, total, type);
+    CHECK_BEGIN(-1, op, flat);
+    if (flat) {
         size_t mine = counts ? (size_t)counts[c->rank] : block;
-        return tm_coll_flat_reduce_scatter(r, c, call, data, recvbuf, total, first, mine, type, op);
+        return tm_coll_flat_reduce_scatter(r, c, call, &sig, data, recvbuf, total, first, mine,
+                                           type, op);
     }
     int levels = tm_coll_levels(c, nonblocking, false);
     return tm_coll_run(
@@ -203,9 +233,11 @@ int tm_coll_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const v
                    tm_mpi_type_t *rtype, int root, MPI_Request *request)
 {
     bool nonblocking = request != NULL, at_root = c->rank == root;
-    if (!nonblocking && tm_coll_use_flat(c, sendcount * stype->size))
-        return tm_coll_flat_gather(r, c, call, sendbuf, sendcount, stype, recvbuf, recvcount, rtype,
-                                   root);
+    bool flat = !nonblocking && tm_coll_use_flat(c, sendcount * stype->size);
+    CHECK_BEGIN(root, NULL, flat);
+    if (flat)
+        return tm_coll_flat_gather(r, c, call, &sig, sendbuf, sendcount, stype, recvbuf, recvcount,
+                                   rtype, root);
     int levels = tm_coll_levels(c, nonblocking, true);
     return tm_coll_run(r, c, call,
                        tm_coll_gather_binomial(r, c, sendbuf, sendcount, stype,
@@ -219,6 +251,7 @@ int tm_coll_gatherv(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const 
                     const int *displs, tm_mpi_type_t *rtype, int root, MPI_Request *request)
 {
     bool at_root = c->rank == root;
+    CHECK_BEGIN(root, NULL, false);
     int levels = tm_coll_levels(c, request != NULL, true);
     return tm_coll_run(r, c, call,
                        tm_coll_gatherv_linear(r, c, sendbuf, sendcount, stype,
@@ -232,8 +265,10 @@ int tm_coll_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const 
                     tm_mpi_type_t *rtype, int root, MPI_Request *request)
 {
     bool nonblocking = request != NULL, at_root = c->rank == root;
-    if (!nonblocking && tm_coll_use_flat(c, (size_t)c->size * recvcount * rtype->size))
-        return tm_coll_flat_scatter(r, c, call, sendbuf, sendcount, stype, recvbuf, recvcount,
+    bool flat = !nonblocking && tm_coll_use_flat(c, (size_t)c->size * recvcount * rtype->size);
+    CHECK_BEGIN(root, NULL, flat);
+    if (flat)
+        return tm_coll_flat_scatter(r, c, call, &sig, sendbuf, sendcount, stype, recvbuf, recvcount,
                                     rtype, root);
     int levels = tm_coll_levels(c, nonblocking, true);
     return tm_coll_run(r, c, call,
@@ -248,6 +283,7 @@ int tm_coll_scatterv(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const
                      size_t recvcount, tm_mpi_type_t *rtype, int root, MPI_Request *request)
 {
     bool at_root = c->rank == root;
+    CHECK_BEGIN(root, NULL, false);
     int levels = tm_coll_levels(c, request != NULL, true);
     return tm_coll_run(r, c, call,
                        tm_coll_scatterv_linear(r, c, at_root ? sendbuf : NULL,
@@ -268,8 +304,10 @@ int tm_coll_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, cons
         if (bytes > largest)
             largest = bytes;
     }
-    if (!nonblocking && tm_coll_use_flat(c, largest))
-        return tm_coll_flat_allgather(r, c, call, sendbuf, sendcount, stype, recv);
+    bool flat = !nonblocking && tm_coll_use_flat(c, largest);
+    CHECK_BEGIN(-1, NULL, flat);
+    if (flat)
+        return tm_coll_flat_allgather(r, c, call, &sig, sendbuf, sendcount, stype, recv);
     int levels = tm_coll_levels(c, nonblocking, false);
     tm_nbc_sched_t *s;
     if (regular && (c->size & (c->size - 1)) == 0 && total < ALLGATHER_DOUBLING_BYTES)
@@ -287,10 +325,13 @@ int tm_coll_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
 {
     bool nonblocking = request != NULL;
     bool regular = recv->counts == NULL; /* MPI_Alltoall's equal blocks, one after the other */
-    if (regular && !nonblocking &&
-        tm_coll_use_flat(c, (size_t)c->size * recv->count * recv->type->size))
-        return tm_coll_flat_alltoall(r, c, call, send ? send->buf : NULL, send ? send->count : 0,
-                                     send ? send->type : NULL, recv->buf, recv->count, recv->type);
+    bool flat = regular && !nonblocking &&
+                tm_coll_use_flat(c, (size_t)c->size * recv->count * recv->type->size);
+    CHECK_BEGIN(-1, NULL, flat);
+    if (flat)
+        return tm_coll_flat_alltoall(r, c, call, &sig, send ? send->buf : NULL,
+                                     send ? send->count : 0, send ? send->type : NULL, recv->buf,
+                                     recv->count, recv->type);
     int levels = tm_coll_levels(c, nonblocking, false);
     tm_nbc_sched_t *s;
     if (regular && recv->count * recv->type->size <= ALLTOALL_BRUCK_BYTES &&
@@ -305,6 +346,7 @@ int tm_coll_neighbor(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                      const tm_coll_xfer_t *recvs, int nrecvs, const tm_coll_xfer_t *sends,
                      int nsends, MPI_Request *request)
 {
+    CHECK_BEGIN(-1, NULL, false);
     int levels = tm_coll_levels(c, request != NULL, false);
     return tm_coll_run(
         r, c, call, tm_coll_neighbor_linear(r, c, recvs, nrecvs, sends, nsends, levels), request);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "coll/check.h"
 #include "nbc/nbc.h"
 #include "obj/datatype.h"
 #include "obj/obj.h"
@@ -138,44 +139,51 @@ static inline bool tm_coll_use_shared(const tm_mpi_comm_t *c, size_t count,
 bool tm_coll_use_flat(const tm_mpi_comm_t *c, size_t bytes);
 /* The same for a reduction: also needs a dense type (no gaps, from offset 0). */
 bool tm_coll_use_flat_reduce(const tm_mpi_comm_t *c, size_t count, const tm_mpi_type_t *type);
-int tm_coll_flat_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call);
-int tm_coll_flat_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *buf,
-                       size_t count, tm_mpi_type_t *type, int root);
+int tm_coll_flat_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                         const tm_coll_sig_t *sig);
+int tm_coll_flat_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                       const tm_coll_sig_t *sig, void *buf, size_t count, tm_mpi_type_t *type,
+                       int root);
 /* Reduce to `root`, or allreduce with root -1; data == recvbuf in place. */
-int tm_coll_flat_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
-                        void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
-                        int root);
+int tm_coll_flat_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                        const tm_coll_sig_t *sig, const void *data, void *recvbuf, size_t count,
+                        tm_mpi_type_t *type, tm_mpi_op_t *op, int root);
 /* Allgather(v) into the blocks of `recv`, and alltoall (sendbuf NULL: in place): every member
  * reads every slot after the round. Flat when one rank's blocks (allgather(v): the largest block,
  * which every member computes alike from the counts; alltoall: all size of them) fit
  * TM_COLL_FLAT_BYTES. */
 int tm_coll_flat_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                           const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                           const tm_coll_blocks_t *recv);
-int tm_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
-                          size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
+                           const tm_coll_sig_t *sig, const void *sendbuf, size_t sendcount,
+                           tm_mpi_type_t *stype, const tm_coll_blocks_t *recv);
+int tm_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                          const tm_coll_sig_t *sig, const void *sendbuf, size_t sendcount,
+                          tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
                           tm_mpi_type_t *rtype);
 /* Reduce_scatter and reduce_scatter_block: the reduction of all `total` elements of data
  * (== recvbuf in place), as a flat allreduce's, then the member's `count` elements from element
  * `first` of the result into recvbuf. Flat under a reduction's condition for `total`. */
 int tm_coll_flat_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                                const void *data, void *recvbuf, size_t total, size_t first,
-                                size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op);
+                                const tm_coll_sig_t *sig, const void *data, void *recvbuf,
+                                size_t total, size_t first, size_t count, tm_mpi_type_t *type,
+                                tm_mpi_op_t *op);
 /* Gather and scatter, whose in-place root passes its own block as sendbuf (gather) or recvbuf
  * (scatter). Flat when the root's blocks (gather: one per slot; scatter: all size of them, in
  * its slot) fit TM_COLL_FLAT_BYTES. */
-int tm_coll_flat_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
-                        size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
-                        tm_mpi_type_t *rtype, int root);
-int tm_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
-                         size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
+int tm_coll_flat_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                        const tm_coll_sig_t *sig, const void *sendbuf, size_t sendcount,
+                        tm_mpi_type_t *stype, void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype,
+                        int root);
+int tm_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                         const tm_coll_sig_t *sig, const void *sendbuf, size_t sendcount,
+                         tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
                          tm_mpi_type_t *rtype, int root);
 /* Scan, or exscan when `exclusive` (data == recvbuf in place): a chain along the ranks, flat
  * under the same condition as a reduction. */
-int tm_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
-                      void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
-                      bool exclusive);
-/* Each returns MPI_SUCCESS, or reports through c's handler and returns what it returns: a
+int tm_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                      const tm_coll_sig_t *sig, const void *data, void *recvbuf, size_t count,
+                      tm_mpi_type_t *type, tm_mpi_op_t *op, bool exclusive);
+/* `sig` is the call's signature (check.h), which the members compare. Each returns
+ * MPI_SUCCESS, or reports through c's handler and returns what it returns: a
  * mismatch of the members' calls (check.h: another call, root or operation), seen by every
  * member of the round (the scan: by the members from the first that differs on), which then
  * leaves the buffers as they were; or MPI_ERR_TRUNCATE (a rank passed more data than another's

@@ -333,6 +333,7 @@ typedef struct flat_wait {
     uint64_t round;
     const char *call;
     tm_mpi_comm_t *comm;
+    const _Atomic int *broken; /* the communicator's (check.h), else NULL */
 } flat_wait_t;
 
 static bool flat_reached(void *arg)
@@ -343,6 +344,15 @@ static bool flat_reached(void *arg)
     return atomic_load_explicit(w->count, memory_order_acquire) >= w->round;
 }
 
+/* flat_reached, or the communicator broke (check.h): some member made another call and will
+ * never arrive. */
+static bool flat_reached_or_broken(void *arg)
+{
+    const flat_wait_t *w = arg;
+    return flat_reached(arg) ||
+           (w->broken && atomic_load_explicit(w->broken, memory_order_acquire));
+}
+
 static void flat_note(void *arg, tm_p2p_blocked_note_t *out)
 {
     const flat_wait_t *w = arg;
@@ -350,14 +360,21 @@ static void flat_note(void *arg, tm_p2p_blocked_note_t *out)
     tm_p2p_request_blocked_note(&described, out);
 }
 
-/* Waits until *count >= round. */
-static void flat_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, _Atomic uint64_t *count,
+/* Waits until *count >= round: true; false when the communicator broke meanwhile. */
+static bool flat_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, _Atomic uint64_t *count,
                       uint64_t round)
 {
-    flat_wait_t w = {count, round, call, c};
-    if (!flat_reached(&w))
-        tm_p2p_wait_noted(r, flat_reached, &w, flat_note, &w);
+    flat_wait_t w = {count, round, call, c, NULL};
+    if (flat_reached(&w))
+        return true;
+    w.broken = tm_coll_check_abort_flag(c);
+    tm_p2p_wait_noted(r, flat_reached_or_broken, &w, flat_note, &w);
+    return flat_reached(&w);
 }
+
+/* What flat_round returns when the communicator broke while it waited: the ledger's mismatch
+ * (flat_checked reports it). */
+static const tm_coll_mismatch_t flat_broken = {.a = -2};
 
 /* Wakes member k if it sleeps. */
 static void flat_poke(tm_mpi_comm_t *c, int k)
@@ -426,7 +443,8 @@ static const tm_coll_mismatch_t *flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, 
     if (group->members > 1 &&
         atomic_fetch_add_explicit(&group->arrived, 1, memory_order_acq_rel) + 1 !=
             round * (uint64_t)group->members) {
-        flat_wait(r, c, call, &group->done, round);
+        if (!flat_wait(r, c, call, &group->done, round))
+            return &flat_broken;
         return group->mismatch.a >= 0 ? &group->mismatch : NULL;
     }
     tm_coll_mismatch_t mismatch; /* written whole only when found (flat_compare) */
@@ -462,7 +480,8 @@ static const tm_coll_mismatch_t *flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, 
             if (h == g)
                 continue;
             flat_pub_t *theirs = &groups[h].pub[round & 1];
-            flat_wait(r, c, call, &theirs->round, round);
+            if (!flat_wait(r, c, call, &theirs->round, round))
+                return &flat_broken;
             if (mismatch.a < 0 && theirs->mismatch.a >= 0)
                 mismatch = theirs->mismatch;
             flat_compare(&mismatch, theirs->leader, &theirs->sig, c->rank, sig);
@@ -570,7 +589,7 @@ int tm_coll_flat_ibarrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
  * of flat_reached pairs with flat_ibarrier_over's release). */
 static void flat_ibarriers_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
 {
-    flat_wait(r, c, call, &c->flat_ibarriers_seen, c->flat_ibarriers);
+    (void)flat_wait(r, c, call, &c->flat_ibarriers_seen, c->flat_ibarriers); /* or broken */
 }
 
 bool tm_coll_use_flat(const tm_mpi_comm_t *c, size_t bytes)
@@ -598,14 +617,18 @@ static uint64_t flat_next(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
 static int flat_checked(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                         const tm_coll_mismatch_t *mismatch)
 {
-    return mismatch ? tm_coll_mismatch_raise(r, c, call, mismatch) : MPI_SUCCESS;
+    if (!mismatch)
+        return MPI_SUCCESS;
+    if (mismatch == &flat_broken)
+        return tm_coll_check_broken_raise(r, c, call);
+    return tm_coll_mismatch_raise(r, c, call, mismatch);
 }
 
-int tm_coll_flat_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
+int tm_coll_flat_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                         const tm_coll_sig_t *sig)
 {
-    tm_coll_sig_t sig = tm_coll_sig(call, -1, NULL);
     return flat_checked(
-        r, c, call, flat_round(r, c, call, flat_next(r, c), FLAT_BARRIER, 0, NULL, NULL, 0, &sig));
+        r, c, call, flat_round(r, c, call, flat_next(r, c), FLAT_BARRIER, 0, NULL, NULL, 0, sig));
 }
 
 /* Unpacks `len` bytes of a slot into (buf, count, type); true when they did not all fit: the
@@ -627,19 +650,19 @@ static int flat_status(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, boo
                               "of data");
 }
 
-int tm_coll_flat_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *buf,
-                       size_t count, tm_mpi_type_t *type, int root)
+int tm_coll_flat_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                       const tm_coll_sig_t *sig, void *buf, size_t count, tm_mpi_type_t *type,
+                       int root)
 {
     uint64_t round = flat_next(r, c);
     tm_coll_flat_t *f = c->flat;
     if (c->rank == root)
         *flat_slot_len(f, round, root) =
             tm_mpi_type_pack(buf, count, type, 0, count * type->size, flat_slot(f, round, root));
-    tm_coll_sig_t sig = tm_coll_sig(call, root, NULL);
     const tm_coll_mismatch_t *mismatch =
-        flat_round(r, c, call, round, FLAT_BCAST, 0, NULL, NULL, root, &sig);
+        flat_round(r, c, call, round, FLAT_BCAST, 0, NULL, NULL, root, sig);
     if (mismatch)
-        return tm_coll_mismatch_raise(r, c, call, mismatch);
+        return flat_checked(r, c, call, mismatch);
     bool truncated = false;
     if (c->rank != root)
         truncated =
@@ -647,18 +670,18 @@ int tm_coll_flat_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, voi
     return flat_status(r, c, call, truncated);
 }
 
-int tm_coll_flat_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
-                        void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op, int root)
+int tm_coll_flat_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                        const tm_coll_sig_t *sig, const void *data, void *recvbuf, size_t count,
+                        tm_mpi_type_t *type, tm_mpi_op_t *op, int root)
 {
     uint64_t round = flat_next(r, c);
     size_t bytes = count * type->size;
     if (bytes > 0)
         memcpy(flat_slot(c->flat, round, c->rank), data, bytes);
-    tm_coll_sig_t sig = tm_coll_sig(call, root, op);
     const tm_coll_mismatch_t *mismatch =
-        flat_round(r, c, call, round, FLAT_REDUCE, count, type, op, root, &sig);
+        flat_round(r, c, call, round, FLAT_REDUCE, count, type, op, root, sig);
     if (mismatch)
-        return tm_coll_mismatch_raise(r, c, call, mismatch);
+        return flat_checked(r, c, call, mismatch);
     if ((root < 0 || c->rank == root) && bytes > 0) /* root -1: allreduce */
         memcpy(recvbuf, flat_result(c)->result, bytes);
     return MPI_SUCCESS;
@@ -698,8 +721,8 @@ static bool flat_get_block(tm_coll_flat_t *f, uint64_t round, int k, int rank, s
 }
 
 int tm_coll_flat_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                           const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                           const tm_coll_blocks_t *recv)
+                           const tm_coll_sig_t *sig, const void *sendbuf, size_t sendcount,
+                           tm_mpi_type_t *stype, const tm_coll_blocks_t *recv)
 {
     uint64_t round = flat_next(r, c);
     tm_coll_flat_t *f = c->flat;
@@ -713,33 +736,33 @@ int tm_coll_flat_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
         sendbuf, sendcount, stype, 0, sendcount * stype->size, flat_slot(f, round, c->rank));
     /* Every member reads every slot after the round: the other set of slots takes the next
      * round, and the one after waits for this round's readers (they arrive at the next one). */
-    tm_coll_sig_t sig = tm_coll_sig(call, -1, NULL);
     const tm_coll_mismatch_t *mismatch =
-        flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0, &sig);
+        flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0, sig);
     if (mismatch)
-        return tm_coll_mismatch_raise(r, c, call, mismatch);
+        return flat_checked(r, c, call, mismatch);
     return flat_status(r, c, call, flat_get_blocks(f, round, in_place ? c->rank : -1, recv));
 }
 
 int tm_coll_flat_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                                const void *data, void *recvbuf, size_t total, size_t first,
-                                size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op)
+                                const tm_coll_sig_t *sig, const void *data, void *recvbuf,
+                                size_t total, size_t first, size_t count, tm_mpi_type_t *type,
+                                tm_mpi_op_t *op)
 {
     uint64_t round = flat_next(r, c);
     if (total > 0)
         memcpy(flat_slot(c->flat, round, c->rank), data, total * type->size);
-    tm_coll_sig_t sig = tm_coll_sig(call, -1, op);
     const tm_coll_mismatch_t *mismatch =
-        flat_round(r, c, call, round, FLAT_REDUCE, total, type, op, -1, &sig);
+        flat_round(r, c, call, round, FLAT_REDUCE, total, type, op, -1, sig);
     if (mismatch)
-        return tm_coll_mismatch_raise(r, c, call, mismatch);
+        return flat_checked(r, c, call, mismatch);
     if (count > 0) /* in place, recvbuf held the data: it is in the slot */
         memcpy(recvbuf, flat_result(c)->result + first * type->size, count * type->size);
     return MPI_SUCCESS;
 }
 
-int tm_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
-                          size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
+int tm_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                          const tm_coll_sig_t *sig, const void *sendbuf, size_t sendcount,
+                          tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
                           tm_mpi_type_t *rtype)
 {
     uint64_t round = flat_next(r, c);
@@ -750,11 +773,10 @@ int tm_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, 
         stype = rtype;
     }
     flat_put_blocks(f, round, c->rank, sendbuf, sendcount, stype);
-    tm_coll_sig_t sig = tm_coll_sig(call, -1, NULL);
     const tm_coll_mismatch_t *mismatch =
-        flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0, &sig);
+        flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0, sig);
     if (mismatch)
-        return tm_coll_mismatch_raise(r, c, call, mismatch);
+        return flat_checked(r, c, call, mismatch);
     bool truncated = false;
     tm_coll_blocks_t recv = {.buf = recvbuf, .count = recvcount, .type = rtype};
     for (int k = 0; k < c->size; k++)
@@ -763,20 +785,20 @@ int tm_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, 
     return flat_status(r, c, call, truncated);
 }
 
-int tm_coll_flat_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
-                        size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
-                        tm_mpi_type_t *rtype, int root)
+int tm_coll_flat_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                        const tm_coll_sig_t *sig, const void *sendbuf, size_t sendcount,
+                        tm_mpi_type_t *stype, void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype,
+                        int root)
 {
     uint64_t round = flat_next(r, c);
     tm_coll_flat_t *f = c->flat;
     *flat_slot_len(f, round, c->rank) = tm_mpi_type_pack(
         sendbuf, sendcount, stype, 0, sendcount * stype->size, flat_slot(f, round, c->rank));
     /* Everyone waits for the round: the root reads the slots after it. */
-    tm_coll_sig_t sig = tm_coll_sig(call, root, NULL);
     const tm_coll_mismatch_t *mismatch =
-        flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0, &sig);
+        flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0, sig);
     if (mismatch)
-        return tm_coll_mismatch_raise(r, c, call, mismatch);
+        return flat_checked(r, c, call, mismatch);
     if (c->rank != root)
         return MPI_SUCCESS;
     /* The root's own block, in place, is there already. */
@@ -785,19 +807,19 @@ int tm_coll_flat_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, co
     return flat_status(r, c, call, flat_get_blocks(f, round, skip, &recv));
 }
 
-int tm_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
-                         size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
+int tm_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                         const tm_coll_sig_t *sig, const void *sendbuf, size_t sendcount,
+                         tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
                          tm_mpi_type_t *rtype, int root)
 {
     uint64_t round = flat_next(r, c);
     tm_coll_flat_t *f = c->flat;
     if (c->rank == root)
         flat_put_blocks(f, round, root, sendbuf, sendcount, stype);
-    tm_coll_sig_t sig = tm_coll_sig(call, root, NULL);
     const tm_coll_mismatch_t *mismatch =
-        flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0, &sig);
+        flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0, sig);
     if (mismatch)
-        return tm_coll_mismatch_raise(r, c, call, mismatch);
+        return flat_checked(r, c, call, mismatch);
     /* The root's own block, in place, is in sendbuf already (which may be read-only). */
     tm_coll_blocks_t send = {.buf = (void *)sendbuf, .count = sendcount, .type = stype};
     if (c->rank == root && recvbuf == tm_coll_blocks_at(&send, root))
@@ -807,23 +829,23 @@ int tm_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, c
                                       recvbuf, recvcount, rtype));
 }
 
-int tm_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
-                      void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
-                      bool exclusive)
+int tm_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                      const tm_coll_sig_t *sig, const void *data, void *recvbuf, size_t count,
+                      tm_mpi_type_t *type, tm_mpi_op_t *op, bool exclusive)
 {
     tm_coll_flat_t *f = flat_get(r, c);
     uint64_t round = ++c->flat_scans;
     int k = c->rank, last = c->size - 1;
     size_t bytes = count * type->size;
-    tm_coll_sig_t sig = tm_coll_sig(call, -1, op);
     tm_coll_mismatch_t mismatch = {.a = -1}; /* on the chain up to this member */
     const unsigned char *before = NULL;      /* member k - 1's prefix */
     if (k > 0) {
         flat_prefix_t *in = &flat_link(f, k - 1)->prefix[round % FLAT_SCAN_DEPTH];
-        flat_wait(r, c, call, &in->round, round);
+        if (!flat_wait(r, c, call, &in->round, round))
+            return tm_coll_check_broken_raise(r, c, call);
         if (in->broken)
             mismatch = in->mismatch;
-        flat_compare(&mismatch, k - 1, &in->sig, k, &sig);
+        flat_compare(&mismatch, k - 1, &in->sig, k, sig);
         before = in->data;
     }
     /* Our prefix: into our link for member k + 1, into recvbuf for the last member's scan. */
@@ -834,12 +856,13 @@ int tm_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, cons
          * comes from its core. One acquire that saw count n covers our writes up to n + DEPTH. */
         if (round > FLAT_SCAN_DEPTH && c->flat_scans_next < round - FLAT_SCAN_DEPTH) {
             _Atomic uint64_t *next = &flat_link(f, k + 1)->finished;
-            flat_wait(r, c, call, next, round - FLAT_SCAN_DEPTH);
+            if (!flat_wait(r, c, call, next, round - FLAT_SCAN_DEPTH))
+                return tm_coll_check_broken_raise(r, c, call);
             c->flat_scans_next = atomic_load_explicit(next, memory_order_acquire);
         }
         out = &flat_link(f, k)->prefix[round % FLAT_SCAN_DEPTH];
         prefix = out->data;
-        out->sig = sig;
+        out->sig = *sig;
         out->broken = mismatch.a >= 0;
         if (out->broken)
             out->mismatch = mismatch;

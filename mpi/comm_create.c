@@ -177,6 +177,7 @@ static void tm_mpi_comm_view_free(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
                         (int)tm_mpi_handle_payload(c->handle) - TM_MPI_COMM_FIRST_PAYLOAD);
     tm_mpi_comm_errhandler_clear(c);
     tm_coll_flat_release(r, c, "MPI_Comm_free");
+    tm_coll_check_release(r, c);
     tm_p2p_request_forget_comm(r, c);
     tm_mpi_group_release(c->group);
     tm_mpi_topo_free(c->topo);
@@ -589,9 +590,10 @@ int PMPI_Comm_free(MPI_Comm *comm)
         return tm_mpi_error_raise(r->rt, c, call,
                                   err > 0 && tm_mpi_error_class_name(err) ? err : MPI_ERR_OTHER,
                                   "an attribute delete callback returned %d", err);
+    err = tm_coll_check_final(r, c, call); /* a collective mismatch not reported yet */
     tm_mpi_comm_view_free(r, c);
     *comm = MPI_COMM_NULL;
-    return MPI_SUCCESS;
+    return err;
 }
 #pragma weak MPI_Comm_free = PMPI_Comm_free
 

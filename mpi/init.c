@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "coll/check.h"
 #include "mpi_impl.h"
 
 static int tm_mpi_init_thread(const char *call, int required, int *provided)
@@ -67,10 +68,13 @@ int PMPI_Finalize(void)
             tm_mpi_error_fatal(rt, call, MPI_ERR_OTHER, "MPI is already finalized");
         tm_mpi_error_fatal(rt, call, MPI_ERR_OTHER, "called before MPI_Init");
     }
+    /* A collective mismatch on MPI_COMM_WORLD not reported yet: now, and then finalized. */
+    tm_mpi_rank_t *r = rt->mpi;
+    int err = tm_coll_check_final(r, &r->world, call);
     tm_mpi_rank_destroy(rt);
     /* Release: pairs with the runtime's load, as in tm_mpi_init_thread. */
     atomic_store_explicit(&rt->mpi_state, TM_RT_MPI_FINALIZED, memory_order_release);
-    return MPI_SUCCESS;
+    return err;
 }
 #pragma weak MPI_Finalize = PMPI_Finalize
 

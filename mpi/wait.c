@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "coll/check.h"
 #include "p2p/p2p.h"
 #include "pt2pt.h"
 
@@ -84,6 +85,8 @@ static int report(tm_mpi_rank_t *r, const char *call, tm_mpi_comm_t *comm, int e
         return err;
     if (err == MPI_ERR_TRUNCATE)
         return tm_mpi_error_raise(r->rt, comm, call, err, "message truncated on receive");
+    if (comm && tm_coll_check_is_broken(comm)) /* a non-blocking collective's members disagreed */
+        return tm_coll_check_broken_raise(r, comm, call);
     return tm_mpi_error_raise(r->rt, comm, call, err,
                               "the query or free function of a generalized request returned %d",
                               err);

@@ -223,6 +223,27 @@ static bool round_done(tm_nbc_sched_t *s)
     return true;
 }
 
+/* s's communicator broke (tm_nbc_sched_abort_on): withdraws its receives under way, skips its
+ * later rounds, and fails its request. A send under way keeps s for good: its receiver may never
+ * take it, and the copy's end would write into the action's request. */
+static void sched_abort(tm_nbc_engine_t *e, tm_nbc_sched_t *s)
+{
+    int round = atomic_load_explicit(&s->round, memory_order_relaxed);
+    if (s->round_started) {
+        int first = round > 0 ? s->rounds[round - 1].end : 0;
+        for (int i = first; i < s->rounds[round].end; i++) {
+            tm_nbc_action_t *a = &s->actions[i];
+            if (a->kind == TM_NBC_RECV && !tm_p2p_request_is_complete(&a->req))
+                tm_p2p_matcher_cancel_recv(&e->match, &a->req);
+            else if (a->kind == TM_NBC_SEND && !tm_p2p_request_is_complete(&a->req))
+                s->kept = true;
+        }
+    }
+    s->round_started = false;
+    s->status_error = MPI_ERR_OTHER;
+    atomic_store_explicit(&s->round, s->nrounds, memory_order_relaxed);
+}
+
 /* Runs s as far as it can go now. Returns true when it did something. */
 static bool sched_advance(tm_nbc_engine_t *e, tm_nbc_sched_t *s, bool by_rank)
 {
@@ -255,8 +276,13 @@ static bool engine_pass(tm_nbc_engine_t *e, bool by_rank, bool *rank_work_p,
     tm_nbc_sched_t *prev = NULL, *next;
     for (tm_nbc_sched_t *s = e->head; s; s = next) {
         next = s->next;
-        if (sched_advance(e, s, by_rank))
+        if (__builtin_expect(s->abort && atomic_load_explicit(s->abort, memory_order_acquire), 0) &&
+            atomic_load_explicit(&s->round, memory_order_relaxed) < s->nrounds) {
+            sched_abort(e, s);
             did = true;
+        } else if (sched_advance(e, s, by_rank)) {
+            did = true;
+        }
         int round = atomic_load_explicit(&s->round, memory_order_relaxed);
         if (round < s->nrounds) {
             if (s->rounds[round].where == TM_NBC_RANK)
@@ -275,6 +301,8 @@ static bool engine_pass(tm_nbc_engine_t *e, bool by_rank, bool *rank_work_p,
             e->tail = prev;
         tm_p2p_request_t *req = s->req;
         req->status.MPI_ERROR = s->status_error;
+        if (s->kept)
+            req->coll = NULL; /* its release does not free s (sched_abort) */
         /* release: the rank's acquire load of `complete` sees the results */
         atomic_store_explicit(&req->complete, 1, memory_order_release);
         atomic_fetch_sub_explicit(&e->nscheds, 1, memory_order_relaxed);

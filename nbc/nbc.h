@@ -86,7 +86,9 @@ typedef bool (*tm_nbc_ready_fn_t)(void *obj, uint64_t target, int *cursor);
 
 /* A new empty schedule of rank r for a collective on comm, with `scratch` bytes of temporary
  * memory (tm_nbc_sched_scratch). The collective's tag is taken from the communicator now: every
- * member must create its schedules in the same order. NULL when out of memory. */
+ * member must create its schedules in the same order. Its low 16 bits number the schedule among
+ * the communicator's; the next 15 are comm->coll_tag_sig, the signature of the collective call
+ * (coll/check.h), so that a message of another call never matches. NULL when out of memory. */
 tm_nbc_sched_t *tm_nbc_sched_create(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, size_t scratch);
 
 /* The schedule's temporary memory (aligned for any type), freed with it. */
@@ -117,6 +119,12 @@ void tm_nbc_sched_barrier(tm_nbc_sched_t *s, tm_nbc_where_t where);
 
 /* Sets where the current round runs (the first round: TM_NBC_ANY unless set). */
 void tm_nbc_sched_where(tm_nbc_sched_t *s, tm_nbc_where_t where);
+
+/* Makes s stop as soon as *flag is nonzero (the communicator broke: coll/check.h): its receives
+ * under way are withdrawn, its later rounds skipped, and its request completes with
+ * MPI_ERR_OTHER. A send still under way (one whose receiver never takes it) keeps the
+ * schedule's memory for good. */
+void tm_nbc_sched_abort_on(tm_nbc_sched_t *s, const _Atomic int *flag);
 
 /* Frees a schedule that was not started, or that the engine has finished. */
 void tm_nbc_sched_free(tm_nbc_sched_t *s);

@@ -53,9 +53,14 @@ tm_nbc_sched_t *tm_nbc_sched_create(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, size_
     tm_mpi_group_retain(s->group);
     s->context_id = comm->context_id;
     s->rank = comm->rank;
-    s->tag = (int)(comm->coll_seq++ & 0x7fffffffu);
+    s->tag = (int)((comm->coll_seq++ & 0xffffu) | ((unsigned)comm->coll_tag_sig & 0x7fffu) << 16);
     atomic_init(&s->round, -1);
     return s;
+}
+
+void tm_nbc_sched_abort_on(tm_nbc_sched_t *s, const _Atomic int *flag)
+{
+    s->abort = flag;
 }
 
 void *tm_nbc_sched_scratch(tm_nbc_sched_t *s)

@@ -129,6 +129,11 @@ typedef struct tm_mpi_comm {
     char objname[MPI_MAX_OBJECT_NAME];    /* MPI_Comm_set_name, MPI_Comm_get_name */
     struct tm_mpi_topo *topo;             /* the process topology (topo.h), else NULL */
     unsigned coll_seq; /* collectives started on it: the tag of the next one (nbc/) */
+    /* Collective calls made on it, every algorithm's: each call's number among them, for the
+     * check that the members' calls agree (coll/check.c, which keeps its state in `check`). */
+    uint64_t coll_calls;
+    struct tm_coll_check *check;
+    int coll_tag_sig;  /* 15 bits of the signature of its latest collective call, for its tags */
     unsigned idup_seq; /* MPI_Comm_idup calls on it: the key of the next one (mpi/comm_idup.c) */
     /* The state of its flat collectives (coll/flat.c): */
     struct tm_coll_flat *flat; /* the block they run through, else NULL */
@@ -149,6 +154,7 @@ struct tm_mpi_rank {
     tm_mpi_comm_t self;
     struct tm_p2p *p2p;         /* p2p/: its point-to-point state */
     struct tm_nbc_engine *nbc;  /* nbc/: its collectives under way */
+    struct tm_coll_rank *coll;  /* coll/check.c: the communicators of its latest collectives */
     tm_mpi_table_t groups;      /* group.c */
     tm_mpi_table_t errhandlers; /* errhandler.c */
     tm_mpi_table_t keyvals;     /* mpi/attr.c */

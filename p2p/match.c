@@ -583,7 +583,11 @@ tm_p2p_request_t *tm_p2p_mrecv(tm_mpi_rank_t *r, tm_p2p_request_t *msg, void *bu
 
 bool tm_p2p_cancel_recv(tm_mpi_rank_t *r, tm_p2p_request_t *req)
 {
-    tm_p2p_matcher_t *p = &r->p2p->match;
+    return tm_p2p_matcher_cancel_recv(&r->p2p->match, req);
+}
+
+bool tm_p2p_matcher_cancel_recv(tm_p2p_matcher_t *p, tm_p2p_request_t *req)
+{
     tm_p2p_request_t *prev = NULL;
     for (tm_p2p_request_t *q = p->posted_head; q; prev = q, q = q->next) {
         if (q != req)

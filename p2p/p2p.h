@@ -226,6 +226,9 @@ typedef struct tm_p2p {
     tm_p2p_request_t *zombies;       /* freed by the user while pending, linked through next */
     const tm_p2p_hook_t *hook;       /* the collectives' share of progress, else NULL */
     void *hook_ctx;
+    /* Asked before the rank sleeps in a wait, else NULL: coll/'s check of the members' calls
+     * (true when it found something that the wait should look at before sleeping). */
+    bool (*stalled)(tm_mpi_rank_t *r);
 } tm_p2p_t;
 
 /* Sets up the calling rank's point-to-point state (and every mailbox, the first time). */
@@ -377,6 +380,8 @@ tm_p2p_request_t *tm_p2p_mrecv(tm_mpi_rank_t *r, tm_p2p_request_t *msg, void *bu
 
 /* MPI_Cancel of a receive: true when it was still posted (it is then complete and cancelled). */
 bool tm_p2p_cancel_recv(tm_mpi_rank_t *r, tm_p2p_request_t *req);
+/* The same for a receive posted on matcher m (the collectives' side: nbc/). */
+bool tm_p2p_matcher_cancel_recv(tm_p2p_matcher_t *m, tm_p2p_request_t *req);
 
 /* MPI_Cancel of a send: true when no receiver had matched its message (the request is then
  * complete and cancelled, and no receiver will see the message); false when one had (the send

@@ -84,6 +84,8 @@ void tm_p2p_wait_noted(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
                     atomic_load_explicit(&mb->copy_offer, memory_order_relaxed) ||
                     atomic_load_explicit(&coll->copy_offer, memory_order_relaxed) ||
                     (colls && (!tm_p2p_mailbox_idle(coll) || p->hook->progress(p->hook_ctx)));
+        if (!work && p->stalled && p->stalled(r))
+            work = true;     /* it broke a communicator: look again */
         if (!work && note) { /* about to sleep: now the note is worth making */
             tm_p2p_blocked_note_t record;
             note(note_arg, &record);

@@ -2,12 +2,13 @@
 # (tests/mpi/, listed in tests/mpi/testlist).
 
 TEST_EXTENSIONS = .x .sh
-EXTRA_DIST += tests/lsan.supp tests/deps.sh
+EXTRA_DIST += tests/lsan.supp tests/tsan.supp tests/deps.sh
 AM_TESTS_ENVIRONMENT = \
 	TM_BUILDDIR='$(abs_top_builddir)'; TM_SRCDIR='$(abs_top_srcdir)'; TM_CC='$(CC)'; \
 	CK_DEFAULT_TIMEOUT=60; \
 	LSAN_OPTIONS=use_tls=0:suppressions='$(abs_top_srcdir)/tests/lsan.supp'; \
-	export TM_BUILDDIR TM_SRCDIR TM_CC CK_DEFAULT_TIMEOUT LSAN_OPTIONS;
+	TSAN_OPTIONS=suppressions='$(abs_top_srcdir)/tests/tsan.supp'; \
+	export TM_BUILDDIR TM_SRCDIR TM_CC CK_DEFAULT_TIMEOUT LSAN_OPTIONS TSAN_OPTIONS;
 TM_UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(HWLOC_CFLAGS) $(INIH_CFLAGS)
 
 # The layers' dependencies point one way: no include and no call runs upward (tests/layers.sh).

@@ -1,9 +1,18 @@
-/* Collectives whose members' calls disagree (another call, root or operation): under
- * MPI_ERRORS_RETURN every member gets the error of the mismatch (for a scan, the members from the
- * first that differs on: the chain's earlier results are right), its buffers untouched; the
- * collectives after it stay in step. The last rank makes the odd call of each pair. With an
- * argument "fatal A B", under the default handler: the odd rank calls B, the others A (for
- * coll_mismatch_fatal.sh, which checks the message and the exit status). */
+/* Collectives whose members' calls disagree (another call, root or operation), under
+ * MPI_ERRORS_RETURN; the last rank makes the odd call of each pair.
+ *
+ * The flat algorithms' (blocking, small, up to 64 ranks): every member gets the error of the
+ * mismatch (for a scan, the members from the first that differs on: the chain's earlier results
+ * are right), its buffers untouched; the collectives after it stay in step.
+ *
+ * With the argument "large" (more data than the flat algorithms take), "nb" (blocking calls
+ * against non-blocking ones, and non-blocking ones against each other), or on more than 64
+ * ranks: each pair runs on a communicator of its own (a duplicate of MPI_COMM_WORLD), which the
+ * mismatch may break. No member hangs, some member gets an error (a member whose part needed
+ * nobody else's, a broadcast's root say, from MPI_Comm_free), and MPI_COMM_WORLD stays usable.
+ *
+ * With the arguments "fatal A B", under the default handler: the odd rank calls B, the others A
+ * (for coll_mismatch_fatal.sh, which checks the message and the exit status). */
 #include <mpi.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,6 +20,8 @@
 #include <string.h>
 
 static int rank, size, failures;
+static int words = 4; /* ints per rank: 4 fit the flat algorithms, 128 ("large") do not */
+static MPI_Comm comm;
 
 enum kind {
     BARRIER,
@@ -34,43 +45,65 @@ static const char *names[NKINDS] = {
     "allreduce_sum", "allreduce_max",  "allgather", "alltoall",   "gather0",
     "scatter0",      "reduce_scatter", "scan",      "exscan"};
 
-#define WORDS 4 /* ints per rank, small enough for the flat algorithms */
-
-/* Makes call k with `in` (size * WORDS ints, for every kind) into `out`. */
-static int call(enum kind k, int *in, int *out)
+/* Makes call k on comm with `in` (size * words ints, for every kind) into `out`; its
+ * non-blocking form, waited for, when `nonblocking`. */
+static int call(enum kind k, int *in, int *out, bool nonblocking)
 {
+    MPI_Request req;
+    MPI_Request *q = nonblocking ? &req : NULL;
+    int rc;
+#define CALL(blocking, started, ...) (q ? started(__VA_ARGS__, q) : blocking(__VA_ARGS__))
     switch (k) {
     case BARRIER:
-        return MPI_Barrier(MPI_COMM_WORLD);
+        rc = q ? MPI_Ibarrier(comm, q) : MPI_Barrier(comm);
+        break;
     case BCAST0:
-        return MPI_Bcast(out, WORDS, MPI_INT, 0, MPI_COMM_WORLD);
+        rc = CALL(MPI_Bcast, MPI_Ibcast, out, words, MPI_INT, 0, comm);
+        break;
     case BCAST1:
-        return MPI_Bcast(out, WORDS, MPI_INT, 1, MPI_COMM_WORLD);
+        rc = CALL(MPI_Bcast, MPI_Ibcast, out, words, MPI_INT, 1, comm);
+        break;
     case REDUCE_SUM:
-        return MPI_Reduce(in, out, WORDS, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+        rc = CALL(MPI_Reduce, MPI_Ireduce, in, out, words, MPI_INT, MPI_SUM, 0, comm);
+        break;
     case REDUCE_MAX:
-        return MPI_Reduce(in, out, WORDS, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
+        rc = CALL(MPI_Reduce, MPI_Ireduce, in, out, words, MPI_INT, MPI_MAX, 0, comm);
+        break;
     case ALLREDUCE_SUM:
-        return MPI_Allreduce(in, out, WORDS, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        rc = CALL(MPI_Allreduce, MPI_Iallreduce, in, out, words, MPI_INT, MPI_SUM, comm);
+        break;
     case ALLREDUCE_MAX:
-        return MPI_Allreduce(in, out, WORDS, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        rc = CALL(MPI_Allreduce, MPI_Iallreduce, in, out, words, MPI_INT, MPI_MAX, comm);
+        break;
     case ALLGATHER:
-        return MPI_Allgather(in, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD);
+        rc = CALL(MPI_Allgather, MPI_Iallgather, in, words, MPI_INT, out, words, MPI_INT, comm);
+        break;
     case ALLTOALL:
-        return MPI_Alltoall(in, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD);
+        rc = CALL(MPI_Alltoall, MPI_Ialltoall, in, words, MPI_INT, out, words, MPI_INT, comm);
+        break;
     case GATHER0:
-        return MPI_Gather(in, 1, MPI_INT, out, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        rc = CALL(MPI_Gather, MPI_Igather, in, words, MPI_INT, out, words, MPI_INT, 0, comm);
+        break;
     case SCATTER0:
-        return MPI_Scatter(in, 1, MPI_INT, out, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        rc = CALL(MPI_Scatter, MPI_Iscatter, in, words, MPI_INT, out, words, MPI_INT, 0, comm);
+        break;
     case REDUCE_SCATTER:
-        return MPI_Reduce_scatter_block(in, out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        rc = CALL(MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, in, out, words, MPI_INT,
+                  MPI_SUM, comm);
+        break;
     case SCAN:
-        return MPI_Scan(in, out, WORDS, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        rc = CALL(MPI_Scan, MPI_Iscan, in, out, words, MPI_INT, MPI_SUM, comm);
+        break;
     case EXSCAN:
-        return MPI_Exscan(in, out, WORDS, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        rc = CALL(MPI_Exscan, MPI_Iexscan, in, out, words, MPI_INT, MPI_SUM, comm);
+        break;
     default:
         return MPI_ERR_OTHER;
     }
+#undef CALL
+    if (q && rc == MPI_SUCCESS)
+        rc = MPI_Wait(q, MPI_STATUS_IGNORE);
+    return rc;
 }
 
 static bool is_scan(enum kind k)
@@ -89,41 +122,80 @@ static int expected_class(enum kind a, enum kind b)
     return MPI_ERR_OTHER;
 }
 
-/* The others call a, the last rank b. */
-static void pair(enum kind a, enum kind b)
+static int *ints(int value)
 {
-    int *in = malloc((size_t)size * WORDS * sizeof *in),
-        *out = malloc((size_t)size * WORDS * sizeof *out);
-    for (int i = 0; i < size * WORDS; i++) {
-        in[i] = rank + 1;
-        out[i] = -7;
-    }
-    enum kind mine = rank == size - 1 ? b : a;
-    int rc = call(mine, in, out);
-    /* A scan's chain: the members before the odd one have their results, right. */
-    bool errs = !is_scan(a) || rank == size - 1;
-    int want = errs ? expected_class(a, b) : MPI_SUCCESS;
-    int got = rc == MPI_SUCCESS ? MPI_SUCCESS : (MPI_Error_class(rc, &got), got);
-    if (got != want) {
-        failures++;
-        fprintf(stderr, "coll_mismatch: rank %d: %s against %s returned class %d, expected %d\n",
-                rank, names[mine], names[mine == a ? b : a], got, want);
-    }
-    if (errs)
-        for (int i = 0; i < size * WORDS; i++)
-            if (out[i] != -7) {
-                failures++;
-                fprintf(stderr, "coll_mismatch: rank %d: %s against %s wrote its buffer\n", rank,
-                        names[mine], names[mine == a ? b : a]);
-                break;
-            }
+    int *v = malloc((size_t)size * (size_t)words * sizeof *v);
+    for (int i = 0; i < size * words; i++)
+        v[i] = value;
+    return v;
+}
+
+/* The MPI_COMM_WORLD allreduce after a pair: in step. */
+static void in_step(const char *a, const char *b)
+{
     int one = 1, sum = 0;
-    rc = MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    int rc = MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rc != MPI_SUCCESS || sum != size) {
         failures++;
         fprintf(stderr, "coll_mismatch: rank %d: after %s against %s: allreduce %d, sum %d\n", rank,
-                names[mine], names[mine == a ? b : a], rc, sum);
+                a, b, rc, sum);
     }
+}
+
+/* Flat: the others call a, the last rank b, on MPI_COMM_WORLD. */
+static void pair(enum kind a, enum kind b)
+{
+    int *in = ints(rank + 1), *out = ints(-7);
+    enum kind mine = rank == size - 1 ? b : a, other = mine == a ? b : a;
+    int rc = call(mine, in, out, false);
+    /* A scan's chain: the members before the odd one have their results, right. */
+    bool errs = !is_scan(a) || rank == size - 1;
+    int want = errs ? expected_class(a, b) : MPI_SUCCESS;
+    int got = MPI_SUCCESS;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_class(rc, &got);
+    if (got != want) {
+        failures++;
+        fprintf(stderr, "coll_mismatch: rank %d: %s against %s returned class %d, expected %d\n",
+                rank, names[mine], names[other], got, want);
+    }
+    if (errs)
+        for (int i = 0; i < size * words; i++)
+            if (out[i] != -7) {
+                failures++;
+                fprintf(stderr, "coll_mismatch: rank %d: %s against %s wrote its buffer\n", rank,
+                        names[mine], names[other]);
+                break;
+            }
+    in_step(names[mine], names[other]);
+    free(in);
+    free(out);
+}
+
+/* The others call a, the last rank b (non-blocking: b, or both when `both`), on a communicator
+ * of the pair's own: no hang, an error somewhere, MPI_COMM_WORLD in step after. */
+static void pair_apart(enum kind a, enum kind b, bool nonblocking, bool both)
+{
+    int *in = ints(rank + 1), *out = ints(rank + 1);
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    bool odd = rank == size - 1;
+    int rc = call(odd ? b : a, in, out, nonblocking && (odd || both));
+    /* A member whose part needed nobody hears of the mismatch when it frees the communicator. */
+    int freed = MPI_Comm_free(&comm);
+    int errors = rc != MPI_SUCCESS || freed != MPI_SUCCESS, all = 0;
+    MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    char what_a[32], what_b[32];
+    snprintf(what_a, sizeof what_a, "%s%s", nonblocking && both ? "i" : "", names[a]);
+    snprintf(what_b, sizeof what_b, "%s%s", nonblocking ? "i" : "", names[b]);
+    if (all == 0) {
+        failures++;
+        if (rank == 0)
+            fprintf(stderr, "coll_mismatch: %s against %s: no member got an error\n", what_a,
+                    what_b);
+    }
+    in_step(what_a, what_b);
+    comm = MPI_COMM_WORLD;
     free(in);
     free(out);
 }
@@ -142,18 +214,36 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    comm = MPI_COMM_WORLD;
     if (argc == 4 && strcmp(argv[1], "fatal") == 0) {
-        int in[64 * WORDS] = {0}, out[64 * WORDS];
-        call(rank == size - 1 ? kind_named(argv[3]) : kind_named(argv[2]), in, out);
+        int *in = ints(0), *out = ints(0);
+        call(rank == size - 1 ? kind_named(argv[3]) : kind_named(argv[2]), in, out, false);
         MPI_Finalize();
         return 0;
     }
+    bool large = argc > 1 && strcmp(argv[1], "large") == 0;
+    bool nonblocking = argc > 1 && strcmp(argv[1], "nb") == 0;
+    if (large)
+        words = 128;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    /* Every pair of calls of the rounds, and the scans with each other. */
-    for (int a = 0; a < NKINDS; a++)
-        for (int b = 0; b < NKINDS; b++)
-            if (a != b && is_scan(a) == is_scan(b))
-                pair(a, b);
+    if (nonblocking) {
+        /* Each call against its non-blocking form, and the non-blocking ones against the next. */
+        for (int a = 0; a < NKINDS; a++) {
+            pair_apart(a, a, true, false);
+            pair_apart(a, (a + 1) % NKINDS, true, true);
+        }
+    } else if (large || size > 64) {
+        for (int a = 0; a < NKINDS; a++)
+            for (int b = 0; b < NKINDS; b++)
+                if (a != b)
+                    pair_apart(a, b, false, false);
+    } else {
+        /* Every pair of calls of the rounds, and the scans with each other. */
+        for (int a = 0; a < NKINDS; a++)
+            for (int b = 0; b < NKINDS; b++)
+                if (a != b && is_scan(a) == is_scan(b))
+                    pair(a, b);
+    }
     int all = 0;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
