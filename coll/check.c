@@ -138,7 +138,7 @@ static void comparer_start(void)
     pthread_sigmask(SIG_SETMASK, &all, &old); /* signals are the ranks' threads' */
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&attr, 64 * 1024);
+    pthread_attr_setstacksize(&attr, 256 * 1024);
     pthread_create(&t, &attr, comparer_main, NULL); /* without it, the waits compare nothing */
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
