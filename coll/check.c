@@ -107,10 +107,10 @@ typedef struct ledger_member {
 
 struct tm_coll_ledger {
     int context_id, leader, size; /* the key: context id, world rank of rank 0; members */
-    /* Members whose view has not gone yet; under registry.lock. It starts at the size, not at
-     * the views that took it: a member may make its calls and let its view go before a slower
-     * one even looks for the ledger, whose entries must outlive it. */
-    int refs;
+    /* Members whose view has not gone yet, and schedules that read `broken`. It starts at the
+     * size, not at the views that took it: a member may make its calls and let its view go
+     * before a slower one even looks for the ledger, whose entries must outlive it. */
+    _Atomic int refs;
     tm_mpi_group_t *group; /* the members (a reference), to wake them when it breaks */
     struct tm_coll_ledger *next;
     /* 0, or 1 once a mismatch broke the communicator: written once, by who found it, with the
@@ -165,7 +165,7 @@ static struct tm_coll_ledger *ledger_get(tm_mpi_comm_t *c)
         l->context_id = c->context_id;
         l->leader = leader;
         l->size = c->size;
-        l->refs = c->size;
+        atomic_init(&l->refs, c->size);
         l->group = c->group;
         tm_mpi_group_retain(l->group);
         atomic_init(&l->broken, 0);
@@ -180,21 +180,22 @@ static struct tm_coll_ledger *ledger_get(tm_mpi_comm_t *c)
 
 static void ledger_put(struct tm_coll_ledger *l)
 {
-    if (!l)
+    if (!l || atomic_fetch_sub_explicit(&l->refs, 1, memory_order_acq_rel) != 1)
         return;
     pthread_mutex_lock(&registry.lock);
-    bool last = --l->refs == 0;
-    if (last) {
-        struct tm_coll_ledger **link = &registry.head;
-        while (*link != l)
-            link = &(*link)->next;
-        *link = l->next;
-    }
+    struct tm_coll_ledger **link = &registry.head;
+    while (*link != l)
+        link = &(*link)->next;
+    *link = l->next;
     pthread_mutex_unlock(&registry.lock);
-    if (last) {
-        tm_mpi_group_release(l->group);
-        free(l);
-    }
+    tm_mpi_group_release(l->group);
+    free(l);
+}
+
+/* A schedule no longer reads its ledger's `broken` (tm_nbc_sched_abort_on's release). */
+static void ledger_put_schedule(void *l)
+{
+    ledger_put(l);
 }
 
 static void entry_write(ledger_entry_t *e, uint64_t seq, const tm_coll_sig_t *sig, int meet)
@@ -396,6 +397,15 @@ bool tm_coll_check_stalled(tm_mpi_rank_t *r)
 const _Atomic int *tm_coll_check_abort_flag(tm_mpi_comm_t *c)
 {
     return c->check ? &c->check->ledger->broken : NULL;
+}
+
+void tm_coll_check_abort_on(tm_mpi_comm_t *c, tm_nbc_sched_t *s)
+{
+    if (!c->check)
+        return;
+    struct tm_coll_ledger *l = c->check->ledger;
+    atomic_fetch_add_explicit(&l->refs, 1, memory_order_relaxed); /* the schedule's */
+    tm_nbc_sched_abort_on(s, &l->broken, ledger_put_schedule, l);
 }
 
 bool tm_coll_check_is_broken(const tm_mpi_comm_t *c)

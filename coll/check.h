@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nbc/nbc.h"
 #include "obj/obj.h"
 #include "obj/op.h"
 
@@ -115,8 +116,12 @@ static inline int tm_coll_check_begin(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const 
  * its members. True when it broke one (the wait looks again rather than sleep). */
 bool tm_coll_check_stalled(tm_mpi_rank_t *r);
 
-/* The word that turns nonzero when c breaks (a schedule's abort flag, nbc.h), else NULL. */
+/* The word that turns nonzero when c breaks, else NULL: valid while c's view is. */
 const _Atomic int *tm_coll_check_abort_flag(tm_mpi_comm_t *c);
+
+/* Makes schedule s (of a collective on c) stop when c breaks (nbc.h's abort flag), holding c's
+ * ledger until s is freed: the view may go first (MPI_Comm_free with the collective pending). */
+void tm_coll_check_abort_on(tm_mpi_comm_t *c, tm_nbc_sched_t *s);
 
 /* Whether a mismatch broke c. */
 bool tm_coll_check_is_broken(const tm_mpi_comm_t *c);

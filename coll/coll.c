@@ -63,7 +63,7 @@ int tm_coll_run(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, tm_nbc_
     }
     req->comm = comm;
     req->call = call;
-    tm_nbc_sched_abort_on(s, tm_coll_check_abort_flag(comm));
+    tm_coll_check_abort_on(comm, s);
     if (tm_nbc_sched_start(r, s, req) < 0) {
         tm_p2p_request_release(r, req);
         return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");

@@ -123,8 +123,9 @@ void tm_nbc_sched_where(tm_nbc_sched_t *s, tm_nbc_where_t where);
 /* Makes s stop as soon as *flag is nonzero (the communicator broke: coll/check.h): its receives
  * under way are withdrawn, its later rounds skipped, and its request completes with
  * MPI_ERR_OTHER. A send still under way (one whose receiver never takes it) keeps the
- * schedule's memory for good. */
-void tm_nbc_sched_abort_on(tm_nbc_sched_t *s, const _Atomic int *flag);
+ * schedule's memory for good. release(arg) runs once s no longer reads *flag (it is freed). */
+void tm_nbc_sched_abort_on(tm_nbc_sched_t *s, const _Atomic int *flag, void (*release)(void *arg),
+                           void *arg);
 
 /* Frees a schedule that was not started, or that the engine has finished. */
 void tm_nbc_sched_free(tm_nbc_sched_t *s);

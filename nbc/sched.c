@@ -58,9 +58,12 @@ tm_nbc_sched_t *tm_nbc_sched_create(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, size_
     return s;
 }
 
-void tm_nbc_sched_abort_on(tm_nbc_sched_t *s, const _Atomic int *flag)
+void tm_nbc_sched_abort_on(tm_nbc_sched_t *s, const _Atomic int *flag, void (*release)(void *arg),
+                           void *arg)
 {
     s->abort = flag;
+    s->abort_release = release;
+    s->abort_arg = arg;
 }
 
 void *tm_nbc_sched_scratch(tm_nbc_sched_t *s)
@@ -239,6 +242,8 @@ void tm_nbc_sched_free(tm_nbc_sched_t *s)
         }
     }
     tm_mpi_group_release(s->group);
+    if (s->abort_release)
+        s->abort_release(s->abort_arg);
     /* Freed by its rank (a request released, a start failed): it may become the spare. */
     tm_nbc_engine_t *e = s->owner->nbc;
     if (e && s->actions_cap <= SPARE_CAP_MAX && s->rounds_cap <= SPARE_CAP_MAX &&

@@ -95,8 +95,10 @@ struct tm_nbc_sched {
     int status_error;         /* MPI error of a transfer (MPI_ERR_TRUNCATE), for the request */
     tm_p2p_request_t *req;    /* the collective's request, once started */
     const _Atomic int *abort; /* tm_nbc_sched_abort_on, else NULL */
-    bool kept;                /* aborted with a send under way: never freed */
-    tm_nbc_sched_t *next;     /* in the engine's list */
+    void (*abort_release)(void *arg);
+    void *abort_arg;
+    bool kept;            /* aborted with a send under way: never freed */
+    tm_nbc_sched_t *next; /* in the engine's list */
     /* Room for the small schedules (a blocking collective on few ranks is a round or two of
      * one or two actions), which then cost no allocation beyond the schedule itself. */
     tm_nbc_round_t rounds_inline[TM_NBC_SCHED_INLINE];
