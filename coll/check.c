@@ -39,6 +39,8 @@
 #include "obj/group.h"
 #include "p2p/p2p.h"
 
+bool tm_coll_check_types = true;
+
 bool tm_coll_sig_names_equal(const char *a, const char *b)
 {
     return strcmp(a, b) == 0;
@@ -78,10 +80,23 @@ int tm_coll_mismatch_raise(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                                   "collective mismatch on %s: rank %d called %s with root %d, "
                                   "rank %d with root %d",
                                   c->name, ra, a->call, a->root, rb, b->root);
-    return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_OP,
-                              "collective mismatch on %s: rank %d called %s with %s, rank %d "
-                              "with %s",
-                              c->name, ra, a->call, op_name(a->op), rb, op_name(b->op));
+    if (a->op != b->op)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_OP,
+                                  "collective mismatch on %s: rank %d called %s with %s, rank %d "
+                                  "with %s",
+                                  c->name, ra, a->call, op_name(a->op), rb, op_name(b->op));
+    if (a->bytes != b->bytes)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_TRUNCATE,
+                                  "collective mismatch on %s: rank %d called %s with %llu bytes "
+                                  "of data, rank %d with %llu",
+                                  c->name, ra, a->call, (unsigned long long)a->bytes, rb,
+                                  (unsigned long long)b->bytes);
+    return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_TYPE,
+                              "collective mismatch on %s: rank %d called %s with %llu bytes of "
+                              "other types than rank %d's (integers, floating-point and complex "
+                              "numbers of each size compared; [coll] check_types = false turns "
+                              "this off)",
+                              c->name, ra, a->call, (unsigned long long)a->bytes, rb);
 }
 
 /* ---- the ledger ---- */
@@ -96,7 +111,7 @@ typedef struct ledger_entry {
     _Atomic uint64_t seq; /* the call's number on the communicator; 0: none, or being written */
     const char *_Atomic call;
     _Atomic int root, op;
-    _Atomic uint64_t key;
+    _Atomic uint64_t bytes, types, key;
     _Atomic int meet; /* tm_coll_meet_t: two flat calls that meet in one place compared there */
 } ledger_entry_t;
 
@@ -205,6 +220,8 @@ static void entry_write(ledger_entry_t *e, uint64_t seq, const tm_coll_sig_t *si
     atomic_store_explicit(&e->call, sig->call, memory_order_relaxed);
     atomic_store_explicit(&e->root, sig->root, memory_order_relaxed);
     atomic_store_explicit(&e->op, sig->op, memory_order_relaxed);
+    atomic_store_explicit(&e->bytes, sig->bytes, memory_order_relaxed);
+    atomic_store_explicit(&e->types, sig->types, memory_order_relaxed);
     atomic_store_explicit(&e->key, sig->key, memory_order_relaxed);
     atomic_store_explicit(&e->meet, meet, memory_order_relaxed);
     atomic_store_explicit(&e->seq, seq, memory_order_release);
@@ -221,6 +238,8 @@ static int entry_read(struct tm_coll_ledger *l, int k, uint64_t seq, tm_coll_sig
     sig->call = atomic_load_explicit(&e->call, memory_order_relaxed);
     sig->root = atomic_load_explicit(&e->root, memory_order_relaxed);
     sig->op = atomic_load_explicit(&e->op, memory_order_relaxed);
+    sig->bytes = atomic_load_explicit(&e->bytes, memory_order_relaxed);
+    sig->types = atomic_load_explicit(&e->types, memory_order_relaxed);
     sig->key = atomic_load_explicit(&e->key, memory_order_relaxed);
     *meet = atomic_load_explicit(&e->meet, memory_order_relaxed);
     atomic_thread_fence(memory_order_acquire); /* the fields before the second look */
@@ -277,7 +296,13 @@ static bool compare_call(struct tm_coll_ledger *l, int k, int n, uint64_t seq, b
      * every member, the communicator left usable). */
     if (meet_a == meet_b && meet_a != TM_COLL_MEET_MESSAGES)
         return false;
-    if (tm_coll_sig_equal(&a, &b))
+    /* Two calls on messages: their amounts of data meet in the messages, which report a
+     * difference as a truncation and leave the communicator usable; the calls themselves
+     * compare here. A call that met in the flat block and one on messages differ in their
+     * pieces, if not in their calls (the members choose alike from alike pieces). */
+    if (meet_a == TM_COLL_MEET_MESSAGES && meet_b == TM_COLL_MEET_MESSAGES
+            ? tm_coll_sig_calls_equal(&a, &b)
+            : tm_coll_sig_equal(&a, &b))
         return false;
     tm_coll_mismatch_t m = {k, n, a, b};
     ledger_break(l, seq, &m);
@@ -327,9 +352,10 @@ static struct tm_coll_check *check_of(tm_mpi_comm_t *c)
 {
     if (c->check)
         return c->check;
-    struct tm_coll_check *k = calloc(1, sizeof *k);
+    struct tm_coll_check *k = aligned_alloc(alignof(struct tm_coll_check), sizeof *k);
     if (!k)
         return NULL;
+    memset(k, 0, sizeof *k);
     k->ledger = ledger_get(c);
     if (!k->ledger) {
         free(k);
@@ -340,34 +366,22 @@ static struct tm_coll_check *check_of(tm_mpi_comm_t *c)
     return k;
 }
 
-/* A flat call of c's member that waits: into the ledger now. */
-static void flat_entry_write(tm_mpi_comm_t *c)
-{
-    struct tm_coll_check *k = c->check;
-    entry_write(&k->ledger->members[c->rank].entries[k->flat_seq % CHECK_DEPTH], k->flat_seq,
-                &k->flat_sig, k->flat_meet);
-    k->flat_seq = 0;
-}
-
 int tm_coll_check_begin_slow(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                              const tm_coll_sig_t *sig, tm_coll_meet_t meet, uint64_t seq)
 {
     struct tm_coll_check *k = check_of(c);
+    if (!r->coll && (r->coll = aligned_alloc(alignof(struct tm_coll_rank), sizeof *r->coll)))
+        memset(r->coll, 0, sizeof *r->coll);
     if (!k)
         return MPI_SUCCESS;
     struct tm_coll_ledger *l = k->ledger;
     if (__builtin_expect(atomic_load_explicit(&l->broken, memory_order_acquire) != 0, 0))
         return tm_coll_check_broken_raise(r, c, call);
-    if (!r->coll && !(r->coll = calloc(1, sizeof *r->coll)))
+    /* A round's members all meet there: its call goes into the ledger only if it sleeps
+     * (tm_coll_check_flat_waits). The chain's first member waits for nobody, and messages meet
+     * only in their tags: theirs go in now. */
+    if (meet == TM_COLL_MEET_ROUND)
         return MPI_SUCCESS;
-    if (meet != TM_COLL_MEET_MESSAGES) {
-        k->flat_seq = seq;
-        k->flat_sig = *sig;
-        k->flat_meet = meet;
-        r->coll->flat_pending = c;
-        return MPI_SUCCESS;
-    }
-    k->flat_seq = 0;
     entry_write(&l->members[c->rank].entries[seq % CHECK_DEPTH], seq, sig, meet);
     /* The tag's signature bits: a hash of the name, root and operation (not of the name's
      * address, which may differ for equal names). */
@@ -386,17 +400,13 @@ int tm_coll_check_begin_slow(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *cal
 bool tm_coll_check_stalled(tm_mpi_rank_t *r)
 {
     struct tm_coll_rank *rc = r->coll;
-    if (rc && rc->flat_pending) {
-        if (rc->flat_pending->check->flat_seq)
-            flat_entry_write(rc->flat_pending);
-        rc->flat_pending = NULL;
+    if (rc && rc->flat_comm && !rc->flat_written) {
+        tm_mpi_comm_t *c = rc->flat_comm;
+        entry_write(&c->check->ledger->members[c->rank].entries[rc->flat_seq % CHECK_DEPTH],
+                    rc->flat_seq, rc->flat_sig, rc->flat_meet);
+        rc->flat_written = true;
     }
     return false;
-}
-
-const _Atomic int *tm_coll_check_abort_flag(tm_mpi_comm_t *c)
-{
-    return c->check ? &c->check->ledger->broken : NULL;
 }
 
 void tm_coll_check_abort_on(tm_mpi_comm_t *c, tm_nbc_sched_t *s)
@@ -433,8 +443,6 @@ int tm_coll_check_final(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
     /* Its latest calls against its neighbours': the calls of a member that waited for nobody
      * (a broadcast's root, say) may be all a slower neighbour waits on. */
     struct tm_coll_ledger *l = k->ledger;
-    if (k->flat_seq)
-        flat_entry_write(c);
     atomic_thread_fence(memory_order_seq_cst);
     uint64_t latest = entry_latest(l, c->rank);
     for (uint64_t seq = latest > CHECK_DEPTH ? latest - CHECK_DEPTH + 1 : 1; seq <= latest; seq++)
@@ -466,8 +474,8 @@ void tm_coll_check_release(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
             ledger_put(ledger_get(c)); /* one member less, which never made a collective call */
         return;
     }
-    if (r->coll && r->coll->flat_pending == c)
-        r->coll->flat_pending = NULL;
+    if (r->coll && r->coll->flat_comm == c)
+        r->coll->flat_comm = NULL;
     ledger_put(k->ledger);
     free(k);
     c->check = NULL;

@@ -9,11 +9,13 @@
 #ifndef TM_COLL_CHECK_H
 #define TM_COLL_CHECK_H
 
+#include <stdalign.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "nbc/nbc.h"
+#include "obj/datatype.h"
 #include "obj/obj.h"
 #include "obj/op.h"
 
@@ -21,28 +23,50 @@ typedef struct tm_coll_sig {
     const char *call; /* "MPI_Bcast": the kind */
     int root;         /* -1: a collective without a root */
     int op;           /* the operation's kind (tm_mpi_op_kind_t), -1: none */
-    /* The three in one word, equal for equal signatures whose names are the same string (the
+    /* Each member's piece of the data, where the standard wants the pieces alike (a broadcast's
+     * buffer, a gather's block): its bytes and its type signature (count x the type's, see
+     * tm_mpi_type_t.signature; 0 under [coll] check_types = false); both 0 where pieces may
+     * differ (the v forms) or there is no data. */
+    uint64_t bytes, types;
+    /* All of them in one word, equal for equal signatures whose names are the same string (the
      * usual case): comparing keys is the fast test, the fields decide when keys differ. */
     uint64_t key;
 } tm_coll_sig_t;
 
-static inline tm_coll_sig_t tm_coll_sig(const char *call, int root, const tm_mpi_op_t *op)
+/* [coll] check_types: whether signatures carry their pieces' type signatures (set at the first
+ * MPI_Init, tm_coll_init). */
+extern bool tm_coll_check_types;
+
+/* The signature of call `call` with root `root` (-1: none), operation op (NULL: none) and pieces
+ * of count x type (type NULL: none compared). */
+static inline tm_coll_sig_t tm_coll_sig(const char *call, int root, const tm_mpi_op_t *op,
+                                        size_t count, const tm_mpi_type_t *type)
 {
     int kind = op ? (int)op->kind : -1;
-    uint64_t key = ((uint64_t)(uintptr_t)call ^ ((uint64_t)(uint32_t)root << 40) ^
-                    ((uint64_t)(uint32_t)kind << 20)) *
-                   UINT64_C(0x9e3779b97f4a7c15);
-    return (tm_coll_sig_t){call, root, kind, key};
+    uint64_t bytes = type ? count * type->size : 0;
+    uint64_t types = type && tm_coll_check_types ? count * type->signature : 0;
+    uint64_t key =
+        ((uint64_t)(uintptr_t)call ^ ((uint64_t)(uint32_t)root << 40) ^
+         ((uint64_t)(uint32_t)kind << 20) ^ bytes * UINT64_C(0xff51afd7ed558ccd) ^ types) *
+        UINT64_C(0x9e3779b97f4a7c15);
+    return (tm_coll_sig_t){call, root, kind, bytes, types, key};
 }
 
-/* Whether two members' signatures agree: their calls' names, roots and operations (user-defined
- * operations agree with each other: each rank made its own). Inline: every collective's leader
- * compares; the names are nearly always the same string. */
+/* Whether two members' calls agree, their pieces of data aside: the names, roots and
+ * operations (user-defined operations agree with each other: each rank made its own). */
 bool tm_coll_sig_names_equal(const char *a, const char *b);
+static inline bool tm_coll_sig_calls_equal(const tm_coll_sig_t *a, const tm_coll_sig_t *b)
+{
+    return a->root == b->root && a->op == b->op &&
+           (a->call == b->call || tm_coll_sig_names_equal(a->call, b->call));
+}
+
+/* Whether two members' signatures agree, pieces included. Inline: every collective's leader
+ * compares; the names are nearly always the same string. */
 static inline bool tm_coll_sig_equal(const tm_coll_sig_t *a, const tm_coll_sig_t *b)
 {
     return a->key == b->key ||
-           (a->root == b->root && a->op == b->op && tm_coll_sig_names_equal(a->call, b->call));
+           (a->bytes == b->bytes && a->types == b->types && tm_coll_sig_calls_equal(a, b));
 }
 
 /* A mismatch two members' signatures show: rank `a` passed sig_a, rank `b` sig_b. */
@@ -53,7 +77,8 @@ typedef struct tm_coll_mismatch {
 
 /* Reports mismatch m for call `call` of c's member r, e.g. "collective mismatch on
  * MPI_COMM_WORLD: rank 0 called MPI_Allreduce, rank 1 MPI_Bcast": MPI_ERR_ROOT for roots,
- * MPI_ERR_OP for operations, MPI_ERR_OTHER for calls. Returns the error class. */
+ * MPI_ERR_OP for operations, MPI_ERR_TRUNCATE for amounts of data, MPI_ERR_TYPE for their
+ * types, MPI_ERR_OTHER for calls. Returns the error class. */
 int tm_coll_mismatch_raise(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                            const tm_coll_mismatch_t *m);
 
@@ -66,49 +91,68 @@ typedef enum tm_coll_meet {
     TM_COLL_MEET_CHAIN,    /* the flat scans' chain: each member and the one before */
 } tm_coll_meet_t;
 
-/* A view's state of the check (check.c; here for tm_coll_check_begin's inline part). */
+/* A view's state of the check (check.c; here for the inline parts below). */
 struct tm_coll_check {
     struct tm_coll_ledger *ledger;
     const _Atomic int *broken; /* the ledger's word that says the communicator broke */
-    /* A flat call not yet in the ledger (written when it waits), else flat_seq 0. */
-    uint64_t flat_seq;
-    tm_coll_sig_t flat_sig;
-    tm_coll_meet_t flat_meet;
     /* The last call's name and its hash, for the tags (a call is mostly repeated). */
     const char *hashed_call;
     uint32_t call_hash;
     bool told; /* the member got the error of the communicator's break */
 };
 
-/* A rank's: the view of its flat call under way, whose signature goes into the ledger if it
- * waits (tm_coll_check_stalled). */
+/* A rank's: its flat call that waits, whose signature goes into the ledger if it sleeps
+ * (tm_coll_check_stalled). Written by the waits: a line of its own, away from other ranks'. */
 struct tm_coll_rank {
-    tm_mpi_comm_t *flat_pending;
+    alignas(64) tm_mpi_comm_t *flat_comm; /* NULL: none waits */
+    const tm_coll_sig_t *flat_sig;        /* the waiting call's (on its stack) */
+    uint64_t flat_seq;
+    tm_coll_meet_t flat_meet;
+    bool flat_written; /* in the ledger already */
 };
 
 int tm_coll_check_begin_slow(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                              const tm_coll_sig_t *sig, tm_coll_meet_t meet, uint64_t seq);
 
 /* Numbers collective call `call` (signature sig) of member r of c among c's collective calls,
- * writes it into c's ledger (a flat call: only if it waits, tm_coll_check_stalled) and sets
- * c->coll_tag_sig for its schedule's tags. The ledger compares calls that meet in different
+ * writes it into c's ledger (a call of the flat block's rounds, where every member meets every
+ * other: only if it sleeps, tm_coll_check_flat_waits) and sets c->coll_tag_sig for its
+ * schedule's tags. The ledger compares calls that meet in different
  * places (or in messages, whose tags only keep them apart). MPI_SUCCESS, or the error of a
- * communicator that a mismatch broke before (reported through c's handler). Inline: a flat
- * call only notes its signature. */
+ * communicator that a mismatch broke before (reported through c's handler). Inline: a call of
+ * the rounds only counts itself. */
 static inline int tm_coll_check_begin(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                                       const tm_coll_sig_t *sig, tm_coll_meet_t meet)
 {
     uint64_t seq = ++c->coll_calls;
     struct tm_coll_check *k = c->check;
-    if (__builtin_expect(!k || meet == TM_COLL_MEET_MESSAGES ||
+    if (__builtin_expect(!k || meet != TM_COLL_MEET_ROUND ||
                              atomic_load_explicit(k->broken, memory_order_acquire),
                          0))
         return tm_coll_check_begin_slow(r, c, call, sig, meet, seq);
-    k->flat_seq = seq;
-    k->flat_sig = *sig;
-    k->flat_meet = meet;
-    r->coll->flat_pending = c;
     return MPI_SUCCESS;
+}
+
+/* Member r's flat call on c, of signature sig (alive until tm_coll_check_flat_done), waits for
+ * the others where they meet (`meet`): should it sleep, its call goes into the ledger then. */
+static inline void tm_coll_check_flat_waits(tm_mpi_rank_t *r, tm_mpi_comm_t *c,
+                                            const tm_coll_sig_t *sig, tm_coll_meet_t meet)
+{
+    struct tm_coll_rank *rc = r->coll;
+    if (!rc || !c->check)
+        return; /* no check: out of memory when it was made */
+    rc->flat_comm = c;
+    rc->flat_sig = sig;
+    rc->flat_seq = c->coll_calls;
+    rc->flat_meet = meet;
+    rc->flat_written = false;
+}
+
+/* Its wait is over. */
+static inline void tm_coll_check_flat_done(tm_mpi_rank_t *r)
+{
+    if (r->coll)
+        r->coll->flat_comm = NULL;
 }
 
 /* p2p's hook before the rank sleeps in a wait: compares the latest calls on the communicators of
@@ -117,7 +161,10 @@ static inline int tm_coll_check_begin(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const 
 bool tm_coll_check_stalled(tm_mpi_rank_t *r);
 
 /* The word that turns nonzero when c breaks, else NULL: valid while c's view is. */
-const _Atomic int *tm_coll_check_abort_flag(tm_mpi_comm_t *c);
+static inline const _Atomic int *tm_coll_check_abort_flag(const tm_mpi_comm_t *c)
+{
+    return c->check ? c->check->broken : NULL;
+}
 
 /* Makes schedule s (of a collective on c) stop when c breaks (nbc.h's abort flag), holding c's
  * ledger until s is freed: the view may go first (MPI_Comm_free with the collective pending). */

@@ -80,13 +80,14 @@ int tm_coll_run(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, tm_nbc_
         return tm_coll_check_broken_raise(r, comm, call);
     if (err != MPI_SUCCESS)
         return tm_mpi_error_raise(r->rt, comm, call, err,
-                                  "message truncated on receive: the "
-                                  "ranks passed different amounts of data");
+                                  "the ranks passed different amounts of data (a message "
+                                  "longer or shorter than its receive)");
     return MPI_SUCCESS;
 }
 
 static void init_once(void)
 {
+    tm_coll_check_types = tm_rt_coll_check_types();
     tm_coll_bcast_dynamic_init();
 }
 
@@ -98,14 +99,14 @@ void tm_coll_init(void)
 
 /* ---- the entry points ---- */
 
-/* Numbers the call on c and checks c (check.h): declares `sig`, the call's signature (its root
- * and operation given), which the flat algorithms take; the call flat (its members meeting in
- * the flat block's rounds) or not. Returns from the entry point on an error (a communicator
- * broken before). */
-#define CHECK_BEGIN(root, op, flat)                                                                \
-    CHECK_BEGIN_AT(root, op, (flat) ? TM_COLL_MEET_ROUND : TM_COLL_MEET_MESSAGES)
-#define CHECK_BEGIN_AT(root, op, meet)                                                             \
-    tm_coll_sig_t sig = tm_coll_sig(call, (root), (op));                                           \
+/* Numbers the call on c and checks c (check.h): declares `sig`, the call's signature (its root,
+ * operation and each member's piece of the data, count x type, given), which the flat
+ * algorithms take; the call flat (its members meeting in the flat block's rounds) or not.
+ * Returns from the entry point on an error (a communicator broken before). */
+#define CHECK_BEGIN(root, op, count, type, flat)                                                   \
+    CHECK_BEGIN_AT(root, op, count, type, (flat) ? TM_COLL_MEET_ROUND : TM_COLL_MEET_MESSAGES)
+#define CHECK_BEGIN_AT(root, op, count, type, meet)                                                \
+    tm_coll_sig_t sig = tm_coll_sig(call, (root), (op), (count), (type));                          \
     do {                                                                                           \
         int err_ = tm_coll_check_begin(r, c, call, &sig, (meet));                                  \
         if (err_ != MPI_SUCCESS)                                                                   \
@@ -116,7 +117,7 @@ int tm_coll_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, MPI_Re
 {
     bool nonblocking = request != NULL;
     bool flat = tm_coll_use_flat(c, 0);
-    CHECK_BEGIN(-1, NULL, flat && !nonblocking);
+    CHECK_BEGIN(-1, NULL, 0, NULL, flat && !nonblocking);
     if (flat) {
         if (nonblocking)
             return tm_coll_flat_ibarrier(r, c, call, request);
@@ -131,7 +132,7 @@ int tm_coll_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *bu
 {
     bool nonblocking = request != NULL;
     bool flat = !nonblocking && tm_coll_use_flat(c, count * type->size);
-    CHECK_BEGIN(root, NULL, flat);
+    CHECK_BEGIN(root, NULL, count, type, flat);
     if (flat)
         return tm_coll_flat_bcast(r, c, call, &sig, buf, count, type, root);
     int levels = tm_coll_levels(c, nonblocking, false);
@@ -145,7 +146,7 @@ int tm_coll_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const v
 {
     bool nonblocking = request != NULL;
     bool flat = !nonblocking && tm_coll_use_flat_reduce(c, count, type);
-    CHECK_BEGIN(root, op, flat);
+    CHECK_BEGIN(root, op, count, type, flat);
     if (flat)
         return tm_coll_flat_reduce(r, c, call, &sig, data, recvbuf, count, type, op, root);
     if (!nonblocking && tm_coll_use_shared(c, count, type, op))
@@ -163,7 +164,7 @@ int tm_coll_allreduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, cons
 {
     tm_nbc_sched_t *s;
     bool flat = !request && tm_coll_use_flat_reduce(c, count, type);
-    CHECK_BEGIN(-1, op, flat);
+    CHECK_BEGIN(-1, op, count, type, flat);
     if (request) {
         s = tm_coll_allreduce_split(r, c, data, recvbuf, count, type, op,
                                     tm_coll_levels(c, true, false));
@@ -192,7 +193,7 @@ int tm_coll_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const voi
 {
     bool nonblocking = request != NULL;
     bool flat = !nonblocking && tm_coll_use_flat_reduce(c, count, type);
-    CHECK_BEGIN_AT(-1, op, flat ? TM_COLL_MEET_CHAIN : TM_COLL_MEET_MESSAGES);
+    CHECK_BEGIN_AT(-1, op, count, type, flat ? TM_COLL_MEET_CHAIN : TM_COLL_MEET_MESSAGES);
     if (flat)
         return tm_coll_flat_scan(r, c, call, &sig, data, recvbuf, count, type, op, exclusive);
     int levels = tm_coll_levels(c, nonblocking, false);
@@ -215,7 +216,7 @@ int tm_coll_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
     if (!counts)
         first = block * (size_t)c->rank;
     bool flat = !nonblocking && tm_coll_use_flat_reduce(c, total, type);
-    CHECK_BEGIN(-1, op, flat);
+    CHECK_BEGIN(-1, op, total, type, flat);
     if (flat) {
         size_t mine = counts ? (size_t)counts[c->rank] : block;
         return tm_coll_flat_reduce_scatter(r, c, call, &sig, data, recvbuf, total, first, mine,
@@ -234,7 +235,7 @@ int tm_coll_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const v
 {
     bool nonblocking = request != NULL, at_root = c->rank == root;
     bool flat = !nonblocking && tm_coll_use_flat(c, sendcount * stype->size);
-    CHECK_BEGIN(root, NULL, flat);
+    CHECK_BEGIN(root, NULL, at_root ? recvcount : sendcount, at_root ? rtype : stype, flat);
     if (flat)
         return tm_coll_flat_gather(r, c, call, &sig, sendbuf, sendcount, stype, recvbuf, recvcount,
                                    rtype, root);
@@ -251,7 +252,7 @@ int tm_coll_gatherv(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const 
                     const int *displs, tm_mpi_type_t *rtype, int root, MPI_Request *request)
 {
     bool at_root = c->rank == root;
-    CHECK_BEGIN(root, NULL, false);
+    CHECK_BEGIN(root, NULL, 0, NULL, false);
     int levels = tm_coll_levels(c, request != NULL, true);
     return tm_coll_run(r, c, call,
                        tm_coll_gatherv_linear(r, c, sendbuf, sendcount, stype,
@@ -266,7 +267,7 @@ int tm_coll_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const 
 {
     bool nonblocking = request != NULL, at_root = c->rank == root;
     bool flat = !nonblocking && tm_coll_use_flat(c, (size_t)c->size * recvcount * rtype->size);
-    CHECK_BEGIN(root, NULL, flat);
+    CHECK_BEGIN(root, NULL, at_root ? sendcount : recvcount, at_root ? stype : rtype, flat);
     if (flat)
         return tm_coll_flat_scatter(r, c, call, &sig, sendbuf, sendcount, stype, recvbuf, recvcount,
                                     rtype, root);
@@ -283,7 +284,7 @@ int tm_coll_scatterv(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const
                      size_t recvcount, tm_mpi_type_t *rtype, int root, MPI_Request *request)
 {
     bool at_root = c->rank == root;
-    CHECK_BEGIN(root, NULL, false);
+    CHECK_BEGIN(root, NULL, 0, NULL, false);
     int levels = tm_coll_levels(c, request != NULL, true);
     return tm_coll_run(r, c, call,
                        tm_coll_scatterv_linear(r, c, at_root ? sendbuf : NULL,
@@ -305,7 +306,7 @@ int tm_coll_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, cons
             largest = bytes;
     }
     bool flat = !nonblocking && tm_coll_use_flat(c, largest);
-    CHECK_BEGIN(-1, NULL, flat);
+    CHECK_BEGIN(-1, NULL, recv->count, regular ? recv->type : NULL, flat);
     if (flat)
         return tm_coll_flat_allgather(r, c, call, &sig, sendbuf, sendcount, stype, recv);
     int levels = tm_coll_levels(c, nonblocking, false);
@@ -327,7 +328,7 @@ int tm_coll_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
     bool regular = recv->counts == NULL; /* MPI_Alltoall's equal blocks, one after the other */
     bool flat = regular && !nonblocking &&
                 tm_coll_use_flat(c, (size_t)c->size * recv->count * recv->type->size);
-    CHECK_BEGIN(-1, NULL, flat);
+    CHECK_BEGIN(-1, NULL, recv->count, regular ? recv->type : NULL, flat);
     if (flat)
         return tm_coll_flat_alltoall(r, c, call, &sig, send ? send->buf : NULL,
                                      send ? send->count : 0, send ? send->type : NULL, recv->buf,
@@ -346,7 +347,7 @@ int tm_coll_neighbor(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                      const tm_coll_xfer_t *recvs, int nrecvs, const tm_coll_xfer_t *sends,
                      int nsends, MPI_Request *request)
 {
-    CHECK_BEGIN(-1, NULL, false);
+    CHECK_BEGIN(-1, NULL, 0, NULL, false);
     int levels = tm_coll_levels(c, request != NULL, false);
     return tm_coll_run(
         r, c, call, tm_coll_neighbor_linear(r, c, recvs, nrecvs, sends, nsends, levels), request);

@@ -333,7 +333,7 @@ typedef struct flat_wait {
     uint64_t round;
     const char *call;
     tm_mpi_comm_t *comm;
-    const _Atomic int *broken; /* the communicator's (check.h), else NULL */
+    const _Atomic int *broken; /* the communicator's (check.h), or never_broken */
 } flat_wait_t;
 
 static bool flat_reached(void *arg)
@@ -349,9 +349,11 @@ static bool flat_reached(void *arg)
 static bool flat_reached_or_broken(void *arg)
 {
     const flat_wait_t *w = arg;
-    return flat_reached(arg) ||
-           (w->broken && atomic_load_explicit(w->broken, memory_order_acquire));
+    return flat_reached(arg) || atomic_load_explicit(w->broken, memory_order_acquire);
 }
+
+/* The broken word of a communicator without a check (out of memory when it made one). */
+static const _Atomic int never_broken;
 
 static void flat_note(void *arg, tm_p2p_blocked_note_t *out)
 {
@@ -360,16 +362,32 @@ static void flat_note(void *arg, tm_p2p_blocked_note_t *out)
     tm_p2p_request_blocked_note(&described, out);
 }
 
-/* Waits until *count >= round: true; false when the communicator broke meanwhile. */
-static bool flat_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, _Atomic uint64_t *count,
-                      uint64_t round)
+/* Waits until *count >= round: true; false when the communicator broke meanwhile. The call
+ * waiting, of signature sig (NULL: none to compare), meets the others at `meet`. */
+static __attribute__((noinline)) bool flat_wait_slow(tm_mpi_rank_t *r, tm_mpi_comm_t *c,
+                                                     const char *call, _Atomic uint64_t *count,
+                                                     uint64_t round, const tm_coll_sig_t *sig,
+                                                     tm_coll_meet_t meet)
 {
     flat_wait_t w = {count, round, call, c, NULL};
-    if (flat_reached(&w))
-        return true;
     w.broken = tm_coll_check_abort_flag(c);
+    if (!w.broken)
+        w.broken = &never_broken;
+    if (sig)
+        tm_coll_check_flat_waits(r, c, sig, meet);
     tm_p2p_wait_noted(r, flat_reached_or_broken, &w, flat_note, &w);
+    if (sig)
+        tm_coll_check_flat_done(r);
     return flat_reached(&w);
+}
+static inline bool flat_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                             _Atomic uint64_t *count, uint64_t round, const tm_coll_sig_t *sig,
+                             tm_coll_meet_t meet)
+{
+    /* acquire: as flat_reached */
+    if (atomic_load_explicit(count, memory_order_acquire) >= round)
+        return true;
+    return flat_wait_slow(r, c, call, count, round, sig, meet);
 }
 
 /* What flat_round returns when the communicator broke while it waited: the ledger's mismatch
@@ -420,38 +438,64 @@ static inline void flat_compare(tm_coll_mismatch_t *m, int ka, const tm_coll_sig
         flat_record(m, ka, a, kb, b);
 }
 
+/* What a call returns after its round: the mismatch of the members' calls if there was one. */
+static __attribute__((noinline)) int flat_checked(tm_mpi_rank_t *r, tm_mpi_comm_t *c,
+                                                  const char *call,
+                                                  const tm_coll_mismatch_t *mismatch)
+{
+    if (!mismatch)
+        return MPI_SUCCESS;
+    if (mismatch == &flat_broken)
+        return tm_coll_check_broken_raise(r, c, call);
+    return tm_coll_mismatch_raise(r, c, call, mismatch);
+}
+
+/* A leader's look at another group's publication: takes its mismatch if we have none, else
+ * compares its leader's call with ours. Out of line: the calls nearly always agree. */
+static __attribute__((noinline)) void
+flat_compare_pub(tm_coll_mismatch_t *m, const flat_pub_t *theirs, int me, const tm_coll_sig_t *sig)
+{
+    if (m->a < 0 && theirs->mismatch.a >= 0)
+        *m = theirs->mismatch;
+    flat_compare(m, theirs->leader, &theirs->sig, me, sig);
+}
+
 /* Arrives at the round after the member's slot is written: the last member of each group leads
  * it through the round, which opens for the group once every group's leader has published it;
  * each leader then computes `kind`'s result for its group from the slots or the partials and
  * wakes its members, who wait for that. Each member's call, `sig`, goes with its slot: the
  * leader compares its group's with its own and publishes its own (and a mismatch it found) with
  * the round, which the other leaders compare in turn; when some member's call differs, no
- * result is made and every member returns the mismatch (else NULL). */
-static const tm_coll_mismatch_t *flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                                            uint64_t round, flat_kind_t kind, size_t count,
-                                            tm_mpi_type_t *type, tm_mpi_op_t *op, int root,
-                                            const tm_coll_sig_t *sig)
+ * result is made and every member returns the error of the mismatch (flat_checked), else
+ * MPI_SUCCESS. */
+static int flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uint64_t round,
+                      flat_kind_t kind, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
+                      int root, const tm_coll_sig_t *sig)
 {
     tm_coll_flat_t *f = c->flat;
     const flat_member_t *members = flat_members(f);
     flat_group_t *groups = flat_groups(f);
     int g = members[c->rank].group;
     flat_group_t *group = &groups[g];
-    flat_slot_head(f, round, c->rank)->sig = *sig;
-    /* acq_rel: each member's slot before its arrival; the leader sees its group's slots (the
-     * arrivals are one release sequence), and publishes them with its own release below. */
-    if (group->members > 1 &&
-        atomic_fetch_add_explicit(&group->arrived, 1, memory_order_acq_rel) + 1 !=
-            round * (uint64_t)group->members) {
-        if (!flat_wait(r, c, call, &group->done, round))
-            return &flat_broken;
-        return group->mismatch.a >= 0 ? &group->mismatch : NULL;
-    }
     tm_coll_mismatch_t mismatch; /* written whole only when found (flat_compare) */
     mismatch.a = -1;
-    for (int k = group->first; k >= 0; k = members[k].next)
-        if (k != c->rank)
-            flat_compare(&mismatch, k, &flat_slot_head(f, round, k)->sig, c->rank, sig);
+    if (group->members > 1) {
+        /* Only the group's leader reads a member's call there. */
+        flat_slot_head(f, round, c->rank)->sig = *sig;
+        /* acq_rel: each member's slot before its arrival; the leader sees its group's slots
+         * (the arrivals are one release sequence), and publishes them with its own release. */
+        if (atomic_fetch_add_explicit(&group->arrived, 1, memory_order_acq_rel) + 1 !=
+            round * (uint64_t)group->members) {
+            if (!flat_wait(r, c, call, &group->done, round, sig, TM_COLL_MEET_ROUND))
+                return flat_checked(r, c, call, &flat_broken);
+            if (__builtin_expect(group->mismatch.a >= 0, 0))
+                return flat_checked(r, c, call, &group->mismatch);
+            return MPI_SUCCESS;
+        }
+        for (int k = group->first; k >= 0; k = members[k].next)
+            if (k != c->rank)
+                flat_compare(&mismatch, k, &flat_slot_head(f, round, k)->sig, c->rank, sig);
+    }
     /* by group when some group has several members and another is on another core */
     bool by_groups =
         kind == FLAT_REDUCE && count > 0 && f->ngroups > 1 && f->ngroups < f->size && op->commute;
@@ -480,11 +524,10 @@ static const tm_coll_mismatch_t *flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, 
             if (h == g)
                 continue;
             flat_pub_t *theirs = &groups[h].pub[round & 1];
-            if (!flat_wait(r, c, call, &theirs->round, round))
-                return &flat_broken;
-            if (mismatch.a < 0 && theirs->mismatch.a >= 0)
-                mismatch = theirs->mismatch;
-            flat_compare(&mismatch, theirs->leader, &theirs->sig, c->rank, sig);
+            if (!flat_wait(r, c, call, &theirs->round, round, sig, TM_COLL_MEET_ROUND))
+                return flat_checked(r, c, call, &flat_broken);
+            if (__builtin_expect(theirs->sig.key != sig->key || theirs->mismatch.a >= 0, 0))
+                flat_compare_pub(&mismatch, theirs, c->rank, sig);
         }
     }
     group->mismatch.a = mismatch.a;
@@ -505,7 +548,9 @@ static const tm_coll_mismatch_t *flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, 
             if (k != c->rank)
                 tm_p2p_mailbox_wake_rank(tm_p2p_mailbox_get(c->group->world_ranks[k], false));
     }
-    return mismatch.a >= 0 ? &group->mismatch : NULL;
+    if (__builtin_expect(mismatch.a >= 0, 0))
+        return flat_checked(r, c, call, &group->mismatch);
+    return MPI_SUCCESS;
 }
 
 /* The group of c's member, which holds the result of its last round. */
@@ -589,7 +634,8 @@ int tm_coll_flat_ibarrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
  * of flat_reached pairs with flat_ibarrier_over's release). */
 static void flat_ibarriers_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
 {
-    (void)flat_wait(r, c, call, &c->flat_ibarriers_seen, c->flat_ibarriers); /* or broken */
+    /* or until the communicator broke */
+    (void)flat_wait(r, c, call, &c->flat_ibarriers_seen, c->flat_ibarriers, NULL, 0);
 }
 
 bool tm_coll_use_flat(const tm_mpi_comm_t *c, size_t bytes)
@@ -609,26 +655,17 @@ bool tm_coll_use_flat_reduce(const tm_mpi_comm_t *c, size_t count, const tm_mpi_
 /* The number of c's next round, its block made if needed. */
 static uint64_t flat_next(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
 {
+    /* A moment without sends from the rank's side: memory that a burst of its messages took
+     * goes back once they are all received (a test unless a pool grew). */
+    tm_p2p_matcher_trim(&r->p2p->match);
     flat_get(r, c);
     return ++c->flat_rounds;
-}
-
-/* What a call returns after its round: the mismatch of the members' calls if there was one. */
-static int flat_checked(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                        const tm_coll_mismatch_t *mismatch)
-{
-    if (!mismatch)
-        return MPI_SUCCESS;
-    if (mismatch == &flat_broken)
-        return tm_coll_check_broken_raise(r, c, call);
-    return tm_coll_mismatch_raise(r, c, call, mismatch);
 }
 
 int tm_coll_flat_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                          const tm_coll_sig_t *sig)
 {
-    return flat_checked(
-        r, c, call, flat_round(r, c, call, flat_next(r, c), FLAT_BARRIER, 0, NULL, NULL, 0, sig));
+    return flat_round(r, c, call, flat_next(r, c), FLAT_BARRIER, 0, NULL, NULL, 0, sig);
 }
 
 /* Unpacks `len` bytes of a slot into (buf, count, type); true when they did not all fit: the
@@ -659,10 +696,9 @@ int tm_coll_flat_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
     if (c->rank == root)
         *flat_slot_len(f, round, root) =
             tm_mpi_type_pack(buf, count, type, 0, count * type->size, flat_slot(f, round, root));
-    const tm_coll_mismatch_t *mismatch =
-        flat_round(r, c, call, round, FLAT_BCAST, 0, NULL, NULL, root, sig);
-    if (mismatch)
-        return flat_checked(r, c, call, mismatch);
+    int err = flat_round(r, c, call, round, FLAT_BCAST, 0, NULL, NULL, root, sig);
+    if (err != MPI_SUCCESS)
+        return err;
     bool truncated = false;
     if (c->rank != root)
         truncated =
@@ -678,10 +714,9 @@ int tm_coll_flat_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
     size_t bytes = count * type->size;
     if (bytes > 0)
         memcpy(flat_slot(c->flat, round, c->rank), data, bytes);
-    const tm_coll_mismatch_t *mismatch =
-        flat_round(r, c, call, round, FLAT_REDUCE, count, type, op, root, sig);
-    if (mismatch)
-        return flat_checked(r, c, call, mismatch);
+    int err = flat_round(r, c, call, round, FLAT_REDUCE, count, type, op, root, sig);
+    if (err != MPI_SUCCESS)
+        return err;
     if ((root < 0 || c->rank == root) && bytes > 0) /* root -1: allreduce */
         memcpy(recvbuf, flat_result(c)->result, bytes);
     return MPI_SUCCESS;
@@ -736,10 +771,9 @@ int tm_coll_flat_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
         sendbuf, sendcount, stype, 0, sendcount * stype->size, flat_slot(f, round, c->rank));
     /* Every member reads every slot after the round: the other set of slots takes the next
      * round, and the one after waits for this round's readers (they arrive at the next one). */
-    const tm_coll_mismatch_t *mismatch =
-        flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0, sig);
-    if (mismatch)
-        return flat_checked(r, c, call, mismatch);
+    int err = flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0, sig);
+    if (err != MPI_SUCCESS)
+        return err;
     return flat_status(r, c, call, flat_get_blocks(f, round, in_place ? c->rank : -1, recv));
 }
 
@@ -751,10 +785,9 @@ int tm_coll_flat_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *
     uint64_t round = flat_next(r, c);
     if (total > 0)
         memcpy(flat_slot(c->flat, round, c->rank), data, total * type->size);
-    const tm_coll_mismatch_t *mismatch =
-        flat_round(r, c, call, round, FLAT_REDUCE, total, type, op, -1, sig);
-    if (mismatch)
-        return flat_checked(r, c, call, mismatch);
+    int err = flat_round(r, c, call, round, FLAT_REDUCE, total, type, op, -1, sig);
+    if (err != MPI_SUCCESS)
+        return err;
     if (count > 0) /* in place, recvbuf held the data: it is in the slot */
         memcpy(recvbuf, flat_result(c)->result + first * type->size, count * type->size);
     return MPI_SUCCESS;
@@ -773,10 +806,9 @@ int tm_coll_flat_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
         stype = rtype;
     }
     flat_put_blocks(f, round, c->rank, sendbuf, sendcount, stype);
-    const tm_coll_mismatch_t *mismatch =
-        flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0, sig);
-    if (mismatch)
-        return flat_checked(r, c, call, mismatch);
+    int err = flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0, sig);
+    if (err != MPI_SUCCESS)
+        return err;
     bool truncated = false;
     tm_coll_blocks_t recv = {.buf = recvbuf, .count = recvcount, .type = rtype};
     for (int k = 0; k < c->size; k++)
@@ -795,10 +827,9 @@ int tm_coll_flat_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
     *flat_slot_len(f, round, c->rank) = tm_mpi_type_pack(
         sendbuf, sendcount, stype, 0, sendcount * stype->size, flat_slot(f, round, c->rank));
     /* Everyone waits for the round: the root reads the slots after it. */
-    const tm_coll_mismatch_t *mismatch =
-        flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0, sig);
-    if (mismatch)
-        return flat_checked(r, c, call, mismatch);
+    int err = flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0, sig);
+    if (err != MPI_SUCCESS)
+        return err;
     if (c->rank != root)
         return MPI_SUCCESS;
     /* The root's own block, in place, is there already. */
@@ -816,10 +847,9 @@ int tm_coll_flat_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
     tm_coll_flat_t *f = c->flat;
     if (c->rank == root)
         flat_put_blocks(f, round, root, sendbuf, sendcount, stype);
-    const tm_coll_mismatch_t *mismatch =
-        flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0, sig);
-    if (mismatch)
-        return flat_checked(r, c, call, mismatch);
+    int err = flat_round(r, c, call, round, FLAT_BARRIER, 0, NULL, NULL, 0, sig);
+    if (err != MPI_SUCCESS)
+        return err;
     /* The root's own block, in place, is in sendbuf already (which may be read-only). */
     tm_coll_blocks_t send = {.buf = (void *)sendbuf, .count = sendcount, .type = stype};
     if (c->rank == root && recvbuf == tm_coll_blocks_at(&send, root))
@@ -841,7 +871,7 @@ int tm_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
     const unsigned char *before = NULL;      /* member k - 1's prefix */
     if (k > 0) {
         flat_prefix_t *in = &flat_link(f, k - 1)->prefix[round % FLAT_SCAN_DEPTH];
-        if (!flat_wait(r, c, call, &in->round, round))
+        if (!flat_wait(r, c, call, &in->round, round, NULL, 0)) /* in the ledger already */
             return tm_coll_check_broken_raise(r, c, call);
         if (in->broken)
             mismatch = in->mismatch;
@@ -856,7 +886,7 @@ int tm_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
          * comes from its core. One acquire that saw count n covers our writes up to n + DEPTH. */
         if (round > FLAT_SCAN_DEPTH && c->flat_scans_next < round - FLAT_SCAN_DEPTH) {
             _Atomic uint64_t *next = &flat_link(f, k + 1)->finished;
-            if (!flat_wait(r, c, call, next, round - FLAT_SCAN_DEPTH))
+            if (!flat_wait(r, c, call, next, round - FLAT_SCAN_DEPTH, NULL, 0))
                 return tm_coll_check_broken_raise(r, c, call);
             c->flat_scans_next = atomic_load_explicit(next, memory_order_acquire);
         }

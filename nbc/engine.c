@@ -214,11 +214,16 @@ static bool round_done(tm_nbc_sched_t *s)
         if (a->kind == TM_NBC_POLL && !a->poll.ready(a->poll.obj, a->poll.target, &a->poll.cursor))
             return false;
     }
-    for (int i = first; i < s->rounds[round].end; i++) {
+    /* A collective's receives expect exactly what the members' arguments say: a message longer
+     * (truncated) or shorter than its receive means the members passed different amounts. */
+    for (int i = first; i < s->rounds[round].end && s->status_error == MPI_SUCCESS; i++) {
         tm_nbc_action_t *a = &s->actions[i];
-        if (a->kind == TM_NBC_RECV && a->req.status.MPI_ERROR != MPI_SUCCESS &&
-            s->status_error == MPI_SUCCESS)
+        if (a->kind != TM_NBC_RECV)
+            continue;
+        if (a->req.status.MPI_ERROR != MPI_SUCCESS)
             s->status_error = a->req.status.MPI_ERROR;
+        else if ((size_t)a->req.status.tm_count < a->recv.count * a->recv.type->size)
+            s->status_error = MPI_ERR_TRUNCATE;
     }
     return true;
 }
@@ -308,6 +313,8 @@ static bool engine_pass(tm_nbc_engine_t *e, bool by_rank, bool *rank_work_p,
         atomic_fetch_sub_explicit(&e->nscheds, 1, memory_order_relaxed);
         *rank_work_p = true;
     }
+    if (!e->head) /* nothing under way: a moment without sends from the collectives' side */
+        tm_p2p_matcher_trim(&e->match);
     *background_rose_p = background && !atomic_load_explicit(&e->background, memory_order_relaxed);
     atomic_store_explicit(&e->background, background, memory_order_relaxed);
     return did;

@@ -93,6 +93,25 @@ tm_mpi_type_t tm_mpi_type_predefined[TM_MPI_TYPE_NBUILTIN];
 static tm_mpi_type_seg_t tm_mpi_type_predefined_segs[TM_MPI_TYPE_NBUILTIN][2];
 static tm_mpi_type_block_t tm_mpi_type_predefined_blocks[TM_MPI_TYPE_NBUILTIN][2];
 
+/* What a basic type's element is, for type signatures: its size and whether it is an integer (a
+ * character, a byte), a floating-point or a complex number, mixed into 64 bits (SplitMix64's
+ * finalizer) so that sums of different elements rarely meet. */
+static uint64_t basic_signature(unsigned basic)
+{
+    unsigned h = basic;
+    unsigned kind =
+        h == (MPI_FLOAT & 0xff) || h == (MPI_DOUBLE & 0xff) || h == (MPI_LONG_DOUBLE & 0xff) ? 1
+        : h == (MPI_C_FLOAT_COMPLEX & 0xff) || h == (MPI_C_DOUBLE_COMPLEX & 0xff) ||
+                h == (MPI_C_LONG_DOUBLE_COMPLEX & 0xff) || h == (MPI_CXX_FLOAT_COMPLEX & 0xff) ||
+                h == (MPI_CXX_DOUBLE_COMPLEX & 0xff) || h == (MPI_CXX_LONG_DOUBLE_COMPLEX & 0xff)
+            ? 2
+            : 0;
+    uint64_t z = ((uint64_t)kind << 32 | tm_mpi_type_builtins[basic].size) + 0x9e3779b97f4a7c15u;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
 size_t tm_mpi_type_basic_size(unsigned basic)
 {
     return basic < TM_MPI_TYPE_NBUILTIN ? tm_mpi_type_builtins[basic].size : 0;
@@ -129,6 +148,7 @@ __attribute__((constructor)) static void tm_mpi_type_predefined_init(void)
             t->nsegs = 2;
             t->size = s1 + s2;
             t->elements = 2;
+            t->signature = basic_signature(b->first) + basic_signature(b->second);
             t->align = tm_mpi_type_builtins[b->first].align;
             if (tm_mpi_type_builtins[b->second].align > t->align)
                 t->align = tm_mpi_type_builtins[b->second].align;
@@ -160,6 +180,7 @@ __attribute__((constructor)) static void tm_mpi_type_predefined_init(void)
             t->nblocks = 1;
             t->size = b->size;
             t->elements = 1;
+            t->signature = basic_signature(i);
             t->align = b->align;
             t->ub = b->size;
             t->true_ub = b->size;
@@ -412,6 +433,7 @@ int tm_mpi_type_build(tm_mpi_type_t *t, const tm_mpi_type_piece_t *pieces, size_
 
     t->size = 0;
     t->elements = 0;
+    t->signature = 0;
     for (size_t p = 0; p < npieces; p++) {
         const tm_mpi_type_t *c = pieces[p].type;
         size_t b = pieces[p].blocklen;
@@ -440,6 +462,7 @@ int tm_mpi_type_build(tm_mpi_type_t *t, const tm_mpi_type_piece_t *pieces, size_
             t->align = c->align;
         t->size += b * c->size;
         t->elements += b * c->elements;
+        t->signature += b * c->signature;
         if (c->size == 0)
             continue;
         if (c->nsegs == 1 && (MPI_Aint)c->size == c->extent) {

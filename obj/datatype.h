@@ -59,7 +59,12 @@ typedef struct tm_mpi_type {
     unsigned ub_contrib : 1; /* 0 for MPI_LB */
     size_t size;             /* bytes of data in one element */
     size_t elements;         /* basic elements in one element */
-    size_t align;            /* strictest alignment of its basic types (struct padding) */
+    /* Its type signature, order aside: the sum over its basic elements of a hash of what each
+     * one is (an integer, a floating-point or a complex number, and its size), so that types
+     * built differently from the same data agree, and MPI_INT agrees with MPI_INT32_T (the
+     * collectives' consistency check, coll/check.h, compares count x this). */
+    uint64_t signature;
+    size_t align; /* strictest alignment of its basic types (struct padding) */
     MPI_Aint lb, ub, extent;
     MPI_Aint true_lb, true_ub, true_extent;
     MPI_Aint contig_disp;

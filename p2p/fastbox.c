@@ -26,7 +26,7 @@ tm_p2p_fastbox_t *tm_p2p_fastbox_open(tm_p2p_matcher_t *m, tm_p2p_mailbox_t *to,
         TM_P2P_FASTBOX_MAX)
         return NULL;
     tm_p2p_fastbox_t *fb = aligned_alloc(TM_SHM_CACHE_LINE, sizeof *fb);
-    tm_shm_cell_t *cell = tm_shm_cell_alloc(m->mailbox->pool);
+    tm_shm_cell_t *cell = tm_p2p_cell_alloc(m->mailbox, sizeof fb);
     if (!fb || !cell ||
         tm_shm_ring_create(TM_P2P_FASTBOX_LINES * TM_SHM_CACHE_LINE - sizeof(tm_shm_cell_t),
                            TM_P2P_FASTBOX_CELLS, &fb->ring) < 0) {

@@ -69,6 +69,15 @@
  * envelope, whatever the eager limit. */
 #define TM_P2P_AM_MIN_PAYLOAD 1024
 
+/* Cell classes: a side sends from TM_P2P_CELL_CLASSES pools, of cells of 128 bytes, 256, ...
+ * (each twice the last) and, the last, full cells (the eager limit, or an active message's
+ * capacity). A message takes the smallest cell it fits, so that one kept as unexpected holds
+ * memory in proportion to its size: 128 bytes for up to 72 of data. Classes as large as the full
+ * cell or larger are not made (tm_p2p_job.cell_classes). */
+#define TM_P2P_CELL_CLASSES    8
+#define TM_P2P_CELL_CLASS_FULL (TM_P2P_CELL_CLASSES - 1)
+#define TM_P2P_CELL_CLASS_MIN  128 /* bytes of a class-0 cell, links and envelope included */
+
 typedef struct tm_p2p_request tm_p2p_request_t;
 
 /* Fastboxes (fastbox.h): at most TM_P2P_FASTBOX_MAX into one receiving side, each a ring of
@@ -98,7 +107,12 @@ typedef struct tm_p2p_mailbox {
     /* A copy of a rendezvous message sent from this side that its receiver offers to share:
      * whoever waits on this side takes it (copy.c). */
     tm_p2p_copy_job_t *_Atomic copy_offer;
-    tm_shm_pool_t *pool; /* the cells sent from this side, made at the rank's MPI_Init */
+    /* The cells sent from this side, by class (tm_p2p_cell_pool), made at the rank's MPI_Init;
+     * classes the job does not use are NULL. */
+    tm_shm_pool_t *pools[TM_P2P_CELL_CLASSES];
+    /* A pool grew (a burst of messages not received yet): the side's sender gives the chunks
+     * back once the cells are all free (tm_p2p_mailbox_trim). Written by that sender only. */
+    bool pools_grown;
     /* The fastboxes into this side, which its consumer polls after the queue: added by the
      * consumer (others read them as hints, for idleness); `fastboxes_taken` counts those the
      * senders reserved, up to TM_P2P_FASTBOX_MAX. */
@@ -139,6 +153,15 @@ typedef struct tm_p2p_matcher {
     tm_p2p_fastbox_t **fastbox_to;
     tm_p2p_fastbox_t **fastbox_from;
 } tm_p2p_matcher_t;
+
+/* The sender of m's side, at a moment without sends: when a pool of the side grew, gives its
+ * chunks back if all its cells are free again (tm_shm_pool_trim). A test otherwise. */
+void tm_p2p_mailbox_pools_trim(tm_p2p_mailbox_t *mb);
+static inline void tm_p2p_matcher_trim(tm_p2p_matcher_t *m)
+{
+    if (__builtin_expect(m->mailbox->pools_grown, 0))
+        tm_p2p_mailbox_pools_trim(m->mailbox);
+}
 
 /* ---- requests ---- */
 
@@ -247,6 +270,8 @@ typedef struct tm_p2p_job {
     tm_p2p_mailbox_t *mailboxes;
     int nranks;         /* n: the world's size */
     size_t eager_limit; /* [p2p] eager_limit */
+    int cell_classes;   /* classes made below the full one: 128 << (cell_classes - 1) is the
+                         * largest smaller than a full cell */
     bool notes_read;    /* the job diagnoses hangs: blocked ranks note what they wait for */
 } tm_p2p_job_t;
 

@@ -40,11 +40,12 @@ static void envelope_fill(tm_shm_cell_t *cell, int context_id, int source, int t
     atomic_store_explicit(&env->claim, TM_P2P_CLAIM_TAKEN, memory_order_relaxed);
 }
 
-/* A cell of m's pool with its envelope filled (envelope_fill); NULL when out of memory. */
-static tm_shm_cell_t *envelope_new(tm_p2p_matcher_t *m, int context_id, int source, int tag,
-                                   size_t bytes, int origin, uint32_t dyn_seq, bool dyn)
+/* A cell of m's pools for `payload` bytes after the envelope, with the envelope filled
+ * (envelope_fill); NULL when out of memory. */
+static tm_shm_cell_t *envelope_new(tm_p2p_matcher_t *m, size_t payload, int context_id, int source,
+                                   int tag, size_t bytes, int origin, uint32_t dyn_seq, bool dyn)
 {
-    tm_shm_cell_t *cell = tm_shm_cell_alloc(m->mailbox->pool);
+    tm_shm_cell_t *cell = tm_p2p_cell_alloc(m->mailbox, payload);
     if (cell)
         envelope_fill(cell, context_id, source, tag, bytes, origin, dyn_seq, dyn);
     return cell;
@@ -88,7 +89,7 @@ matcher_send(tm_p2p_matcher_t *m, tm_p2p_request_t *req, const void *buf, size_t
     tm_p2p_fastbox_t *fb = tm_p2p_fastbox_to(m, to, dest, small);
     tm_shm_cell_t *cell = small && fb ? tm_shm_ring_alloc(fb->ring) : NULL;
     bool boxed = cell != NULL;
-    if (!boxed && !(cell = tm_shm_cell_alloc(m->mailbox->pool)))
+    if (!boxed && !(cell = tm_p2p_cell_alloc(m->mailbox, eager ? bytes : sizeof(tm_p2p_source_t))))
         return -ENOMEM;
     /* In order after this rank's dynamic broadcasts to the destination (see p2p.h), and after
      * its messages through the other way when it has a fastbox there. */
@@ -156,7 +157,8 @@ tm_shm_cell_t *tm_p2p_matcher_dyn_make(tm_p2p_matcher_t *m, int context_id, int 
                                        const tm_mpi_type_t *type, size_t bytes,
                                        void (*done)(void *arg), void *done_arg)
 {
-    tm_shm_cell_t *cell = envelope_new(m, context_id, source, tag, bytes, origin, dyn_seq, true);
+    tm_shm_cell_t *cell = envelope_new(m, done ? sizeof(tm_p2p_source_t) : bytes, context_id,
+                                       source, tag, bytes, origin, dyn_seq, true);
     if (!cell)
         return NULL;
     if (!done) {
@@ -200,7 +202,8 @@ size_t tm_p2p_eager_limit(void)
 
 tm_shm_cell_t *tm_p2p_am_alloc(tm_p2p_matcher_t *m, int kind)
 {
-    tm_shm_cell_t *cell = tm_shm_cell_alloc(m->mailbox->pool);
+    /* Full: its handler's sender fills it after. */
+    tm_shm_cell_t *cell = tm_shm_cell_alloc(m->mailbox->pools[TM_P2P_CELL_CLASS_FULL]);
     if (!cell)
         return NULL;
     tm_p2p_envelope_t *env = tm_p2p_cell_envelope(cell);

@@ -31,9 +31,23 @@
 /* Makes the job's mailboxes, the first time. 0 or -ENOMEM. */
 int tm_p2p_mailboxes_init(void);
 
-/* Gives mailbox `mb` of world rank `world_rank` its cell pool, unless it has one (a rank that
+/* Gives mailbox `mb` of world rank `world_rank` its cell pools, unless it has them (a rank that
  * initializes again after a failed start keeps its pools). 0 or -ENOMEM. */
 int tm_p2p_mailbox_pool(tm_p2p_mailbox_t *mb, int world_rank);
+
+/* A free cell from the side of mailbox `mb` (its sender only) for a message of `payload` bytes
+ * after the envelope: of the smallest class it fits (see TM_P2P_CELL_CLASSES). NULL when memory
+ * is exhausted. */
+static inline tm_shm_cell_t *tm_p2p_cell_alloc(tm_p2p_mailbox_t *mb, size_t payload)
+{
+    size_t need = sizeof(tm_shm_cell_t) + sizeof(tm_p2p_envelope_t) + payload;
+    int c = need <= TM_P2P_CELL_CLASS_MIN
+                ? 0
+                : 64 - __builtin_clzll(need - 1) - __builtin_ctz(TM_P2P_CELL_CLASS_MIN);
+    if (c >= tm_p2p_job.cell_classes)
+        c = TM_P2P_CELL_CLASS_FULL;
+    return tm_shm_cell_alloc(mb->pools[c]);
+}
 
 /* The world rank whose mailbox `mb` is (either side). */
 static inline int tm_p2p_mailbox_world_rank(const tm_p2p_mailbox_t *mb)

@@ -59,6 +59,8 @@ void tm_p2p_wait_noted(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
     tm_sched_ult_t *self = tm_sched_self();
     if (!tm_p2p_job.notes_read)
         note = NULL;
+    /* A moment without sends: memory a burst took is given back once its cells are. */
+    tm_p2p_matcher_trim(&r->p2p->match);
     for (;;) {
         for (int polls = 0; polls < WAIT_POLLS_BEFORE_SLEEP; polls++) {
             bool did = tm_p2p_progress(r);

@@ -49,6 +49,7 @@ static struct {
     _Atomic int status; /* the first non-zero rank status */
     size_t eager_limit; /* [p2p] eager_limit */
     int split_levels;   /* [nbc] split_levels, -1: auto */
+    bool check_types;   /* [coll] check_types */
     tm_rt_placement_t placement;
     int *vp_mem_node;    /* per VP: TM_SCHED_MEM_* or a NUMA node ([memory] policy) */
     bool numa_local;     /* tm_rt_numa_node answers: several NUMA nodes, memory not interleaved */
@@ -94,6 +95,11 @@ bool tm_rt_hangs_diagnosed(void)
 size_t tm_rt_eager_limit(void)
 {
     return job.eager_limit;
+}
+
+bool tm_rt_coll_check_types(void)
+{
+    return job.check_types;
 }
 
 int tm_rt_split_levels(void)
@@ -526,6 +532,7 @@ int tm_rt_launcher_main(int argc, char **argv)
     forget_mpcrun_request();
     job.eager_limit = settings.p2p_eager_limit;
     job.split_levels = settings.nbc_split_levels;
+    job.check_types = settings.coll_check_types != 0;
 
     if (hwloc_topology_init(&topo) < 0) {
         report("%s", "cannot read the machine's topology (hwloc)");

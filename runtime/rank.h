@@ -117,6 +117,9 @@ bool tm_rt_hangs_diagnosed(void);
 /* The largest message, in bytes, that travels inside a mailbox cell ([p2p] eager_limit). */
 size_t tm_rt_eager_limit(void);
 
+/* Whether the collectives compare their data's types ([coll] check_types). */
+bool tm_rt_coll_check_types(void);
+
 /* [nbc] split_levels: the binomial-tree levels of collectives that run on the ranks rather than
  * their progress threads, or -1 for the model's choice. */
 int tm_rt_split_levels(void);

@@ -79,6 +79,11 @@ static const setting_t settings_table[] = {
      "Levels of a non-blocking collective's binomial tree that run on the ranks rather than on\n"
      "their progress threads (the split-tree algorithm); auto: the model's choice for the job\n"
      "(mpcrun --split-model CORES prints it).\n"},
+    {"coll", "check_types", FIELD(coll_check_types), parse_bool, format_bool, "true or false",
+     "Whether the members of a collective compare the types of their data, beside its amount\n"
+     "and the call: as integers, floating-point and complex numbers of each size (MPI_INT\n"
+     "agrees with MPI_INT32_T and MPI_UNSIGNED, not with MPI_FLOAT or 4 MPI_BYTE). Where the\n"
+     "members meet in shared memory (small blocking collectives).\n"},
     {"placement", "ranks", FIELD(placement_ranks), parse_ranks, format_ranks,
      "one of compact, scatter, numa, list:CORES (e.g. list:0,2,4-7)",
      "Where the ranks run. compact: cores in hwloc logical order; scatter: round-robin across\n"
@@ -121,6 +126,7 @@ void tm_rt_settings_defaults(tm_rt_settings_t *s)
     s->job_timeout = 0;
     s->p2p_eager_limit = 4096;
     s->nbc_split_levels = -1;
+    s->coll_check_types = 1;
     s->placement_ranks = TM_RT_RANKS_COMPACT;
     s->placement_smt = 0;
     s->placement_progress = TM_RT_PROGRESS_IDLE;

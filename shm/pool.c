@@ -1,8 +1,9 @@
 /*
  * Pools of fixed-size cells (see pool.h for the structure, its diagram and the return list's
- * algorithm). Memory comes in chunks from the pool's NUMA node through libnuma, or from
- * aligned_alloc where libnuma reports NUMA unavailable; a pool only grows, and gives its chunks
- * back when it is destroyed.
+ * algorithm). Memory comes in chunks from the pool's NUMA node through libnuma, or mapped
+ * without a policy where libnuma reports NUMA unavailable. A pool grows a chunk at a time, gives
+ * all but its first chunk and a spare back once every cell is free again (pool.h), and the rest
+ * when it is destroyed.
  */
 #include "config.h"
 
@@ -10,6 +11,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <numa.h>
@@ -37,7 +39,7 @@ static void tm_shm_chunk_release(const tm_shm_pool_t *pool, tm_shm_chunk_t *chun
     if (pool->numa)
         numa_free(chunk, chunk->bytes);
     else
-        free(chunk);
+        munmap(chunk, chunk->bytes);
 }
 
 /* Makes `mem` the pool's newest chunk; `bytes` 0: the caller's memory, never freed here. */
@@ -56,14 +58,23 @@ static void tm_shm_pool_add_chunk(tm_shm_pool_t *pool, unsigned char *mem, size_
     pool->nfresh = pool->chunk_cells;
 }
 
-/* Adds a chunk, whose cells are then carved one by one (tm_shm_cell_alloc). */
+/* Adds a chunk, whose cells are then carved one by one (tm_shm_cell_alloc): the spare if there
+ * is one. Called when no cell is free, so that every cell carved so far is out. */
 static int tm_shm_pool_grow(tm_shm_pool_t *pool)
 {
     unsigned char *mem;
+    size_t bytes = pool->chunk_bytes;
 
-    if (!pool->numa)
-        mem = aligned_alloc(TM_SHM_CACHE_LINE, pool->chunk_bytes);
-    else if (pool->numa_node == TM_SHM_NUMA_INTERLEAVE)
+    if (pool->spare) {
+        mem = (unsigned char *)pool->spare;
+        bytes = pool->spare->bytes;
+        pool->spare = NULL;
+    } else if (!pool->numa) {
+        /* Mapped, as libnuma would: a chunk given back leaves no hole in a heap. */
+        mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (mem == MAP_FAILED)
+            mem = NULL;
+    } else if (pool->numa_node == TM_SHM_NUMA_INTERLEAVE)
         mem = numa_alloc_interleaved(pool->chunk_bytes);
     else if (pool->numa_node < 0)
         mem = numa_alloc_local(pool->chunk_bytes);
@@ -71,8 +82,32 @@ static int tm_shm_pool_grow(tm_shm_pool_t *pool)
         mem = numa_alloc_onnode(pool->chunk_bytes, pool->numa_node);
     if (mem == NULL)
         return -ENOMEM;
-    tm_shm_pool_add_chunk(pool, mem, pool->chunk_bytes);
+    pool->nout = pool->nchunks * pool->chunk_cells;
+    tm_shm_pool_add_chunk(pool, mem, bytes);
+    if (pool->grown)
+        *pool->grown = true;
     return 0;
+}
+
+/* Every cell is free (none out, the lists forgotten): keeps the first chunk, whose cells are
+ * carved again from its start, and one other as the spare; gives the others back. */
+static void tm_shm_pool_shrink(tm_shm_pool_t *pool)
+{
+    tm_shm_chunk_t *chunk = pool->chunks, *next;
+
+    /* Newest first: the first chunk, the caller's if any, is the last. */
+    for (; chunk->next != NULL; chunk = next) {
+        next = chunk->next;
+        if (pool->spare == NULL)
+            pool->spare = chunk;
+        else
+            tm_shm_chunk_release(pool, chunk);
+    }
+    pool->chunks = chunk;
+    pool->nchunks = 1;
+    pool->free_list = NULL;
+    pool->fresh = (unsigned char *)chunk + TM_SHM_CACHE_LINE;
+    pool->nfresh = pool->chunk_cells;
 }
 
 /* The next never-used cell of the newest chunk (there is one). */
@@ -109,6 +144,9 @@ static tm_shm_pool_t *tm_shm_pool_new(size_t cell_size, int numa_node, bool numa
     pool->free_list = NULL;
     pool->chunks = NULL;
     pool->nchunks = 0;
+    pool->nout = 0;
+    pool->spare = NULL;
+    pool->grown = NULL;
     pool->fresh = NULL;
     pool->nfresh = 0;
     pool->cell_size = cell_size;
@@ -183,23 +221,62 @@ size_t tm_shm_pool_cell_size(const tm_shm_pool_t *pool)
     return pool->cell_size;
 }
 
+/* Takes back the return list (not empty) onto the private list. A pool of several chunks counts
+ * them, and gives chunks back when that makes every cell free: false then, the lists empty and
+ * the first chunk's cells to carve again. */
+static bool tm_shm_pool_take_back(tm_shm_pool_t *pool)
+{
+    /* Acquire: pairs with the release CAS of every free before it (a chain of RMWs on
+     * `returned`), so the cells' links, and the freeing threads' last uses of the cells, come
+     * before the owner's reuse. */
+    tm_shm_cell_t *list = atomic_exchange_explicit(&pool->returned, NULL, memory_order_acquire);
+    if (pool->nchunks == 1 && pool->free_list == NULL) {
+        pool->free_list = list;
+        return true;
+    }
+    tm_shm_cell_t *last = list;
+    size_t n = 1;
+    for (tm_shm_cell_t *next; (next = atomic_load_explicit(&last->next, memory_order_relaxed));
+         last = next)
+        n++;
+    if (pool->nchunks > 1 && (pool->nout -= n) == 0) {
+        tm_shm_pool_shrink(pool);
+        return false;
+    }
+    atomic_store_explicit(&last->next, pool->free_list, memory_order_relaxed);
+    pool->free_list = list;
+    return true;
+}
+
 /* The private list is empty: take back what other threads freed (warm in a cache), else carve
  * a cell never used, else grow. Returns a cell, out of the lists, or NULL. */
 static tm_shm_cell_t *tm_shm_pool_refill(tm_shm_pool_t *pool)
 {
     /* Relaxed test first: the exchange would take the line exclusive even when it finds the
      * list empty, and the freeing threads would have to take it back. */
-    if (atomic_load_explicit(&pool->returned, memory_order_relaxed) != NULL) {
-        /* Acquire: pairs with the release CAS of every free before it (a chain of RMWs on
-         * `returned`), so the cells' links, and the freeing threads' last uses of the cells,
-         * come before the owner's reuse. */
-        tm_shm_cell_t *cell = atomic_exchange_explicit(&pool->returned, NULL, memory_order_acquire);
+    if (atomic_load_explicit(&pool->returned, memory_order_relaxed) != NULL &&
+        tm_shm_pool_take_back(pool)) {
+        tm_shm_cell_t *cell = pool->free_list;
         pool->free_list = atomic_load_explicit(&cell->next, memory_order_relaxed);
+        pool->nout++;
         return cell;
     }
     if (pool->nfresh == 0 && tm_shm_pool_grow(pool) != 0)
         return NULL;
+    pool->nout++;
     return tm_shm_pool_carve(pool);
+}
+
+void tm_shm_pool_watch(tm_shm_pool_t *pool, bool *grown)
+{
+    pool->grown = grown;
+}
+
+bool tm_shm_pool_trim(tm_shm_pool_t *pool)
+{
+    if (pool->nchunks > 1 && atomic_load_explicit(&pool->returned, memory_order_relaxed) != NULL)
+        tm_shm_pool_take_back(pool);
+    return pool->nchunks > 1;
 }
 
 tm_shm_cell_t *tm_shm_cell_alloc(tm_shm_pool_t *pool)
@@ -210,6 +287,7 @@ tm_shm_cell_t *tm_shm_cell_alloc(tm_shm_pool_t *pool)
         return tm_shm_pool_refill(pool);
     /* Relaxed: the owner wrote this link itself, or took the cell with the acquire exchange. */
     pool->free_list = atomic_load_explicit(&cell->next, memory_order_relaxed);
+    pool->nout++;
     return cell;
 }
 
@@ -261,5 +339,7 @@ void tm_shm_pool_destroy(tm_shm_pool_t *pool)
         next = chunk->next;
         tm_shm_chunk_release(pool, chunk);
     }
+    if (pool->spare)
+        tm_shm_chunk_release(pool, pool->spare);
     free(pool);
 }

@@ -10,6 +10,14 @@
  * return list; when the private list runs dry, the owner takes the whole return list at once, and
  * only when both are empty does it add a chunk.
  *
+ * Giving back: a pool that grew past its first chunk (a burst of messages nobody received yet)
+ * counts the cells it has out, and when the return list it takes back brings that count to
+ * zero, every cell is free: it keeps its first chunk and one spare, returns the other chunks to
+ * the system, and carves its cells from the first chunk again. An owner that sends nothing from
+ * the pool for a while gives the chunks back with tm_shm_pool_trim, at a moment of its choice. A
+ * pool of one chunk does not count what it takes back (it has nothing to give), which keeps the
+ * steady state's path as it was.
+ *
  * Return list: the multi-producer single-consumer list of the Linux kernel's llist
  * (include/linux/llist.h: llist_add, llist_del_all), i.e. a Treiber stack (IBM RJ 5118, 1986)
  * whose only pop takes everything. Progress: free is lock-free (its CAS fails only when another
@@ -47,6 +55,12 @@ struct tm_shm_pool {
     size_t chunk_bytes; /* whole pages */
     size_t chunk_cells;
     size_t nchunks;
+    /* Cells handed out and not taken back since the pool last grew: exact while nchunks > 1 (set
+     * when a chunk is added, when every cell is out). */
+    size_t nout;
+    /* A chunk kept after giving the others back, used by the next growth before a new one. */
+    tm_shm_chunk_t *spare;
+    bool *grown; /* the owner's flag, set at each growth (tm_shm_pool_watch), or NULL */
     /* The newest chunk's cells never handed out yet, from `fresh` on: carved one at a time, so
      * that a page is touched (and placed, on the owner's node) only when its first cell is. */
     unsigned char *fresh;

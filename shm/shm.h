@@ -137,6 +137,15 @@ size_t tm_shm_pool_cell_size(const tm_shm_pool_t *pool);
  * only. */
 tm_shm_cell_t *tm_shm_cell_alloc(tm_shm_pool_t *pool);
 
+/* Owner only: *grown becomes true whenever the pool adds a chunk (the owner clears it), so that
+ * the owner knows cheaply when tm_shm_pool_trim has work. */
+void tm_shm_pool_watch(tm_shm_pool_t *pool, bool *grown);
+
+/* Owner only: takes back the cells other threads freed and, when every cell is free, gives the
+ * pool's chunks back but its first and a spare (as an allocation that finds the pool so does).
+ * True while the pool still has more than one chunk. */
+bool tm_shm_pool_trim(tm_shm_pool_t *pool);
+
 /* Gives a cell back to its pool (any thread), or to its ring (the ring's consumer only). */
 void tm_shm_cell_free(tm_shm_cell_t *cell);
 

@@ -1,5 +1,6 @@
-/* Collectives whose members' calls disagree (another call, root or operation), under
- * MPI_ERRORS_RETURN; the last rank makes the odd call of each pair.
+/* Collectives whose members' calls disagree (another call, root or operation, or the amount or
+ * the types of the data), under MPI_ERRORS_RETURN; the last rank makes the odd call of each pair.
+ * Calls that agree with different types for the same data (MPI_INT and MPI_INT32_T) succeed.
  *
  * The flat algorithms' (blocking, small, up to 64 ranks): every member gets the error of the
  * mismatch (for a scan, the members from the first that differs on: the chain's earlier results
@@ -38,12 +39,17 @@ enum kind {
     REDUCE_SCATTER,
     SCAN,
     EXSCAN,
-    NKINDS
+    NKINDS,
+    /* broadcasts from rank 0 of other data than BCAST0's: in the pairs of data_pairs only */
+    BCAST0_MORE = NKINDS, /* an int more */
+    BCAST0_FLOAT,         /* as many floats */
+    BCAST0_INT32,         /* as many int32_t: the same data */
+    NALL
 };
-static const char *names[NKINDS] = {
-    "barrier",       "bcast0",         "bcast1",    "reduce_sum", "reduce_max",
-    "allreduce_sum", "allreduce_max",  "allgather", "alltoall",   "gather0",
-    "scatter0",      "reduce_scatter", "scan",      "exscan"};
+static const char *names[NALL] = {
+    "barrier",       "bcast0",    "bcast1",      "reduce_sum",   "reduce_max",  "allreduce_sum",
+    "allreduce_max", "allgather", "alltoall",    "gather0",      "scatter0",    "reduce_scatter",
+    "scan",          "exscan",    "bcast0_more", "bcast0_float", "bcast0_int32"};
 
 /* Makes call k on comm with `in` (size * words ints, for every kind) into `out`; its
  * non-blocking form, waited for, when `nonblocking`. */
@@ -97,6 +103,15 @@ static int call(enum kind k, int *in, int *out, bool nonblocking)
     case EXSCAN:
         rc = CALL(MPI_Exscan, MPI_Iexscan, in, out, words, MPI_INT, MPI_SUM, comm);
         break;
+    case BCAST0_MORE:
+        rc = CALL(MPI_Bcast, MPI_Ibcast, out, words + 1, MPI_INT, 0, comm);
+        break;
+    case BCAST0_FLOAT:
+        rc = CALL(MPI_Bcast, MPI_Ibcast, out, words, MPI_FLOAT, 0, comm);
+        break;
+    case BCAST0_INT32:
+        rc = CALL(MPI_Bcast, MPI_Ibcast, out, words, MPI_INT32_T, 0, comm);
+        break;
     default:
         return MPI_ERR_OTHER;
     }
@@ -119,6 +134,10 @@ static int expected_class(enum kind a, enum kind b)
     if ((a == REDUCE_SUM && b == REDUCE_MAX) || (a == REDUCE_MAX && b == REDUCE_SUM) ||
         (a == ALLREDUCE_SUM && b == ALLREDUCE_MAX) || (a == ALLREDUCE_MAX && b == ALLREDUCE_SUM))
         return MPI_ERR_OP;
+    if (a == BCAST0_MORE || b == BCAST0_MORE)
+        return MPI_ERR_TRUNCATE;
+    if (a == BCAST0_FLOAT || b == BCAST0_FLOAT)
+        return MPI_ERR_TYPE;
     return MPI_ERR_OTHER;
 }
 
@@ -200,9 +219,34 @@ static void pair_apart(enum kind a, enum kind b, bool nonblocking, bool both)
     free(out);
 }
 
+/* Broadcasts whose members pass other data: an int more, either way (a receive too small, or
+ * too large for what comes: never success with part of the buffer left as it was); floats
+ * against ints, where the members meet in the flat block (messages carry no types); and ints
+ * against int32_t, which agree: rank 0's data arrives. */
+static void data_pairs(bool flat)
+{
+    if (flat) {
+        pair(BCAST0, BCAST0_MORE);
+        pair(BCAST0_MORE, BCAST0);
+        pair(BCAST0, BCAST0_FLOAT);
+    } else {
+        pair_apart(BCAST0, BCAST0_MORE, false, false);
+        pair_apart(BCAST0_MORE, BCAST0, false, false);
+    }
+    int *in = ints(0), *out = ints(rank == 0 ? 5 : -7);
+    int rc = call(rank == size - 1 ? BCAST0_INT32 : BCAST0, in, out, false);
+    if (rc != MPI_SUCCESS || out[0] != 5 || out[words - 1] != 5) {
+        failures++;
+        fprintf(stderr, "coll_mismatch: rank %d: MPI_INT against MPI_INT32_T returned %d, got %d\n",
+                rank, rc, out[0]);
+    }
+    free(in);
+    free(out);
+}
+
 static enum kind kind_named(const char *name)
 {
-    for (int k = 0; k < NKINDS; k++)
+    for (int k = 0; k < NALL; k++)
         if (strcmp(names[k], name) == 0)
             return (enum kind)k;
     fprintf(stderr, "coll_mismatch: no call %s\n", name);
@@ -218,6 +262,8 @@ int main(int argc, char **argv)
     if (argc == 4 && strcmp(argv[1], "fatal") == 0) {
         int *in = ints(0), *out = ints(0);
         call(rank == size - 1 ? kind_named(argv[3]) : kind_named(argv[2]), in, out, false);
+        free(in);
+        free(out);
         MPI_Finalize();
         return 0;
     }
@@ -237,12 +283,14 @@ int main(int argc, char **argv)
             for (int b = 0; b < NKINDS; b++)
                 if (a != b)
                     pair_apart(a, b, false, false);
+        data_pairs(false);
     } else {
         /* Every pair of calls of the rounds, and the scans with each other. */
         for (int a = 0; a < NKINDS; a++)
             for (int b = 0; b < NKINDS; b++)
                 if (a != b && is_scan(a) == is_scan(b))
                     pair(a, b);
+        data_pairs(true);
     }
     int all = 0;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);

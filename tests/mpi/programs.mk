@@ -52,7 +52,7 @@ MPI_SCRIPT_TESTS += tests/mpi/mpi_fatal.sh
 EXTRA_DIST += tests/mpi/mpi_fatal.c
 
 # Point-to-point.
-MPI_TEST_PROGS += tests/mpi/p2p_basic.x tests/mpi/p2p_ring.x tests/mpi/p2p_datatype.x \
+MPI_TEST_PROGS += tests/mpi/p2p_basic.x tests/mpi/p2p_ring.x tests/mpi/p2p_flood.x tests/mpi/p2p_datatype.x \
 	tests/mpi/p2p_large.x tests/mpi/p2p_persistent.x tests/mpi/p2p_cancel.x \
 	tests/mpi/p2p_grequest.x
 MPI_SCRIPT_TESTS += tests/mpi/p2p_errors.sh tests/mpi/hang.sh tests/mpi/p2p_eager.sh

@@ -46,6 +46,11 @@ size_t tm_rt_eager_limit(void)
     return 4096;
 }
 
+bool tm_rt_coll_check_types(void)
+{
+    return true;
+}
+
 bool tm_rt_forked(void)
 {
     return false;

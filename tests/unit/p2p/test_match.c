@@ -248,7 +248,8 @@ static const tm_p2p_source_ops_t seam_ops = {.copy = seam_copy, .done = seam_don
  * mailbox, with the envelope and a source whose ops the receiver calls. */
 static void seam_post(int from, int to, int tag, const int *data, int n)
 {
-    tm_shm_cell_t *cell = tm_shm_cell_alloc(rank_of(from)->p2p->match.mailbox->pool);
+    tm_shm_cell_t *cell =
+        tm_shm_cell_alloc(rank_of(from)->p2p->match.mailbox->pools[TM_P2P_CELL_CLASS_FULL]);
     ck_assert_ptr_nonnull(cell);
     tm_p2p_envelope_t *env = tm_p2p_cell_envelope(cell);
     memset(env, 0, sizeof *env);

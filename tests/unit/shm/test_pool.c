@@ -1,6 +1,7 @@
 /*
  * Unit tests of shm/pool.c: arguments, cell layout, growth by chunks, reuse of cells freed by the
- * owner and by other threads, NUMA placement, and that destroy gives the memory back. They look
+ * owner and by other threads, giving chunks back after a burst, NUMA placement, and that destroy
+ * gives the memory back. They look
  * inside the pool (shm/pool.h) to count chunks.
  */
 #include "config.h"
@@ -202,6 +203,88 @@ START_TEST(test_pool_remote_frees)
 }
 END_TEST
 
+static long vm_size_pages(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    long pages = -1;
+
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fscanf(f, "%ld", &pages), 1);
+    fclose(f);
+    return pages;
+}
+
+/* A burst: many chunks' worth of cells out at once, then freed by another thread. The next
+ * allocation finds every cell back and gives the chunks back but the first and a spare: the
+ * process's address space shrinks by the others, the cell comes from the first chunk, and the
+ * next growth reuses the spare before mapping anything. */
+START_TEST(test_pool_gives_back)
+{
+    tm_shm_pool_t *pool = pool_new(4000, -1);
+    size_t chunks = 10, n = chunks * pool->chunk_cells;
+    long chunk_pages = (long)(pool->chunk_bytes / (size_t)sysconf(_SC_PAGESIZE));
+    tm_shm_cell_t **cells = malloc(n * sizeof(*cells));
+    remote_free_arg_t arg = {cells, 0, n};
+    pthread_t thread;
+
+    ck_assert_ptr_nonnull(cells);
+    tm_shm_cell_t *first = tm_shm_cell_alloc(pool);
+    tm_shm_cell_free(first);
+    ck_assert_ptr_eq(cells[0] = tm_shm_cell_alloc(pool), first);
+    for (size_t i = 1; i < n; i++)
+        ck_assert_ptr_nonnull(cells[i] = tm_shm_cell_alloc(pool));
+    ck_assert_uint_eq(pool->nchunks, chunks);
+    ck_assert_int_eq(pthread_create(&thread, NULL, remote_free, &arg), 0);
+    pthread_join(thread, NULL);
+    long grown = vm_size_pages(); /* after the thread: glibc keeps its stack mapped */
+
+    tm_shm_cell_t *cell = tm_shm_cell_alloc(pool);
+    ck_assert_ptr_eq(cell, first);
+    ck_assert_uint_eq(pool->nchunks, 1);
+    ck_assert_ptr_nonnull(pool->spare);
+    ck_assert_int_le(vm_size_pages(), grown - (long)(chunks - 2) * chunk_pages);
+
+    /* The first chunk's cells again, then the spare's, then a new chunk. */
+    cells[0] = cell;
+    for (size_t i = 1; i < 2 * pool->chunk_cells + 1; i++)
+        ck_assert_ptr_nonnull(cells[i] = tm_shm_cell_alloc(pool));
+    ck_assert_uint_eq(pool->nchunks, 3);
+    ck_assert_ptr_null(pool->spare);
+    for (size_t i = 0; i < 2 * pool->chunk_cells + 1; i++)
+        tm_shm_cell_free(cells[i]);
+    free(cells);
+    tm_shm_pool_destroy(pool);
+}
+END_TEST
+
+/* Cells out while the pool takes some back: it gives nothing back until the last is free. */
+START_TEST(test_pool_keeps_while_out)
+{
+    tm_shm_pool_t *pool = pool_new(4000, -1);
+    size_t n = 3 * pool->chunk_cells;
+    tm_shm_cell_t **cells = malloc(n * sizeof(*cells));
+
+    ck_assert_ptr_nonnull(cells);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_ptr_nonnull(cells[i] = tm_shm_cell_alloc(pool));
+    for (size_t i = 1; i < n; i++)
+        tm_shm_cell_free(cells[i]);
+    /* All but cells[0] are back: reused, none given back. */
+    for (size_t i = 1; i < n; i++) {
+        ck_assert_ptr_nonnull(cells[i] = tm_shm_cell_alloc(pool));
+        ck_assert_uint_eq(pool->nchunks, 3);
+    }
+    for (size_t i = 0; i < n; i++) {
+        memset(cells[i]->data, 0x5a, 4000); /* still the caller's, all of them */
+        tm_shm_cell_free(cells[i]);
+    }
+    tm_shm_cell_free(tm_shm_cell_alloc(pool));
+    ck_assert_uint_eq(pool->nchunks, 1);
+    free(cells);
+    tm_shm_pool_destroy(pool);
+}
+END_TEST
+
 /* A pool asked for node 0 has its cells' pages on node 0 (the only node checked: it exists on
  * every machine). Without NUMA, only that allocation works. */
 START_TEST(test_pool_numa_node)
@@ -242,17 +325,6 @@ START_TEST(test_pool_numa_interleave)
     ck_assert_int_eq(tm_shm_pool_create(64, -3, &pool), -EINVAL);
 }
 END_TEST
-
-static long vm_size_pages(void)
-{
-    FILE *f = fopen("/proc/self/statm", "r");
-    long pages = -1;
-
-    ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(fscanf(f, "%ld", &pages), 1);
-    fclose(f);
-    return pages;
-}
 
 /* Pools that grew to several chunks, created and destroyed over and over: the address space
  * stays flat. Leaked chunks (numa_alloc_* maps each one) would add DESTROY_ROUNDS * 4 of them. */
@@ -330,6 +402,8 @@ static Suite *pool_suite(void)
     tcase_add_test(tc, test_pool_growth);
     tcase_add_test(tc, test_pool_owner_free_reuse);
     tcase_add_test(tc, test_pool_remote_frees);
+    tcase_add_test(tc, test_pool_gives_back);
+    tcase_add_test(tc, test_pool_keeps_while_out);
     tcase_add_test(tc, test_pool_numa_node);
     tcase_add_test(tc, test_pool_numa_interleave);
     tcase_add_test(tc, test_pool_create_in);
