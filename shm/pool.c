@@ -32,23 +32,30 @@ static size_t tm_shm_round_up(size_t n, size_t multiple)
     return (n + multiple - 1) / multiple * multiple;
 }
 
-static void tm_shm_chunk_release(const tm_shm_pool_t *pool, tm_shm_chunk_t *chunk)
+/* Gives back `bytes` of memory at mem; 0 bytes: the caller's (tm_shm_pool_create_in). */
+static void tm_shm_memory_release(const tm_shm_pool_t *pool, void *mem, size_t bytes)
 {
-    if (chunk->bytes == 0)
-        return; /* the caller's (tm_shm_pool_create_in) */
+    if (bytes == 0)
+        return;
     if (pool->numa)
-        numa_free(chunk, chunk->bytes);
+        numa_free(mem, bytes);
     else
-        munmap(chunk, chunk->bytes);
+        munmap(mem, bytes);
 }
 
-/* Makes `mem` the pool's newest chunk; `bytes` 0: the caller's memory, never freed here. */
+/* Makes `mem` the pool's newest chunk; `bytes` 0: the caller's memory, never freed here. The
+ * first chunk has no header: it would be a page written for every pool, used or not. */
 static void tm_shm_pool_add_chunk(tm_shm_pool_t *pool, unsigned char *mem, size_t bytes)
 {
-    tm_shm_chunk_t *chunk = (tm_shm_chunk_t *)mem;
-    chunk->next = pool->chunks;
-    chunk->bytes = bytes;
-    pool->chunks = chunk;
+    if (pool->first == NULL) {
+        pool->first = mem;
+        pool->first_bytes = bytes;
+    } else {
+        tm_shm_chunk_t *chunk = (tm_shm_chunk_t *)mem;
+        chunk->next = pool->chunks;
+        chunk->bytes = bytes;
+        pool->chunks = chunk;
+    }
     pool->nchunks++;
     /* No cell is written now: a page is first touched when its first cell is handed out, by the
      * owner, which is what places the pages of a numa_alloc_local chunk on the owner's node; a
@@ -93,20 +100,17 @@ static int tm_shm_pool_grow(tm_shm_pool_t *pool)
  * carved again from its start, and one other as the spare; gives the others back. */
 static void tm_shm_pool_shrink(tm_shm_pool_t *pool)
 {
-    tm_shm_chunk_t *chunk = pool->chunks, *next;
-
-    /* Newest first: the first chunk, the caller's if any, is the last. */
-    for (; chunk->next != NULL; chunk = next) {
+    for (tm_shm_chunk_t *chunk = pool->chunks, *next; chunk != NULL; chunk = next) {
         next = chunk->next;
         if (pool->spare == NULL)
             pool->spare = chunk;
         else
-            tm_shm_chunk_release(pool, chunk);
+            tm_shm_memory_release(pool, chunk, chunk->bytes);
     }
-    pool->chunks = chunk;
+    pool->chunks = NULL;
     pool->nchunks = 1;
     pool->free_list = NULL;
-    pool->fresh = (unsigned char *)chunk + TM_SHM_CACHE_LINE;
+    pool->fresh = pool->first + TM_SHM_CACHE_LINE;
     pool->nfresh = pool->chunk_cells;
 }
 
@@ -142,6 +146,8 @@ static tm_shm_pool_t *tm_shm_pool_new(size_t cell_size, int numa_node, bool numa
     if (pool == NULL)
         return NULL;
     pool->free_list = NULL;
+    pool->first = NULL;
+    pool->first_bytes = 0;
     pool->chunks = NULL;
     pool->nchunks = 0;
     pool->nout = 0;
@@ -337,9 +343,10 @@ void tm_shm_pool_destroy(tm_shm_pool_t *pool)
     (void)returned;
     for (chunk = pool->chunks; chunk != NULL; chunk = next) {
         next = chunk->next;
-        tm_shm_chunk_release(pool, chunk);
+        tm_shm_memory_release(pool, chunk, chunk->bytes);
     }
     if (pool->spare)
-        tm_shm_chunk_release(pool, pool->spare);
+        tm_shm_memory_release(pool, pool->spare, pool->spare->bytes);
+    tm_shm_memory_release(pool, pool->first, pool->first_bytes);
     free(pool);
 }

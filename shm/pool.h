@@ -4,7 +4,8 @@
  *
  *   owner only (one cache line)                     any thread (its own cache line)
  *   free_list -> c -> c -> c -> NULL                returned -> c -> c -> NULL   (newest first)
- *   chunks -> [hdr|cell|cell|...] -> [hdr|cell|...] -> NULL
+ *   first -> [   |cell|cell|...]                 (its first line unused: nothing in it is
+ *   chunks -> [hdr|cell|cell|...] -> [hdr|cell|...] -> NULL     written before a cell is)
  *
  * The owner allocates from its private free list. Any thread frees a cell by pushing it on the
  * return list; when the private list runs dry, the owner takes the whole return list at once, and
@@ -49,12 +50,14 @@ typedef struct tm_shm_chunk {
 struct tm_shm_pool {
     /* Owner only: plain fields. */
     tm_shm_cell_t *free_list;
-    tm_shm_chunk_t *chunks;
-    size_t cell_size;   /* data bytes asked for */
-    size_t stride;      /* bytes from one cell to the next: links + data, in whole lines */
-    size_t chunk_bytes; /* whole pages */
+    unsigned char *first;   /* the first chunk, kept until the pool is destroyed */
+    size_t first_bytes;     /* what numa_free needs back; 0: the caller's memory */
+    tm_shm_chunk_t *chunks; /* the others, newest first */
+    size_t cell_size;       /* data bytes asked for */
+    size_t stride;          /* bytes from one cell to the next: links + data, in whole lines */
+    size_t chunk_bytes;     /* whole pages */
     size_t chunk_cells;
-    size_t nchunks;
+    size_t nchunks; /* the first included */
     /* Cells handed out and not taken back since the pool last grew: exact while nchunks > 1 (set
      * when a chunk is added, when every cell is out). */
     size_t nout;
