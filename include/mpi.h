@@ -520,6 +520,16 @@ double PMPI_Wtick(void);
 int MPI_Get_processor_name(char *name, int *resultlen);
 int PMPI_Get_processor_name(char *name, int *resultlen);
 
+/* MPI_Alloc_mem: *(void **)baseptr = size bytes (a block of its own for 0), aligned to 64 bytes;
+ * info (or MPI_INFO_NULL) is checked and ignored. MPI_ERR_NO_MEM when memory is short. */
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+
+/* MPI_Free_mem: frees memory from MPI_Alloc_mem (NULL: nothing); MPI_ERR_BASE for a pointer
+ * MPI_Alloc_mem did not return, or returned and was freed already. */
+int MPI_Free_mem(void *base);
+int PMPI_Free_mem(void *base);
+
 /* MPI_Get_version: *version = MPI_VERSION, *subversion = MPI_SUBVERSION. May be called at any
  * time, by any thread. */
 int MPI_Get_version(int *version, int *subversion);
@@ -1198,7 +1208,7 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[]);
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 
-/* MPI_Comm_dup_with_info: MPI_Comm_dup; info (not MPI_INFO_NULL) is checked and ignored. */
+/* MPI_Comm_dup_with_info: MPI_Comm_dup; info (or MPI_INFO_NULL) is checked and ignored. */
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
 

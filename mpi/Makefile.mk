@@ -12,6 +12,7 @@ mpi_libtmmpi_la_SOURCES = \
 	mpi/comm.c \
 	mpi/time.c \
 	mpi/env.c \
+	mpi/mem.c \
 	mpi/group.c \
 	mpi/errhandler.c \
 	mpi/attr.h \

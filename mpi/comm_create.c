@@ -282,7 +282,8 @@ static int tm_mpi_comm_dup(const char *call, MPI_Comm comm, MPI_Info info, int c
 
     if (err != MPI_SUCCESS)
         return err;
-    if (check_info && (err = tm_mpi_info_check(r, info, call)) != MPI_SUCCESS)
+    if (check_info && info != MPI_INFO_NULL &&
+        (err = tm_mpi_info_check(r, info, call)) != MPI_SUCCESS)
         return err;
     if ((err = tm_mpi_comm_check_newcomm(r, c, call, newcomm)) != MPI_SUCCESS)
         return err;

@@ -268,6 +268,10 @@ int main(int argc, char **argv)
         CHECK(MPI_Comm_compare(c, dup, &res) == MPI_SUCCESS && res == MPI_CONGRUENT);
         CHECK(MPI_Comm_free(&c) == MPI_SUCCESS);
         CHECK(MPI_Comm_set_info(dup, MPI_INFO_NULL) == MPI_ERR_INFO);
+        /* MPI_INFO_NULL is no hint at all, as MPICH and Open MPI take it */
+        CHECK(MPI_Comm_dup_with_info(dup, MPI_INFO_NULL, &c) == MPI_SUCCESS);
+        CHECK(MPI_Comm_compare(c, dup, &res) == MPI_SUCCESS && res == MPI_CONGRUENT);
+        CHECK(MPI_Comm_free(&c) == MPI_SUCCESS);
         MPI_Info_free(&info);
     }
 
