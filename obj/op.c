@@ -144,20 +144,29 @@ TM_MPI_OP_LOC(ld, long double, 16)
 /* ------------------------------------------------------------------ which loop for which type
  *
  * The groups of MPI 3.1 section 5.9.2. "C integer" leaves out MPI_CHAR and MPI_WCHAR (text), and
- * MPI_BYTE, which only the bitwise operations take. A signed type uses the signed loop where the
- * sign matters (MPI_MAX, MPI_MIN), the unsigned one of its width elsewhere.
+ * MPI_BYTE, which only the bitwise operations take; MPI_CHAR is taken as the C integer it is
+ * (signed where char is), as MPICH and Open MPI take it. The logical operations also take
+ * MPI_AINT, MPI_OFFSET and MPI_COUNT, as the bitwise ones do (MPICH and Open MPI again). A
+ * signed type uses the signed loop where the sign matters (MPI_MAX, MPI_MIN), the unsigned one
+ * of its width elsewhere.
  */
 #define TM_MPI_OP_L(op, t) [TM_MPI_OP_IDX(MPI_##t)] = tm_mpi_op_##op
+#if CHAR_MIN < 0
+#define TM_MPI_OP_CHAR(op, s) TM_MPI_OP_L(op##_##s##8, CHAR)
+#else
+#define TM_MPI_OP_CHAR(op, s) TM_MPI_OP_L(op##_u8, CHAR)
+#endif
 #define TM_MPI_OP_C_INTEGER(op, s)                                                                 \
-    TM_MPI_OP_L(op##_##s##8, SIGNED_CHAR), TM_MPI_OP_L(op##_u8, UNSIGNED_CHAR),                    \
-        TM_MPI_OP_L(op##_##s##16, SHORT), TM_MPI_OP_L(op##_u16, UNSIGNED_SHORT),                   \
-        TM_MPI_OP_L(op##_##s##32, INT), TM_MPI_OP_L(op##_u32, UNSIGNED),                           \
-        TM_MPI_OP_L(op##_##s##64, LONG), TM_MPI_OP_L(op##_u64, UNSIGNED_LONG),                     \
-        TM_MPI_OP_L(op##_##s##64, LONG_LONG_INT), TM_MPI_OP_L(op##_u64, UNSIGNED_LONG_LONG),       \
-        TM_MPI_OP_L(op##_##s##8, INT8_T), TM_MPI_OP_L(op##_##s##16, INT16_T),                      \
-        TM_MPI_OP_L(op##_##s##32, INT32_T), TM_MPI_OP_L(op##_##s##64, INT64_T),                    \
-        TM_MPI_OP_L(op##_u8, UINT8_T), TM_MPI_OP_L(op##_u16, UINT16_T),                            \
-        TM_MPI_OP_L(op##_u32, UINT32_T), TM_MPI_OP_L(op##_u64, UINT64_T)
+    TM_MPI_OP_CHAR(op, s), TM_MPI_OP_L(op##_##s##8, SIGNED_CHAR),                                  \
+        TM_MPI_OP_L(op##_u8, UNSIGNED_CHAR), TM_MPI_OP_L(op##_##s##16, SHORT),                     \
+        TM_MPI_OP_L(op##_u16, UNSIGNED_SHORT), TM_MPI_OP_L(op##_##s##32, INT),                     \
+        TM_MPI_OP_L(op##_u32, UNSIGNED), TM_MPI_OP_L(op##_##s##64, LONG),                          \
+        TM_MPI_OP_L(op##_u64, UNSIGNED_LONG), TM_MPI_OP_L(op##_##s##64, LONG_LONG_INT),            \
+        TM_MPI_OP_L(op##_u64, UNSIGNED_LONG_LONG), TM_MPI_OP_L(op##_##s##8, INT8_T),               \
+        TM_MPI_OP_L(op##_##s##16, INT16_T), TM_MPI_OP_L(op##_##s##32, INT32_T),                    \
+        TM_MPI_OP_L(op##_##s##64, INT64_T), TM_MPI_OP_L(op##_u8, UINT8_T),                         \
+        TM_MPI_OP_L(op##_u16, UINT16_T), TM_MPI_OP_L(op##_u32, UINT32_T),                          \
+        TM_MPI_OP_L(op##_u64, UINT64_T)
 #define TM_MPI_OP_MULTI_LANGUAGE(op, s)                                                            \
     TM_MPI_OP_L(op##_##s##64, AINT), TM_MPI_OP_L(op##_##s##64, OFFSET),                            \
         TM_MPI_OP_L(op##_##s##64, COUNT)
@@ -180,7 +189,7 @@ TM_MPI_OP_LOC(ld, long double, 16)
     }
 #define TM_MPI_OP_ROW_LOGICAL(op)                                                                  \
     {                                                                                              \
-        TM_MPI_OP_C_INTEGER(op, u), TM_MPI_OP_LOGICAL_TYPES(op)                                    \
+        TM_MPI_OP_C_INTEGER(op, u), TM_MPI_OP_MULTI_LANGUAGE(op, u), TM_MPI_OP_LOGICAL_TYPES(op)   \
     }
 #define TM_MPI_OP_ROW_BITWISE(op)                                                                  \
     {                                                                                              \
