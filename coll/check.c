@@ -9,8 +9,11 @@
  * come, or for members that never arrive in the flat block; and some ranks of a mismatch meet
  * nobody (a broadcast's root sends and is done). So every member also writes the signature of
  * each of its collective calls on a communicator into its line of the communicator's ledger,
- * numbered by the call's rank among the communicator's collective calls; a flat call only when
- * it waits (one that does not wait met all the others, which compared it). A thread of the
+ * numbered by the call's rank among the communicator's collective calls; a call of the flat
+ * rounds only when it sleeps (one that does not met all the others, which compared it), a flat
+ * scan when it starts (the chain's first member waits for nobody). Between two calls on
+ * messages the ledger compares the calls alone: their amounts of data meet in the messages,
+ * which fail a receive too long or too short and leave the communicator usable. A thread of the
  * process compares the ledgers every CHECK_PERIOD_MS: each member's calls with the next
  * member's (if every neighbouring pair agrees, all agree). A mismatch breaks the communicator:
  * the ledger keeps it, every member is woken, and every collective under way on it, and any
@@ -21,8 +24,8 @@
  * a mismatch between members further apart than that in their calls (non-blocking collectives
  * under way) may go unseen.
  *
- * Cost: per schedule collective, an entry written in a line of the rank's own; per flat call
- * that sleeps, the same; a mismatch is found within CHECK_PERIOD_MS or two, by a thread that
+ * Cost: per schedule collective or flat scan, an entry written in a line of the rank's own; per
+ * flat call that sleeps, the same; a mismatch is found within CHECK_PERIOD_MS or two, by a thread that
  * reads two lines per member and new call.
  */
 #include "config.h"
