@@ -107,11 +107,11 @@ typedef struct tm_p2p_mailbox {
     /* A copy of a rendezvous message sent from this side that its receiver offers to share:
      * whoever waits on this side takes it (copy.c). */
     tm_p2p_copy_job_t *_Atomic copy_offer;
-    /* The cells sent from this side, by class (tm_p2p_cell_pool), made at the rank's MPI_Init;
+    /* The cells sent from this side, by class (tm_p2p_cell_alloc), made at the rank's MPI_Init;
      * classes the job does not use are NULL. */
     tm_shm_pool_t *pools[TM_P2P_CELL_CLASSES];
     /* A pool grew (a burst of messages not received yet): the side's sender gives the chunks
-     * back once the cells are all free (tm_p2p_mailbox_trim). Written by that sender only. */
+     * back once the cells are all free (tm_p2p_matcher_trim). Written by that sender only. */
     bool pools_grown;
     /* The fastboxes into this side, which its consumer polls after the queue: added by the
      * consumer (others read them as hints, for idleness); `fastboxes_taken` counts those the
