@@ -7,10 +7,16 @@
  * stays taken until the last attribute of a freed keyval is deleted, so that the callbacks of
  * those attributes still receive a keyval that no new one shares. Payloads: 1 to 12 are the
  * predefined keys of mpi.h, then index in the table + 16.
+ *
+ * A delete callback may call MPI on the communicator, delete other attributes among them: the
+ * attribute whose callback runs is marked, a nested deletion of it does nothing (a nested
+ * setting replaces its value without a second callback), and the list is searched again after
+ * the callback, which may have unlinked any other attribute.
  */
 #include "config.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "attr.h"
@@ -32,6 +38,7 @@ struct tm_mpi_attr {
     tm_mpi_attr_t *next; /* set before this one */
     tm_mpi_keyval_t *keyval;
     void *value;
+    bool deleting; /* its delete callback runs */
 };
 
 /* ------------------------------------------------------------------ predefined attributes */
@@ -152,20 +159,26 @@ static tm_mpi_attr_t **tm_mpi_attr_find(tm_mpi_comm_t *comm, const tm_mpi_keyval
     return p;
 }
 
+/* Runs a's delete callback, a marked meanwhile (see the top of the file). */
 static int tm_mpi_attr_call_delete(tm_mpi_comm_t *comm, tm_mpi_attr_t *a)
 {
     tm_mpi_keyval_t *kv = a->keyval;
 
     if (kv->delete_fn == MPI_COMM_NULL_DELETE_FN)
         return MPI_SUCCESS;
-    return kv->delete_fn(comm->handle, tm_mpi_keyval_handle(kv), a->value, kv->extra_state);
+    a->deleting = true;
+    int err = kv->delete_fn(comm->handle, tm_mpi_keyval_handle(kv), a->value, kv->extra_state);
+    a->deleting = false;
+    return err;
 }
 
-/* Unlinks *p and frees it. */
-static void tm_mpi_attr_unlink(tm_mpi_attr_t **p)
+/* Unlinks a from comm's list, wherever it is now, and frees it. */
+static void tm_mpi_attr_unlink(tm_mpi_comm_t *comm, tm_mpi_attr_t *a)
 {
-    tm_mpi_attr_t *a = *p;
+    tm_mpi_attr_t **p = &comm->attrs;
 
+    while (*p != a)
+        p = &(*p)->next;
     *p = a->next;
     tm_mpi_keyval_release(a->keyval);
     free(a);
@@ -176,7 +189,8 @@ static int tm_mpi_attr_delete_list(tm_mpi_comm_t *comm, int force)
     int first_err = MPI_SUCCESS;
 
     while (comm->attrs != NULL) {
-        int err = tm_mpi_attr_call_delete(comm, comm->attrs);
+        tm_mpi_attr_t *a = comm->attrs;
+        int err = tm_mpi_attr_call_delete(comm, a);
 
         if (err != MPI_SUCCESS) {
             if (!force)
@@ -184,7 +198,7 @@ static int tm_mpi_attr_delete_list(tm_mpi_comm_t *comm, int force)
             if (first_err == MPI_SUCCESS)
                 first_err = err;
         }
-        tm_mpi_attr_unlink(&comm->attrs);
+        tm_mpi_attr_unlink(comm, a);
     }
     return first_err;
 }
@@ -203,6 +217,7 @@ static int tm_mpi_attr_push(tm_mpi_comm_t *comm, tm_mpi_keyval_t *kv, void *valu
         return MPI_ERR_NO_MEM;
     a->keyval = kv;
     a->value = value;
+    a->deleting = false;
     a->next = comm->attrs;
     comm->attrs = a;
     kv->refs++;
@@ -345,11 +360,13 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
         return err;
     p = tm_mpi_attr_find(c, kv);
     if (*p != NULL) {
-        /* Replacing a value deletes the old one first (MPI 3.1, 6.7.2). */
-        err = tm_mpi_attr_call_delete(c, *p);
+        tm_mpi_attr_t *a = *p;
+        /* Replacing a value deletes the old one first (MPI 3.1, 6.7.2), unless its deletion is
+         * what runs now. */
+        err = a->deleting ? MPI_SUCCESS : tm_mpi_attr_call_delete(c, a);
         if (err != MPI_SUCCESS)
             return tm_mpi_attr_callback_error(r, c, call, comm_keyval, err);
-        (*p)->value = attribute_val;
+        a->value = attribute_val;
         return MPI_SUCCESS;
     }
     if (tm_mpi_attr_push(c, kv, attribute_val) != MPI_SUCCESS)
@@ -408,14 +425,16 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
     if (err != MPI_SUCCESS)
         return err;
     p = tm_mpi_attr_find(c, kv);
-    /* Deleting an attribute that is not there does nothing, as in MPICH. */
-    if (*p == NULL)
+    /* Deleting an attribute that is not there does nothing, as in MPICH; nor does deleting one
+     * from its own delete callback. */
+    if (*p == NULL || (*p)->deleting)
         return MPI_SUCCESS;
     /* When the callback fails the attribute stays. */
-    err = tm_mpi_attr_call_delete(c, *p);
+    tm_mpi_attr_t *a = *p;
+    err = tm_mpi_attr_call_delete(c, a);
     if (err != MPI_SUCCESS)
         return tm_mpi_attr_callback_error(r, c, call, comm_keyval, err);
-    tm_mpi_attr_unlink(p);
+    tm_mpi_attr_unlink(c, a);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr

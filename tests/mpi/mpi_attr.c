@@ -1,7 +1,11 @@
 /* Attributes on every rank: each rank's keyvals and values are its own, delete callbacks run
  * with the right arguments, and MPI_Finalize deletes MPI_COMM_SELF's attributes (the last
- * callback reports). Predefined attributes of the job. Usage: mpi_attr */
+ * callback reports). Predefined attributes of the job. Delete callbacks that delete other
+ * attributes, and their own, from MPI_Comm_delete_attr, MPI_Comm_set_attr's replacement and
+ * MPI_Comm_free: each callback runs once, nothing is touched after it is freed (ASan). Usage:
+ * mpi_attr */
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -39,6 +43,64 @@ static int self_delete(MPI_Comm comm, int keyval, void *value, void *extra)
     return MPI_SUCCESS;
 }
 
+/* Keyvals whose delete callbacks delete the attributes of the others (nested[k] deletes those of
+ * nested[k + 1] and nested[k + 2], and its own) on the communicator. */
+static int nested[4], nested_calls[4];
+
+static int nested_delete(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)value;
+    int k = (int)(intptr_t)extra;
+    nested_calls[k]++;
+    for (int j = k + 1; j <= k + 2 && j < 4; j++)
+        if (MPI_Comm_delete_attr(comm, nested[j]) != MPI_SUCCESS)
+            errors++;
+    if (MPI_Comm_delete_attr(comm, keyval) != MPI_SUCCESS) /* its own: nothing more happens */
+        errors++;
+    return MPI_SUCCESS;
+}
+
+/* Sets the four nested attributes on comm, newest last (so nested[0] is deleted first at free). */
+static void nested_set(MPI_Comm comm)
+{
+    for (int k = 3; k >= 0; k--)
+        CHECK(MPI_Comm_set_attr(comm, nested[k], &nested_calls[k]) == MPI_SUCCESS);
+}
+
+static void nested_cases(void)
+{
+    for (int k = 0; k < 4; k++)
+        CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, nested_delete, &nested[k],
+                                     (void *)(intptr_t)k) == MPI_SUCCESS);
+    MPI_Comm dup;
+    int flag, *val;
+    /* MPI_Comm_delete_attr of the first deletes them all, each callback once (on a duplicate of
+     * MPI_COMM_SELF, which has no attribute yet: MPI_COMM_WORLD's would be copied) */
+    MPI_Comm_dup(MPI_COMM_SELF, &dup);
+    nested_set(dup);
+    CHECK(MPI_Comm_delete_attr(dup, nested[0]) == MPI_SUCCESS);
+    for (int k = 0; k < 4; k++) {
+        CHECK(nested_calls[k] == 1);
+        CHECK(MPI_Comm_get_attr(dup, nested[k], &val, &flag) == MPI_SUCCESS && !flag);
+        nested_calls[k] = 0;
+    }
+    /* replacing the first's value deletes the others; its own stays, with the new value */
+    nested_set(dup);
+    CHECK(MPI_Comm_set_attr(dup, nested[0], &flag) == MPI_SUCCESS);
+    CHECK(nested_calls[0] == 1 && nested_calls[1] == 1 && nested_calls[2] == 1);
+    CHECK(MPI_Comm_get_attr(dup, nested[0], &val, &flag) == MPI_SUCCESS && flag && val == &flag);
+    CHECK(MPI_Comm_delete_attr(dup, nested[0]) == MPI_SUCCESS);
+    for (int k = 0; k < 4; k++)
+        nested_calls[k] = 0;
+    /* freeing the communicator: every callback once */
+    nested_set(dup);
+    CHECK(MPI_Comm_free(&dup) == MPI_SUCCESS);
+    for (int k = 0; k < 4; k++)
+        CHECK(nested_calls[k] == 1);
+    for (int k = 0; k < 4; k++)
+        CHECK(MPI_Comm_free_keyval(&nested[k]) == MPI_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
     int key, skey, flag, size, *val, *mine = malloc(sizeof(int));
@@ -68,6 +130,7 @@ int main(int argc, char **argv)
           *val == 0);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     CHECK(MPI_Comm_set_attr(MPI_COMM_WORLD, MPI_TAG_UB, &flag) == MPI_ERR_KEYVAL);
+    nested_cases();
     /* The world attribute outlived its keyval; deleting it now runs its callback. */
     CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &skey, NULL) == MPI_SUCCESS);
     CHECK(MPI_Comm_set_attr(MPI_COMM_SELF, skey, &rank) == MPI_SUCCESS);
