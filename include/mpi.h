@@ -530,6 +530,54 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
 int MPI_Free_mem(void *base);
 int PMPI_Free_mem(void *base);
 
+/* Handle conversions to and from Fortran integers (a handle's value is kept: an invalid one
+ * stays invalid). MPI_Status_c2f and MPI_Status_f2c copy a status to and from its
+ * MPI_F_STATUS_SIZE integers (MPI_ERR_ARG for NULL or an IGNORE). */
+MPI_Fint MPI_Comm_c2f(MPI_Comm handle);
+MPI_Comm MPI_Comm_f2c(MPI_Fint handle);
+MPI_Fint PMPI_Comm_c2f(MPI_Comm handle);
+MPI_Comm PMPI_Comm_f2c(MPI_Fint handle);
+MPI_Fint MPI_Group_c2f(MPI_Group handle);
+MPI_Group MPI_Group_f2c(MPI_Fint handle);
+MPI_Fint PMPI_Group_c2f(MPI_Group handle);
+MPI_Group PMPI_Group_f2c(MPI_Fint handle);
+MPI_Fint MPI_Type_c2f(MPI_Datatype handle);
+MPI_Datatype MPI_Type_f2c(MPI_Fint handle);
+MPI_Fint PMPI_Type_c2f(MPI_Datatype handle);
+MPI_Datatype PMPI_Type_f2c(MPI_Fint handle);
+MPI_Fint MPI_Op_c2f(MPI_Op handle);
+MPI_Op MPI_Op_f2c(MPI_Fint handle);
+MPI_Fint PMPI_Op_c2f(MPI_Op handle);
+MPI_Op PMPI_Op_f2c(MPI_Fint handle);
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler handle);
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint handle);
+MPI_Fint PMPI_Errhandler_c2f(MPI_Errhandler handle);
+MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint handle);
+MPI_Fint MPI_Request_c2f(MPI_Request handle);
+MPI_Request MPI_Request_f2c(MPI_Fint handle);
+MPI_Fint PMPI_Request_c2f(MPI_Request handle);
+MPI_Request PMPI_Request_f2c(MPI_Fint handle);
+MPI_Fint MPI_Info_c2f(MPI_Info handle);
+MPI_Info MPI_Info_f2c(MPI_Fint handle);
+MPI_Fint PMPI_Info_c2f(MPI_Info handle);
+MPI_Info PMPI_Info_f2c(MPI_Fint handle);
+MPI_Fint MPI_Win_c2f(MPI_Win handle);
+MPI_Win MPI_Win_f2c(MPI_Fint handle);
+MPI_Fint PMPI_Win_c2f(MPI_Win handle);
+MPI_Win PMPI_Win_f2c(MPI_Fint handle);
+MPI_Fint MPI_File_c2f(MPI_File handle);
+MPI_File MPI_File_f2c(MPI_Fint handle);
+MPI_Fint PMPI_File_c2f(MPI_File handle);
+MPI_File PMPI_File_f2c(MPI_Fint handle);
+MPI_Fint MPI_Message_c2f(MPI_Message handle);
+MPI_Message MPI_Message_f2c(MPI_Fint handle);
+MPI_Fint PMPI_Message_c2f(MPI_Message handle);
+MPI_Message PMPI_Message_f2c(MPI_Fint handle);
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+
 /* MPI_Get_version: *version = MPI_VERSION, *subversion = MPI_SUBVERSION. May be called at any
  * time, by any thread. */
 int MPI_Get_version(int *version, int *subversion);

@@ -13,6 +13,7 @@ mpi_libtmmpi_la_SOURCES = \
 	mpi/time.c \
 	mpi/env.c \
 	mpi/mem.c \
+	mpi/handles.c \
 	mpi/group.c \
 	mpi/errhandler.c \
 	mpi/attr.h \
