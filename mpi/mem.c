@@ -6,7 +6,6 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <search.h>
 #include <stdint.h>
