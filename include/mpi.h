@@ -422,6 +422,8 @@ typedef void MPI_File_errhandler_function(MPI_File *file, int *errcode, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
 typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
 typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
+/* MPI-1's name of the communicator error handler callback, for MPI_Errhandler_create */
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
 
 typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
 typedef int MPI_Grequest_free_function(void *extra_state);
@@ -1711,6 +1713,55 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
                     MPI_Op op, MPI_Comm comm, MPI_Request *request);
 
 /* ------------------------------------------------------------------ end of collectives */
+
+/* ------------------------------------------------------------------ MPI-1's removed functions */
+
+/* The MPI-1 functions that MPI-3.0 removed, which old programs still call and MPICH still
+ * provides, each the same as its successor: MPI_Address is MPI_Get_address; MPI_Type_hvector,
+ * _hindexed and _struct are MPI_Type_create_hvector, _hindexed and _struct; MPI_Type_extent
+ * gives the extent of MPI_Type_get_extent, MPI_Type_lb its lower bound and MPI_Type_ub the lower
+ * bound plus the extent; MPI_Errhandler_create, _set and _get are MPI_Comm_create_errhandler,
+ * _set_errhandler and _get_errhandler; MPI_Keyval_create and _free are MPI_Comm_create_keyval
+ * and _free_keyval; MPI_Attr_put, _get and _delete are MPI_Comm_set_attr, _get_attr and
+ * _delete_attr. */
+int MPI_Address(void *location, MPI_Aint *address);
+int PMPI_Address(void *location, MPI_Aint *address);
+int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                     MPI_Datatype *newtype);
+int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                      MPI_Datatype *newtype);
+int MPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                      MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                       MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                    MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                     MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
+int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
+int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
+int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
+int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
+int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
+int MPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler);
+int PMPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler);
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
+int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
+int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
+int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                      void *extra_state);
+int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                       void *extra_state);
+int MPI_Keyval_free(int *keyval);
+int PMPI_Keyval_free(int *keyval);
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+int MPI_Attr_delete(MPI_Comm comm, int keyval);
+int PMPI_Attr_delete(MPI_Comm comm, int keyval);
 
 /* ------------------------------------------------------------------ ThreadMPI extensions:
  * dynamic broadcasts and send aggregation (MPIX_, not in the MPI standard) */

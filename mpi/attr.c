@@ -1,7 +1,8 @@
 /*
  * Communicator attributes: keyvals (MPI_Comm_create_keyval, MPI_Comm_free_keyval), the
- * attributes themselves (MPI_Comm_set_attr, _get_attr, _delete_attr) and the predefined,
- * read-only attributes that describe the job.
+ * attributes themselves (MPI_Comm_set_attr, _get_attr, _delete_attr), their MPI-1 forms
+ * (MPI_Keyval_create, _free, MPI_Attr_put, _get, _delete) and the predefined, read-only
+ * attributes that describe the job.
  *
  * Keyval handles are per rank. As for error handlers, the handle designates the object: its slot
  * stays taken until the last attribute of a freed keyval is deleted, so that the callbacks of
@@ -292,11 +293,13 @@ int MPIX_Comm_dup_fn(MPI_Comm oldcomm, int comm_keyval, void *extra_state, void 
     return MPI_SUCCESS;
 }
 
-int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
-                            MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
-                            void *extra_state)
+/* The bodies of the calls below, shared with their MPI-1 forms (MPI_Keyval_create, ...), which
+ * name themselves in errors. */
+static int tm_mpi_comm_create_keyval(const char *call,
+                                     MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                                     MPI_Comm_delete_attr_function *comm_delete_attr_fn,
+                                     int *comm_keyval, void *extra_state)
 {
-    static const char call[] = "MPI_Comm_create_keyval";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_keyval_t *kv;
     int index;
@@ -322,11 +325,9 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
     *comm_keyval = tm_mpi_keyval_handle(kv);
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval
 
-int PMPI_Comm_free_keyval(int *comm_keyval)
+static int tm_mpi_comm_free_keyval(const char *call, int *comm_keyval)
 {
-    static const char call[] = "MPI_Comm_free_keyval";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_keyval_t *kv;
     int err;
@@ -342,11 +343,10 @@ int PMPI_Comm_free_keyval(int *comm_keyval)
     *comm_keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
 
-int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+static int tm_mpi_comm_set_attr(const char *call, MPI_Comm comm, int comm_keyval,
+                                void *attribute_val)
 {
-    static const char call[] = "MPI_Comm_set_attr";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_keyval_t *kv;
     tm_mpi_attr_t **p;
@@ -373,13 +373,10 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
 
-/* The predefined attributes describe the job, not a communicator: every communicator has them
- * (MPI 3.1 only requires them on MPI_COMM_WORLD), so communicators created later have them too. */
-int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+static int tm_mpi_comm_get_attr(const char *call, MPI_Comm comm, int comm_keyval,
+                                void *attribute_val, int *flag)
 {
-    static const char call[] = "MPI_Comm_get_attr";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_keyval_t *kv;
     tm_mpi_attr_t *a;
@@ -408,11 +405,9 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
         *(void **)attribute_val = a->value;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
 
-int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+static int tm_mpi_comm_delete_attr(const char *call, MPI_Comm comm, int comm_keyval)
 {
-    static const char call[] = "MPI_Comm_delete_attr";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_keyval_t *kv;
     tm_mpi_attr_t **p;
@@ -437,4 +432,71 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
     tm_mpi_attr_unlink(c, a);
     return MPI_SUCCESS;
 }
+
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                            MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+                            void *extra_state)
+{
+    return tm_mpi_comm_create_keyval("MPI_Comm_create_keyval", comm_copy_attr_fn,
+                                     comm_delete_attr_fn, comm_keyval, extra_state);
+}
+#pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval
+
+int PMPI_Comm_free_keyval(int *comm_keyval)
+{
+    return tm_mpi_comm_free_keyval("MPI_Comm_free_keyval", comm_keyval);
+}
+#pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
+
+int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+{
+    return tm_mpi_comm_set_attr("MPI_Comm_set_attr", comm, comm_keyval, attribute_val);
+}
+#pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
+
+/* The predefined attributes describe the job, not a communicator: every communicator has them
+ * (MPI 3.1 only requires them on MPI_COMM_WORLD), so communicators created later have them too. */
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+{
+    return tm_mpi_comm_get_attr("MPI_Comm_get_attr", comm, comm_keyval, attribute_val, flag);
+}
+#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
+
+int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+{
+    return tm_mpi_comm_delete_attr("MPI_Comm_delete_attr", comm, comm_keyval);
+}
 #pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
+
+/* The MPI-1 forms, which MPI-3.0 removed and MPICH still provides. MPI_Copy_function and
+ * MPI_Delete_function have the signatures of their MPI-2 successors. */
+int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                       void *extra_state)
+{
+    return tm_mpi_comm_create_keyval("MPI_Keyval_create", copy_fn, delete_fn, keyval, extra_state);
+}
+#pragma weak MPI_Keyval_create = PMPI_Keyval_create
+
+int PMPI_Keyval_free(int *keyval)
+{
+    return tm_mpi_comm_free_keyval("MPI_Keyval_free", keyval);
+}
+#pragma weak MPI_Keyval_free = PMPI_Keyval_free
+
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+{
+    return tm_mpi_comm_set_attr("MPI_Attr_put", comm, keyval, attribute_val);
+}
+#pragma weak MPI_Attr_put = PMPI_Attr_put
+
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    return tm_mpi_comm_get_attr("MPI_Attr_get", comm, keyval, attribute_val, flag);
+}
+#pragma weak MPI_Attr_get = PMPI_Attr_get
+
+int PMPI_Attr_delete(MPI_Comm comm, int keyval)
+{
+    return tm_mpi_comm_delete_attr("MPI_Attr_delete", comm, keyval);
+}
+#pragma weak MPI_Attr_delete = PMPI_Attr_delete

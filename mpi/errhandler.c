@@ -1,16 +1,18 @@
 /*
  * The calls on error handlers: MPI_Comm_create_errhandler, MPI_Comm_set_errhandler,
- * MPI_Comm_get_errhandler, MPI_Comm_call_errhandler and MPI_Errhandler_free (the handlers and
- * their handles: obj/errhandler.c).
+ * MPI_Comm_get_errhandler, MPI_Comm_call_errhandler, MPI_Errhandler_free and the MPI-1 forms
+ * MPI_Errhandler_create, _set, _get (the handlers and their handles: obj/errhandler.c).
  */
 #include "config.h"
 
 #include "mpi_impl.h"
 
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
-                                MPI_Errhandler *errhandler)
+/* The bodies of the calls below, shared with their MPI-1 forms (MPI_Errhandler_create, _set and
+ * _get), which name themselves in errors. */
+static int tm_mpi_comm_create_errhandler(const char *call,
+                                         MPI_Comm_errhandler_function *comm_errhandler_fn,
+                                         MPI_Errhandler *errhandler)
 {
-    static const char call[] = "MPI_Comm_create_errhandler";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
 
     if (comm_errhandler_fn == NULL)
@@ -21,11 +23,9 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
 
-int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+static int tm_mpi_comm_set_errhandler(const char *call, MPI_Comm comm, MPI_Errhandler errhandler)
 {
-    static const char call[] = "MPI_Comm_set_errhandler";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_errhandler_t *eh;
     tm_mpi_comm_t *c;
@@ -43,11 +43,9 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     c->errhandler_user = eh;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
 
-int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+static int tm_mpi_comm_get_errhandler(const char *call, MPI_Comm comm, MPI_Errhandler *errhandler)
 {
-    static const char call[] = "MPI_Comm_get_errhandler";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get(r, comm, call, &c);
@@ -62,7 +60,45 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     *errhandler = c->errhandler;
     return MPI_SUCCESS;
 }
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
+                                MPI_Errhandler *errhandler)
+{
+    return tm_mpi_comm_create_errhandler("MPI_Comm_create_errhandler", comm_errhandler_fn,
+                                         errhandler);
+}
+#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return tm_mpi_comm_set_errhandler("MPI_Comm_set_errhandler", comm, errhandler);
+}
+#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    return tm_mpi_comm_get_errhandler("MPI_Comm_get_errhandler", comm, errhandler);
+}
 #pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
+
+/* The MPI-1 forms, which MPI-3.0 removed and MPICH still provides. */
+int PMPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler)
+{
+    return tm_mpi_comm_create_errhandler("MPI_Errhandler_create", function, errhandler);
+}
+#pragma weak MPI_Errhandler_create = PMPI_Errhandler_create
+
+int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return tm_mpi_comm_set_errhandler("MPI_Errhandler_set", comm, errhandler);
+}
+#pragma weak MPI_Errhandler_set = PMPI_Errhandler_set
+
+int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    return tm_mpi_comm_get_errhandler("MPI_Errhandler_get", comm, errhandler);
+}
+#pragma weak MPI_Errhandler_get = PMPI_Errhandler_get
 
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {

@@ -1,6 +1,6 @@
 /*
- * Datatype constructors (contiguous ... create_resized, dup, create_subarray, create_darray),
- * MPI_Type_commit and MPI_Type_free.
+ * Datatype constructors (contiguous ... create_resized, dup, create_subarray, create_darray, and
+ * MPI-1's hvector, hindexed and struct), MPI_Type_commit and MPI_Type_free.
  * Each constructor turns its arguments into pieces (blocklen copies of a type at a byte
  * displacement), which tm_mpi_type_build flattens, and keeps its arguments for
  * MPI_Type_get_contents.
@@ -268,11 +268,10 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
 }
 #pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
 
-int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
-                            const MPI_Aint array_of_displacements[],
-                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+static int tm_mpi_type_struct(const char *call, int count, const int array_of_blocklengths[],
+                              const MPI_Aint array_of_displacements[],
+                              const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
-    static const char call[] = "MPI_Type_create_struct";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_type_t **types;
     tm_mpi_type_piece_t *p;
@@ -321,7 +320,48 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
     free(ints);
     return err;
 }
+
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                            const MPI_Aint array_of_displacements[],
+                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    return tm_mpi_type_struct("MPI_Type_create_struct", count, array_of_blocklengths,
+                              array_of_displacements, array_of_types, newtype);
+}
 #pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
+
+/* The MPI-1 forms of the three constructors above, which MPI-3.0 removed and MPICH still
+ * provides. Called from C they describe themselves as their successors do (MPI 3.1, 4.1.13). */
+int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                      MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_hvector";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    int ints[2] = {count, blocklength};
+
+    return tm_mpi_type_vector(r, call, MPI_COMBINER_HVECTOR, count, blocklength, stride, ints,
+                              &stride, oldtype, newtype);
+}
+#pragma weak MPI_Type_hvector = PMPI_Type_hvector
+
+int PMPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                       MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_hindexed";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+
+    return tm_mpi_type_indexed(r, call, MPI_COMBINER_HINDEXED, count, array_of_blocklengths, 0,
+                               NULL, array_of_displacements, oldtype, newtype);
+}
+#pragma weak MPI_Type_hindexed = PMPI_Type_hindexed
+
+int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                     MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    return tm_mpi_type_struct("MPI_Type_struct", count, array_of_blocklengths,
+                              array_of_displacements, array_of_types, newtype);
+}
+#pragma weak MPI_Type_struct = PMPI_Type_struct
 
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                              MPI_Datatype *newtype)

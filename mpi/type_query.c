@@ -1,6 +1,6 @@
 /*
  * Inquiries about datatypes: size, extents, envelope and contents, names; addresses and their
- * arithmetic; MPI_Type_match_size.
+ * arithmetic; MPI_Type_match_size; the MPI-1 forms MPI_Type_extent, _lb, _ub and MPI_Address.
  */
 #include "config.h"
 
@@ -85,6 +85,35 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_C
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
+
+/* The MPI-1 inquiries, which MPI-3.0 removed and MPICH still provides: MPI_Type_get_extent in
+ * three calls. */
+int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
+{
+    TM_MPI_TYPE_QUERY_BEGIN("MPI_Type_extent");
+    TM_MPI_TYPE_CHECK_OUT(extent);
+    *extent = t->extent;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_extent = PMPI_Type_extent
+
+int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
+{
+    TM_MPI_TYPE_QUERY_BEGIN("MPI_Type_lb");
+    TM_MPI_TYPE_CHECK_OUT(displacement);
+    *displacement = t->lb;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_lb = PMPI_Type_lb
+
+int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
+{
+    TM_MPI_TYPE_QUERY_BEGIN("MPI_Type_ub");
+    TM_MPI_TYPE_CHECK_OUT(displacement);
+    *displacement = t->lb + t->extent;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_ub = PMPI_Type_ub
 
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
                            int *num_datatypes, int *combiner)
@@ -184,6 +213,18 @@ int PMPI_Get_address(const void *location, MPI_Aint *address)
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Get_address = PMPI_Get_address
+
+/* MPI-1's MPI_Get_address, which MPI-3.0 removed and MPICH still provides. */
+int PMPI_Address(void *location, MPI_Aint *address)
+{
+    static const char call[] = "MPI_Address";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+
+    TM_MPI_TYPE_CHECK_OUT(address);
+    *address = (MPI_Aint)(intptr_t)location;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Address = PMPI_Address
 
 /* Addresses are plain integers on the flat address spaces ThreadMPI runs on. Unsigned
  * arithmetic: wrapping, as address arithmetic does, rather than signed overflow. */

@@ -94,6 +94,8 @@ int main(int argc, char **argv)
             MPI_Abort(MPI_COMM_WORLD, code);
         else if (strcmp(mode, "abort-self") == 0)
             MPI_Abort(MPI_COMM_SELF, code);
+        else if (strcmp(mode, "mpi1-attr") == 0)
+            MPI_Attr_put(MPI_COMM_WORLD, 12345, NULL);
     }
     MPI_Finalize();
     if (rank == who) {

@@ -27,6 +27,7 @@ fatal init-twice 1 16 '^MPI_Init \(rank 1\): MPI is already initialized \(MPI_ER
 fatal finalize-twice 2 16 '^MPI_Finalize \(rank 2\): MPI is already finalized \(MPI_ERR_OTHER\)$'
 fatal after-finalize 3 16 \
     '^MPI_Comm_size \(rank 3\): called after MPI_Finalize \(MPI_ERR_OTHER\)$'
+fatal mpi1-attr 1 20 '^MPI_Attr_put \(rank 1\): invalid attribute key 0x00003039: not an MPI handle \(MPI_ERR_KEYVAL\)$'
 fatal thread 1 16 \
     '^MPI_Comm_rank \(rank \?\): called by a thread that is not an MPI rank .*MPI_THREAD_FUNNELED\) \(MPI_ERR_OTHER\)$'
 

@@ -47,6 +47,7 @@ MPI_TEST_PROGS += \
 	tests/mpi/mpi_time.x \
 	tests/mpi/mpi_mem.x \
 	tests/mpi/mpi_handles.x \
+	tests/mpi/mpi_removed.x \
 	tests/mpi/mpi_version.x \
 	tests/mpi/mpi_errors.x \
 	tests/mpi/mpi_pmpi.x
