@@ -153,6 +153,11 @@ int PMPI_Cancel(MPI_Request *request)
                                   "the request of a non-blocking collective (%s) cannot be "
                                   "cancelled",
                                   req->call);
+    if (req->kind == TM_P2P_REQ_PAIR)
+        return tm_mpi_error_raise(r->rt, req->comm, call, MPI_ERR_REQUEST,
+                                  "the request of %s cannot be cancelled: its send and its "
+                                  "receive would not be cancelled as one",
+                                  req->call);
     if (req->kind == TM_P2P_REQ_GREQ) {
         int err = tm_mpi_greq_cancel(req);
         if (err != MPI_SUCCESS)

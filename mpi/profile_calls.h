@@ -22,6 +22,8 @@
     X(IRECV, "MPI_Irecv", POST)                                                                    \
     X(SENDRECV, "MPI_Sendrecv", POST)                                                              \
     X(SENDRECV_REPLACE, "MPI_Sendrecv_replace", POST)                                              \
+    X(ISENDRECV, "MPI_Isendrecv", POST)                                                            \
+    X(ISENDRECV_REPLACE, "MPI_Isendrecv_replace", POST)                                            \
     X(PROBE, "MPI_Probe", POST)                                                                    \
     X(IPROBE, "MPI_Iprobe", POST)                                                                  \
     X(MPROBE, "MPI_Mprobe", POST)                                                                  \

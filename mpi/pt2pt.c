@@ -486,6 +486,94 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 }
 #pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
 
+/* MPI_Isendrecv's request: a PAIR of its receive, posted first as in MPI_Sendrecv, and its send.
+ * `copy` (or NULL) is freed with the request. */
+static int isendrecv(tm_mpi_rank_t *r, const char *call, const void *sendbuf, int sendcount,
+                     tm_mpi_type_t *st, size_t sendbytes, int dest, int sendtag, void *recvbuf,
+                     int recvcount, tm_mpi_type_t *rt, int source, int recvtag, tm_mpi_comm_t *c,
+                     void *copy, MPI_Request *request)
+{
+    tm_p2p_request_t *pair = tm_p2p_request_new(r, TM_P2P_REQ_PAIR), *rreq, *sreq;
+    if (!pair) {
+        free(copy);
+        return out_of_memory(r, c, call);
+    }
+    pair->comm = c;
+    pair->call = call;
+    pair->coll = copy;
+    pair->coll_free = free;
+    tm_p2p_status_proc_null(&pair->status);
+    int err = recv_post(r, call, recvbuf, recvcount, rt, source, recvtag, c, &rreq);
+    if (err == MPI_SUCCESS) {
+        err = send_post(r, call, sendbuf, sendcount, st, sendbytes, dest, sendtag, c, false, &sreq);
+        if (err != MPI_SUCCESS && rreq) {
+            tm_p2p_cancel_recv(r, rreq); /* as in MPI_Sendrecv */
+            tm_p2p_request_release(r, rreq);
+        }
+    }
+    if (err != MPI_SUCCESS) {
+        tm_p2p_request_release(r, pair);
+        return err;
+    }
+    pair->parts[0] = sreq;
+    pair->parts[1] = rreq;
+    *request = tm_p2p_request_handle(pair);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(ISENDRECV);
+    static const char call[] = "MPI_Isendrecv";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    tm_mpi_type_t *rt, *st;
+    size_t sendbytes = 0;
+    int err = check_recv(r, call, recvbuf, recvcount, recvtype, source, recvtag, comm, &c, &rt);
+    if (err == MPI_SUCCESS)
+        err = check_send(r, call, sendbuf, sendcount, sendtype, dest, sendtag, comm, &c, &st,
+                         &sendbytes);
+    if (err == MPI_SUCCESS)
+        err = check_request_p(r, c, call, request);
+    if (err != MPI_SUCCESS)
+        return err;
+    return isendrecv(r, call, sendbuf, sendcount, st, sendbytes, dest, sendtag, recvbuf, recvcount,
+                     rt, source, recvtag, c, NULL, request);
+}
+#pragma weak MPI_Isendrecv = PMPI_Isendrecv
+
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                           int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(ISENDRECV_REPLACE);
+    static const char call[] = "MPI_Isendrecv_replace";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    tm_mpi_type_t *t, *bytes_type;
+    size_t bytes;
+    int err = tm_mpi_check_send(r, call, buf, count, datatype, dest, sendtag, comm, &c, &t, &bytes);
+    if (err == MPI_SUCCESS)
+        err = check_recv(r, call, buf, count, datatype, source, recvtag, comm, &c, &t);
+    if (err == MPI_SUCCESS)
+        err = check_request_p(r, c, call, request);
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_type_get(r, c, MPI_BYTE, 0, call, &bytes_type);
+    if (err != MPI_SUCCESS)
+        return err;
+    /* As MPI_Sendrecv_replace: the data goes out as a packed copy, which the request keeps. */
+    void *copy = malloc(bytes ? bytes : 1);
+    if (!copy)
+        return out_of_memory(r, c, call);
+    tm_rt_profile_mark_t copying = tm_rt_profile_begin(TM_RT_PROFILE_COPY);
+    tm_mpi_type_pack(buf, (size_t)count, t, 0, bytes, copy);
+    tm_rt_profile_end(copying);
+    return isendrecv(r, call, copy, (int)bytes, bytes_type, bytes, dest, sendtag, buf, count, t,
+                     source, recvtag, c, copy, request);
+}
+#pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
+
 /* ---- probes and counts
  * --------------------------------------------------------------------------- */
 

@@ -64,6 +64,9 @@ void tm_p2p_note_blocked(tm_mpi_rank_t *r, const char *fmt, ...)
 
 void tm_p2p_request_note(const tm_p2p_request_t *req, tm_p2p_request_note_t *note)
 {
+    /* MPI_Isendrecv: what it waits for is its receive, else its send (each named by the call) */
+    if (req->kind == TM_P2P_REQ_PAIR && (req->parts[1] || req->parts[0]))
+        req = req->parts[1] ? req->parts[1] : req->parts[0];
     note->call = req->call;
     note->kind = req->kind;
     note->peer = req->source;

@@ -84,6 +84,24 @@ MPI_Message tm_p2p_message_handle(const tm_p2p_request_t *msg)
     return TM_MPI_HANDLE(TM_MPI_KIND_MESSAGE, (unsigned)msg->handle_index + 2);
 }
 
+bool tm_p2p_pair_settle(tm_p2p_request_t *req)
+{
+    for (int i = 0; i < 2; i++) {
+        tm_p2p_request_t *part = req->parts[i];
+        if (!part || !tm_p2p_request_is_complete(part))
+            continue;
+        if (part->kind == TM_P2P_REQ_RECV)
+            req->status = part->status;
+        tm_p2p_request_release(req->owner, part);
+        req->parts[i] = NULL;
+    }
+    if (req->parts[0] || req->parts[1])
+        return false;
+    /* Only its owner reads the pair: relaxed. */
+    atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
+    return true;
+}
+
 void tm_p2p_request_release(tm_mpi_rank_t *r, tm_p2p_request_t *req)
 {
     tm_p2p_t *p = r->p2p;
@@ -120,7 +138,8 @@ void tm_p2p_request_status(const tm_p2p_request_t *req, MPI_Status *status)
 {
     if (status == MPI_STATUS_IGNORE)
         return;
-    if (req->kind == TM_P2P_REQ_RECV || req->kind == TM_P2P_REQ_COLL) {
+    if (req->kind == TM_P2P_REQ_RECV || req->kind == TM_P2P_REQ_COLL ||
+        req->kind == TM_P2P_REQ_PAIR) {
         *status = req->status;
     } else {
         /* A send's status says nothing but whether it was cancelled. */
@@ -133,7 +152,7 @@ void tm_p2p_request_status(const tm_p2p_request_t *req, MPI_Status *status)
 }
 
 /* true when freed request req may go (a generalized one: once its free function returned). */
-static bool zombie_done(const tm_p2p_request_t *req)
+static bool zombie_done(tm_p2p_request_t *req)
 {
     if (req->kind != TM_P2P_REQ_GREQ)
         return tm_p2p_request_is_complete(req);

@@ -1,8 +1,8 @@
 /* A deadlock for mpcrun --timeout to diagnose: rank 0 receives what rank 1 never sends, rank 1
  * waits for a non-blocking receive from rank 0, rank 2 sends a large message nobody receives,
  * rank 3 probes, rank 4 waits for all of three requests on a communicator of the program, two of
- * which never complete, rank 5 waits in a barrier that rank 4 never joins, the other ranks
- * finish. With the argument "syscall": rank 0 sleeps in a system call after a barrier, holding
+ * which never complete, rank 5 waits in a barrier that rank 4 never joins, rank 6 waits for an
+ * MPI_Isendrecv whose receive never matches, the other ranks finish. With the argument "syscall": rank 0 sleeps in a system call after a barrier, holding
  * the core it shares with the others (hang.sh runs them on one core), which poll with MPI_Test
  * for a message that never comes. */
 #include <mpi.h>
@@ -48,6 +48,9 @@ int main(int argc, char **argv)
         MPI_Waitall(3, reqs, MPI_STATUSES_IGNORE);
     } else if (rank == 5) {
         MPI_Barrier(pair);
+    } else if (rank == 6) {
+        MPI_Isendrecv(&rank, 1, MPI_INT, 0, 13, &v, 1, MPI_INT, 0, 13, MPI_COMM_WORLD, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
     }
     MPI_Finalize();
     return 0;

@@ -3,7 +3,7 @@
 # in, with its arguments, and exits non-zero (124, as timeout(1) does).
 . "$TM_SRCDIR/tests/mpi/lib.sh"
 prog=$(tm_build hang.c)
-tm_run 7 --timeout 2 "$prog"
+tm_run 8 --timeout 2 "$prog"
 expect_status 124 "a deadlock ended by --timeout"
 expect_err "ran for more than 2 s" "timeout message"
 expect_err "^rank 0: MPI_Recv\(source=1, tag=7, comm=MPI_COMM_WORLD\)$" "rank 0"
@@ -13,7 +13,8 @@ expect_err "^rank 3: MPI_Probe\(source=MPI_ANY_SOURCE, tag=10, comm=MPI_COMM_WOR
 expect_err "^rank 4: MPI_Waitall\(3 requests, 2 pending, the first: MPI_Irecv\(source=0, tag=11, comm=MPI_Comm 0x[0-9a-f]{8}\)\)$" \
     "rank 4"
 expect_err "^rank 5: MPI_Barrier\(comm=MPI_Comm 0x[0-9a-f]{8}\)$" "rank 5"
-expect_err "^rank 6: finished$" "rank 6"
+expect_err "^rank 6: MPI_Wait\(MPI_Isendrecv\(source=0, tag=13, comm=MPI_COMM_WORLD\)\)$" "rank 6"
+expect_err "^rank 7: finished$" "rank 7"
 
 # Ranks of one core, one of them in a blocking system call: the others wait for their core.
 tm_run_env HWLOC_SYNTHETIC="core:1 pu:1" 3 --timeout 2 "$prog" syscall
