@@ -471,21 +471,18 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
 /* ------------------------------------------------------------------ create, create_group */
 
 /*
- * The common part: `leader` (a rank in comm) allocates the context id and sends
- * it to the other members of g (parent_rank: their ranks in comm) with `tag`; each member
- * makes its view. Non-members get MPI_COMM_NULL.
+ * MPI_Comm_create_group: `leader` (a rank in comm) allocates the context id and sends it to the
+ * other members of g (parent_rank: their ranks in comm) with `tag`; each member makes its view.
  */
-static int tm_mpi_comm_create_common(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                                     tm_mpi_group_t *g, const int *parent_rank, int leader, int tag,
-                                     MPI_Comm *newcomm)
+static int tm_mpi_comm_create_from_leader(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                                          tm_mpi_group_t *g, const int *parent_rank, int leader,
+                                          int tag, MPI_Comm *newcomm)
 {
     tm_mpi_comm_t *nc, view;
     int rank = tm_mpi_group_rank_of(g, r->rt->world_rank);
     int id = -1;
 
     *newcomm = MPI_COMM_NULL;
-    if (g->size == 0 || (rank == MPI_UNDEFINED && c->rank != leader))
-        return MPI_SUCCESS;
     tm_mpi_comm_coll_view(&view, c);
     if (c->rank == leader) {
         id = tm_mpi_comm_context_alloc();
@@ -496,8 +493,6 @@ static int tm_mpi_comm_create_common(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const c
     } else if (tm_mpi_comm_recv(r, &view, call, &id, sizeof(id), leader, tag) < 0) {
         return tm_mpi_comm_out_of_memory(r, c, call);
     }
-    if (rank == MPI_UNDEFINED) /* the leader of MPI_Comm_create, not a member */
-        return MPI_SUCCESS;
     if (id < 0)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_INTERN, "out of context ids");
     tm_mpi_group_retain(g);
@@ -507,7 +502,10 @@ static int tm_mpi_comm_create_common(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const c
     return MPI_SUCCESS;
 }
 
-/* Collective over comm; the leader is comm's rank 0, member or not. */
+/* Collective over comm. Each member passes a group, the same as the other members of that group
+ * pass, and disjoint from the others' (MPI 3.1, 6.4.2): each group becomes a communicator. That
+ * is a split whose color is the parent rank of the group's first member and whose key is the
+ * rank in the group. A rank outside its group gets MPI_COMM_NULL. */
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     static const char call[] = "MPI_Comm_create";
@@ -527,11 +525,26 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     if (parent_rank == NULL)
         return tm_mpi_comm_out_of_memory(r, c, call);
     err = tm_mpi_comm_check_subgroup(r, c, call, g, parent_rank);
-    if (err == MPI_SUCCESS)
-        err = tm_mpi_comm_create_common(r, c, call, g, parent_rank, 0, TM_MPI_TAG_COMM_CREATE,
-                                        newcomm);
+    int key = tm_mpi_group_rank_of(g, r->rt->world_rank);
+    int color = key == MPI_UNDEFINED ? MPI_UNDEFINED : parent_rank[0];
     free(parent_rank);
-    return err;
+    if (err != MPI_SUCCESS)
+        return err;
+    if ((err = tm_mpi_comm_split(call, comm, color, key, newcomm)) != MPI_SUCCESS ||
+        *newcomm == MPI_COMM_NULL)
+        return err;
+    /* Groups that overlap without being the same (an erroneous program) make communicators
+     * that are not the caller's group: say so. */
+    tm_mpi_comm_t *nc;
+    if (tm_mpi_comm_get(r, *newcomm, call, &nc) == MPI_SUCCESS &&
+        tm_mpi_group_compare(nc->group, g) != MPI_IDENT) {
+        tm_mpi_comm_view_free(r, nc);
+        *newcomm = MPI_COMM_NULL;
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_GROUP,
+                                  "the group overlaps another member's group without being "
+                                  "the same");
+    }
+    return MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_create = PMPI_Comm_create
 
@@ -563,7 +576,8 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
         return tm_mpi_comm_out_of_memory(r, c, call);
     err = tm_mpi_comm_check_subgroup(r, c, call, g, parent_rank);
     if (err == MPI_SUCCESS)
-        err = tm_mpi_comm_create_common(r, c, call, g, parent_rank, parent_rank[0], tag, newcomm);
+        err = tm_mpi_comm_create_from_leader(r, c, call, g, parent_rank, parent_rank[0], tag,
+                                             newcomm);
     free(parent_rank);
     return err;
 }

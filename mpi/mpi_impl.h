@@ -23,7 +23,6 @@ void tm_mpi_rank_destroy(tm_rt_rank_t *rt);
 #define TM_MPI_TAG_COMM_DUP       (-2)
 #define TM_MPI_TAG_COMM_SPLIT_IN  (-3)
 #define TM_MPI_TAG_COMM_SPLIT_OUT (-4)
-#define TM_MPI_TAG_COMM_CREATE    (-5)
 
 /* A new even context id from the process-wide counter (id + 1 is the collective context), or -1
  * when they are exhausted (comm_create.c). */

@@ -1,6 +1,7 @@
 /* Communicator creation on every rank: MPI_Comm_dup (separate contexts, attributes, error
  * handler), MPI_Comm_split (odd/even, rank % 3 with reversed keys, MPI_UNDEFINED) with a ring in
- * each new communicator, MPI_Comm_split_type, MPI_Comm_create, MPI_Comm_create_group,
+ * each new communicator, MPI_Comm_split_type, MPI_Comm_create (with one group, and with
+ * disjoint groups), MPI_Comm_create_group,
  * MPI_Comm_compare, MPI_Comm_free and its errors, and many dups/frees in a loop.
  * Usage: comm_create */
 #include <mpi.h>
@@ -215,6 +216,33 @@ int main(int argc, char **argv)
         CHECK(MPI_Comm_free(&created) == MPI_SUCCESS);
         CHECK(MPI_Comm_create(MPI_COMM_WORLD, MPI_GROUP_EMPTY, &created) == MPI_SUCCESS &&
               created == MPI_COMM_NULL);
+
+        /* disjoint groups, one per rank % 3 in decreasing order (MPI-2.2), except for ranks
+         * % 3 == 2, which pass the empty group: each group is a communicator of its own */
+        int mine[1024], nmine = 0, sum = 0, got = -1;
+        for (int w = size - 1; w >= 0; w--)
+            if (w % 3 == rank % 3) {
+                if (w == rank)
+                    r = nmine;
+                mine[nmine++] = w;
+                sum += w;
+            }
+        if (rank % 3 == 2)
+            g = MPI_GROUP_EMPTY;
+        else
+            CHECK(MPI_Group_incl(world_group, nmine, mine, &g) == MPI_SUCCESS);
+        CHECK(MPI_Comm_create(MPI_COMM_WORLD, g, &created) == MPI_SUCCESS);
+        if (rank % 3 == 2) {
+            CHECK(created == MPI_COMM_NULL);
+        } else {
+            int cr = -1;
+            CHECK(MPI_Comm_rank(created, &cr) == MPI_SUCCESS && cr == r);
+            CHECK(MPI_Comm_size(created, &n) == MPI_SUCCESS && n == nmine);
+            CHECK(MPI_Allreduce(&rank, &got, 1, MPI_INT, MPI_SUM, created) == MPI_SUCCESS &&
+                  got == sum);
+            CHECK(MPI_Comm_free(&created) == MPI_SUCCESS);
+            MPI_Group_free(&g);
+        }
 
         /* odd ranks only call create_group */
         count = 0;
