@@ -58,9 +58,9 @@ int tm_mpi_coll_check_root(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *ca
 }
 
 int tm_mpi_coll_check_request(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
-                              const MPI_Request *request, bool nonblocking)
+                              const MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
-    if (!nonblocking || request)
+    if (mode == TM_MPI_COLL_BLOCKING || request)
         return MPI_SUCCESS;
     return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_ARG, "request is NULL");
 }

@@ -31,8 +31,34 @@ int tm_mpi_coll_check_own_block(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const cha
 /* A root in [0, size). */
 int tm_mpi_coll_check_root(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int root);
 
-/* A non-blocking call's request pointer (request_p may be NULL for a blocking call: no check). */
+/* How a collective call runs: blocking, non-blocking (MPI_I...), or not yet: MPI_..._init
+ * (MPI-4.0) checks its arguments and keeps them in a persistent request, each MPI_Start of which
+ * runs the collective as a non-blocking one. */
+typedef enum tm_mpi_coll_mode {
+    TM_MPI_COLL_BLOCKING,
+    TM_MPI_COLL_NONBLOCKING,
+    TM_MPI_COLL_INIT,
+} tm_mpi_coll_mode_t;
+
+/* The request pointer of a call that makes a request (any mode but blocking). */
 int tm_mpi_coll_check_request(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
-                              const MPI_Request *request, bool nonblocking);
+                              const MPI_Request *request, tm_mpi_coll_mode_t mode);
+
+/* ---- persistent collectives (coll_persistent.c) ---- */
+
+/* Runs collective `call` with the arguments in args (a struct of the collective's file) in
+ * `mode`: TM_MPI_COLL_INIT checks them, TM_MPI_COLL_NONBLOCKING starts the collective. */
+typedef int (*tm_mpi_coll_run_fn)(const char *call, const void *args, MPI_Request *request,
+                                  tm_mpi_coll_mode_t mode);
+
+/* MPI_..._init: checks args (size bytes) with run, and info, then sets *request to a new
+ * persistent request that keeps a copy of them. Arrays and buffers they point to are the
+ * program's, to keep until the request is freed. */
+int tm_mpi_coll_init(const char *call, tm_mpi_coll_run_fn run, const void *args, size_t size,
+                     MPI_Comm comm, MPI_Info info, MPI_Request *request);
+
+/* MPI_Start of persistent collective request p (persist.c): the collective of this activation,
+ * a non-blocking one under p's call, which completes through p. */
+int tm_mpi_coll_start(tm_mpi_rank_t *r, tm_p2p_request_t *p);
 
 #endif /* TM_MPI_COLL_H */

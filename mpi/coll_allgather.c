@@ -1,5 +1,5 @@
 /*
- * MPI_Allgather, MPI_Iallgather, MPI_Allgatherv and MPI_Iallgatherv.
+ * MPI_Allgather, MPI_Allgatherv and their non-blocking and persistent forms.
  *
  * MPI_IN_PLACE (sendbuf): each rank's block is already in its place in recvbuf; the send
  * arguments are then ignored (the algorithms: coll/coll.c).
@@ -33,7 +33,7 @@ static int check_send(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, cons
 
 static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm handle,
-                     MPI_Request *request, bool nonblocking)
+                     MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -49,18 +49,20 @@ static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_D
         err = check_send(r, c, call, sendbuf, sendcount, sendtype, recvbuf,
                          (size_t)recvcount * rtype->size, &stype);
     if (err == MPI_SUCCESS)
-        err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
+        err = tm_mpi_coll_check_request(r, c, call, request, mode);
     if (err != MPI_SUCCESS)
         return err;
     tm_coll_blocks_t recv = {.buf = recvbuf, .count = (size_t)recvcount, .type = rtype};
+    if (mode == TM_MPI_COLL_INIT)
+        return MPI_SUCCESS;
     return tm_coll_allgather(r, c, call, in_place ? NULL : sendbuf, (size_t)sendcount, stype, &recv,
-                             nonblocking ? request : NULL);
+                             mode == TM_MPI_COLL_NONBLOCKING ? request : NULL);
 }
 
 static int allgatherv(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       void *recvbuf, const int recvcounts[], const int displs[],
                       MPI_Datatype recvtype, MPI_Comm handle, MPI_Request *request,
-                      bool nonblocking)
+                      tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -89,7 +91,7 @@ static int allgatherv(const char *call, const void *sendbuf, int sendcount, MPI_
         err = check_send(r, c, call, sendbuf, sendcount, sendtype, recvbuf,
                          (size_t)recvcounts[c->rank] * rtype->size, &stype);
     if (err == MPI_SUCCESS)
-        err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
+        err = tm_mpi_coll_check_request(r, c, call, request, mode);
     if (err != MPI_SUCCESS)
         return err;
     tm_coll_blocks_t recv = {.buf = recvbuf,
@@ -97,8 +99,10 @@ static int allgatherv(const char *call, const void *sendbuf, int sendcount, MPI_
                              .displs = displs,
                              .displ_unit = rtype->extent,
                              .type = rtype};
+    if (mode == TM_MPI_COLL_INIT)
+        return MPI_SUCCESS;
     return tm_coll_allgather(r, c, call, in_place ? NULL : sendbuf, (size_t)sendcount, stype, &recv,
-                             nonblocking ? request : NULL);
+                             mode == TM_MPI_COLL_NONBLOCKING ? request : NULL);
 }
 
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -106,7 +110,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 {
     TM_MPI_PROFILE_CALL(ALLGATHER);
     return allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                     comm, NULL, false);
+                     comm, NULL, TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Allgather = PMPI_Allgather
 
@@ -115,7 +119,7 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 {
     TM_MPI_PROFILE_CALL(IALLGATHER);
     return allgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                     comm, request, true);
+                     comm, request, TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Iallgather = PMPI_Iallgather
 
@@ -125,7 +129,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 {
     TM_MPI_PROFILE_CALL(ALLGATHERV);
     return allgatherv("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                      recvtype, comm, NULL, false);
+                      recvtype, comm, NULL, TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Allgatherv = PMPI_Allgatherv
 
@@ -135,6 +139,65 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 {
     TM_MPI_PROFILE_CALL(IALLGATHERV);
     return allgatherv("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                      recvtype, comm, request, true);
+                      recvtype, comm, request, TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
+
+/* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
+
+typedef struct allgather_args {
+    const void *sendbuf;
+    int sendcount;
+    MPI_Datatype sendtype;
+    void *recvbuf;
+    int recvcount;
+    MPI_Datatype recvtype;
+    MPI_Comm comm;
+} allgather_args_t;
+
+static int allgather_run(const char *call, const void *args, MPI_Request *request,
+                         tm_mpi_coll_mode_t mode)
+{
+    const allgather_args_t *a = args;
+    return allgather(call, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
+                     a->recvtype, a->comm, request, mode);
+}
+
+int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request)
+{
+    allgather_args_t a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm};
+    return tm_mpi_coll_init("MPI_Allgather_init", allgather_run, &a, sizeof a, comm, info, request);
+}
+#pragma weak MPI_Allgather_init = PMPI_Allgather_init
+
+typedef struct allgatherv_args {
+    const void *sendbuf;
+    int sendcount;
+    MPI_Datatype sendtype;
+    void *recvbuf;
+    const int *recvcounts;
+    const int *displs;
+    MPI_Datatype recvtype;
+    MPI_Comm comm;
+} allgatherv_args_t;
+
+static int allgatherv_run(const char *call, const void *args, MPI_Request *request,
+                          tm_mpi_coll_mode_t mode)
+{
+    const allgatherv_args_t *a = args;
+    return allgatherv(call, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcounts,
+                      a->displs, a->recvtype, a->comm, request, mode);
+}
+
+int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    allgatherv_args_t a = {sendbuf,    sendcount, sendtype, recvbuf,
+                           recvcounts, displs,    recvtype, comm};
+    return tm_mpi_coll_init("MPI_Allgatherv_init", allgatherv_run, &a, sizeof a, comm, info,
+                            request);
+}
+#pragma weak MPI_Allgatherv_init = PMPI_Allgatherv_init

@@ -1,5 +1,5 @@
 /*
- * MPI_Allreduce and MPI_Iallreduce (the algorithms: coll/coll.c).
+ * MPI_Allreduce, MPI_Iallreduce, MPI_Allreduce_init (the algorithms: coll/coll.c).
  *
  * MPI_IN_PLACE (sendbuf): the data is taken from recvbuf.
  */
@@ -9,7 +9,7 @@
 
 static int allreduce(const char *call, const void *sendbuf, void *recvbuf, int count,
                      MPI_Datatype datatype, MPI_Op op_handle, MPI_Comm handle, MPI_Request *request,
-                     bool nonblocking)
+                     tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -30,19 +30,22 @@ static int allreduce(const char *call, const void *sendbuf, void *recvbuf, int c
     if (err == MPI_SUCCESS)
         err = tm_mpi_op_get_for_type(r, c, op_handle, type, call, &op);
     if (err == MPI_SUCCESS)
-        err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
+        err = tm_mpi_coll_check_request(r, c, call, request, mode);
     if (err != MPI_SUCCESS)
         return err;
     const void *data = in_place ? recvbuf : sendbuf; /* == recvbuf: in place */
+    if (mode == TM_MPI_COLL_INIT)
+        return MPI_SUCCESS;
     return tm_coll_allreduce(r, c, call, data, recvbuf, (size_t)count, type, op,
-                             nonblocking ? request : NULL);
+                             mode == TM_MPI_COLL_NONBLOCKING ? request : NULL);
 }
 
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm)
 {
     TM_MPI_PROFILE_CALL(ALLREDUCE);
-    return allreduce("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm, NULL, false);
+    return allreduce("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm, NULL,
+                     TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Allreduce = PMPI_Allreduce
 
@@ -50,6 +53,34 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
                     MPI_Comm comm, MPI_Request *request)
 {
     TM_MPI_PROFILE_CALL(IALLREDUCE);
-    return allreduce("MPI_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm, request, true);
+    return allreduce("MPI_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm, request,
+                     TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Iallreduce = PMPI_Iallreduce
+
+/* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
+
+typedef struct allreduce_args {
+    const void *sendbuf;
+    void *recvbuf;
+    int count;
+    MPI_Datatype datatype;
+    MPI_Op op;
+    MPI_Comm comm;
+} allreduce_args_t;
+
+static int allreduce_run(const char *call, const void *args, MPI_Request *request,
+                         tm_mpi_coll_mode_t mode)
+{
+    const allreduce_args_t *a = args;
+    return allreduce(call, a->sendbuf, a->recvbuf, a->count, a->datatype, a->op, a->comm, request,
+                     mode);
+}
+
+int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    allreduce_args_t a = {sendbuf, recvbuf, count, datatype, op, comm};
+    return tm_mpi_coll_init("MPI_Allreduce_init", allreduce_run, &a, sizeof a, comm, info, request);
+}
+#pragma weak MPI_Allreduce_init = PMPI_Allreduce_init

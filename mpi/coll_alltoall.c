@@ -1,5 +1,5 @@
 /*
- * MPI_Alltoall, MPI_Alltoallv, MPI_Alltoallw and their non-blocking forms.
+ * MPI_Alltoall, MPI_Alltoallv, MPI_Alltoallw and their non-blocking and persistent forms.
  *
  * MPI_IN_PLACE (sendbuf): the data to send is taken from recvbuf, with the receive counts,
  * displacements and types, and the send arguments are ignored; the algorithm stages what it
@@ -54,7 +54,7 @@ static int check_w(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const c
 
 static int alltoall(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm handle,
-                    MPI_Request *request, bool nonblocking)
+                    MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -73,19 +73,21 @@ static int alltoall(const char *call, const void *sendbuf, int sendcount, MPI_Da
                                           recvbuf, (size_t)recvcount * rtype->size,
                                           sendcount > 0 && stype->size > 0);
     if (err == MPI_SUCCESS)
-        err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
+        err = tm_mpi_coll_check_request(r, c, call, request, mode);
     if (err != MPI_SUCCESS)
         return err;
     tm_coll_blocks_t send = {.buf = (void *)sendbuf, .count = (size_t)sendcount, .type = stype};
     tm_coll_blocks_t recv = {.buf = recvbuf, .count = (size_t)recvcount, .type = rtype};
+    if (mode == TM_MPI_COLL_INIT)
+        return MPI_SUCCESS;
     return tm_coll_alltoall(r, c, call, in_place ? NULL : &send, &recv,
-                            nonblocking ? request : NULL);
+                            mode == TM_MPI_COLL_NONBLOCKING ? request : NULL);
 }
 
 static int alltoallv(const char *call, const void *sendbuf, const int sendcounts[],
                      const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
                      const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                     MPI_Comm handle, MPI_Request *request, bool nonblocking)
+                     MPI_Comm handle, MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -109,7 +111,7 @@ static int alltoallv(const char *call, const void *sendbuf, const int sendcounts
             r, c, call, sendbuf, (size_t)sendcounts[c->rank] * stype->size, recvbuf,
             (size_t)recvcounts[c->rank] * rtype->size, some > 0 && stype->size > 0);
     if (err == MPI_SUCCESS)
-        err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
+        err = tm_mpi_coll_check_request(r, c, call, request, mode);
     if (err != MPI_SUCCESS)
         return err;
     tm_coll_blocks_t send = {.buf = (void *)sendbuf,
@@ -122,14 +124,16 @@ static int alltoallv(const char *call, const void *sendbuf, const int sendcounts
                              .displs = rdispls,
                              .displ_unit = rtype->extent,
                              .type = rtype};
+    if (mode == TM_MPI_COLL_INIT)
+        return MPI_SUCCESS;
     return tm_coll_alltoall(r, c, call, in_place ? NULL : &send, &recv,
-                            nonblocking ? request : NULL);
+                            mode == TM_MPI_COLL_NONBLOCKING ? request : NULL);
 }
 
 static int alltoallw(const char *call, const void *sendbuf, const int sendcounts[],
                      const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
                      const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
-                     MPI_Comm handle, MPI_Request *request, bool nonblocking)
+                     MPI_Comm handle, MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -153,7 +157,7 @@ static int alltoallw(const char *call, const void *sendbuf, const int sendcounts
             r, c, call, sendbuf, (size_t)sendcounts[c->rank] * stypes[c->rank]->size, recvbuf,
             (size_t)recvcounts[c->rank] * rtypes[c->rank]->size, sdata);
     if (err == MPI_SUCCESS)
-        err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
+        err = tm_mpi_coll_check_request(r, c, call, request, mode);
     if (err != MPI_SUCCESS) {
         free(types);
         return err;
@@ -165,8 +169,9 @@ static int alltoallw(const char *call, const void *sendbuf, const int sendcounts
                              .types = stypes};
     tm_coll_blocks_t recv = {
         .buf = recvbuf, .counts = recvcounts, .displs = rdispls, .displ_unit = 1, .types = rtypes};
-    err =
-        tm_coll_alltoall(r, c, call, in_place ? NULL : &send, &recv, nonblocking ? request : NULL);
+    if (mode != TM_MPI_COLL_INIT)
+        err = tm_coll_alltoall(r, c, call, in_place ? NULL : &send, &recv,
+                               mode == TM_MPI_COLL_NONBLOCKING ? request : NULL);
     free(types); /* the schedule holds its own references to the types */
     return err;
 }
@@ -176,7 +181,7 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     TM_MPI_PROFILE_CALL(ALLTOALL);
     return alltoall("MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                    comm, NULL, false);
+                    comm, NULL, TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Alltoall = PMPI_Alltoall
 
@@ -185,7 +190,7 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 {
     TM_MPI_PROFILE_CALL(IALLTOALL);
     return alltoall("MPI_Ialltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                    comm, request, true);
+                    comm, request, TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Ialltoall = PMPI_Ialltoall
 
@@ -195,7 +200,7 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 {
     TM_MPI_PROFILE_CALL(ALLTOALLV);
     return alltoallv("MPI_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                     rdispls, recvtype, comm, NULL, false);
+                     rdispls, recvtype, comm, NULL, TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Alltoallv = PMPI_Alltoallv
 
@@ -205,7 +210,7 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
 {
     TM_MPI_PROFILE_CALL(IALLTOALLV);
     return alltoallv("MPI_Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                     rdispls, recvtype, comm, request, true);
+                     rdispls, recvtype, comm, request, TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
 
@@ -215,7 +220,7 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 {
     TM_MPI_PROFILE_CALL(ALLTOALLW);
     return alltoallw("MPI_Alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-                     rdispls, recvtypes, comm, NULL, false);
+                     rdispls, recvtypes, comm, NULL, TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Alltoallw = PMPI_Alltoallw
 
@@ -226,6 +231,97 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
 {
     TM_MPI_PROFILE_CALL(IALLTOALLW);
     return alltoallw("MPI_Ialltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-                     rdispls, recvtypes, comm, request, true);
+                     rdispls, recvtypes, comm, request, TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Ialltoallw = PMPI_Ialltoallw
+
+/* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
+
+typedef struct alltoall_args {
+    const void *sendbuf;
+    int sendcount;
+    MPI_Datatype sendtype;
+    void *recvbuf;
+    int recvcount;
+    MPI_Datatype recvtype;
+    MPI_Comm comm;
+} alltoall_args_t;
+
+static int alltoall_run(const char *call, const void *args, MPI_Request *request,
+                        tm_mpi_coll_mode_t mode)
+{
+    const alltoall_args_t *a = args;
+    return alltoall(call, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
+                    a->recvtype, a->comm, request, mode);
+}
+
+int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request)
+{
+    alltoall_args_t a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm};
+    return tm_mpi_coll_init("MPI_Alltoall_init", alltoall_run, &a, sizeof a, comm, info, request);
+}
+#pragma weak MPI_Alltoall_init = PMPI_Alltoall_init
+
+typedef struct alltoallv_args {
+    const void *sendbuf;
+    const int *sendcounts;
+    const int *sdispls;
+    MPI_Datatype sendtype;
+    void *recvbuf;
+    const int *recvcounts;
+    const int *rdispls;
+    MPI_Datatype recvtype;
+    MPI_Comm comm;
+} alltoallv_args_t;
+
+static int alltoallv_run(const char *call, const void *args, MPI_Request *request,
+                         tm_mpi_coll_mode_t mode)
+{
+    const alltoallv_args_t *a = args;
+    return alltoallv(call, a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, a->recvbuf,
+                     a->recvcounts, a->rdispls, a->recvtype, a->comm, request, mode);
+}
+
+int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request)
+{
+    alltoallv_args_t a = {sendbuf,    sendcounts, sdispls,  sendtype, recvbuf,
+                          recvcounts, rdispls,    recvtype, comm};
+    return tm_mpi_coll_init("MPI_Alltoallv_init", alltoallv_run, &a, sizeof a, comm, info, request);
+}
+#pragma weak MPI_Alltoallv_init = PMPI_Alltoallv_init
+
+typedef struct alltoallw_args {
+    const void *sendbuf;
+    const int *sendcounts;
+    const int *sdispls;
+    const MPI_Datatype *sendtypes;
+    void *recvbuf;
+    const int *recvcounts;
+    const int *rdispls;
+    const MPI_Datatype *recvtypes;
+    MPI_Comm comm;
+} alltoallw_args_t;
+
+static int alltoallw_run(const char *call, const void *args, MPI_Request *request,
+                         tm_mpi_coll_mode_t mode)
+{
+    const alltoallw_args_t *a = args;
+    return alltoallw(call, a->sendbuf, a->sendcounts, a->sdispls, a->sendtypes, a->recvbuf,
+                     a->recvcounts, a->rdispls, a->recvtypes, a->comm, request, mode);
+}
+
+int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                        const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                        MPI_Info info, MPI_Request *request)
+{
+    alltoallw_args_t a = {sendbuf,    sendcounts, sdispls,   sendtypes, recvbuf,
+                          recvcounts, rdispls,    recvtypes, comm};
+    return tm_mpi_coll_init("MPI_Alltoallw_init", alltoallw_run, &a, sizeof a, comm, info, request);
+}
+#pragma weak MPI_Alltoallw_init = PMPI_Alltoallw_init

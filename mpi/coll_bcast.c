@@ -1,12 +1,12 @@
 /*
- * MPI_Bcast and MPI_Ibcast (the algorithms: coll/coll.c).
+ * MPI_Bcast, MPI_Ibcast, MPI_Bcast_init (the algorithms: coll/coll.c).
  */
 #include "config.h"
 
 #include "coll.h"
 
 static int bcast(const char *call, void *buf, int count, MPI_Datatype datatype, int root,
-                 MPI_Comm handle, MPI_Request *request, bool nonblocking)
+                 MPI_Comm handle, MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -17,16 +17,19 @@ static int bcast(const char *call, void *buf, int count, MPI_Datatype datatype, 
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_root(r, c, call, root);
     if (err == MPI_SUCCESS)
-        err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
+        err = tm_mpi_coll_check_request(r, c, call, request, mode);
     if (err != MPI_SUCCESS)
         return err;
-    return tm_coll_bcast(r, c, call, buf, (size_t)count, type, root, nonblocking ? request : NULL);
+    if (mode == TM_MPI_COLL_INIT)
+        return MPI_SUCCESS;
+    return tm_coll_bcast(r, c, call, buf, (size_t)count, type, root,
+                         mode == TM_MPI_COLL_NONBLOCKING ? request : NULL);
 }
 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     TM_MPI_PROFILE_CALL(BCAST);
-    return bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL, false);
+    return bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL, TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Bcast = PMPI_Bcast
 
@@ -34,6 +37,32 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
                 MPI_Request *request)
 {
     TM_MPI_PROFILE_CALL(IBCAST);
-    return bcast("MPI_Ibcast", buffer, count, datatype, root, comm, request, true);
+    return bcast("MPI_Ibcast", buffer, count, datatype, root, comm, request,
+                 TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Ibcast = PMPI_Ibcast
+
+/* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
+
+typedef struct bcast_args {
+    void *buffer;
+    int count;
+    MPI_Datatype datatype;
+    int root;
+    MPI_Comm comm;
+} bcast_args_t;
+
+static int bcast_run(const char *call, const void *args, MPI_Request *request,
+                     tm_mpi_coll_mode_t mode)
+{
+    const bcast_args_t *a = args;
+    return bcast(call, a->buffer, a->count, a->datatype, a->root, a->comm, request, mode);
+}
+
+int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                    MPI_Info info, MPI_Request *request)
+{
+    bcast_args_t a = {buffer, count, datatype, root, comm};
+    return tm_mpi_coll_init("MPI_Bcast_init", bcast_run, &a, sizeof a, comm, info, request);
+}
+#pragma weak MPI_Bcast_init = PMPI_Bcast_init

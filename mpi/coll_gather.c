@@ -1,5 +1,6 @@
 /*
- * MPI_Gather, MPI_Igather, MPI_Gatherv and MPI_Igatherv (the algorithms: coll/coll.c).
+ * MPI_Gather, MPI_Gatherv and their non-blocking and persistent forms (the algorithms:
+ * coll/coll.c).
  *
  * The receive arguments are significant at the root only: the other ranks check none of them.
  * MPI_IN_PLACE (at the root only) becomes the root's own block of recvbuf, which the algorithms
@@ -11,7 +12,7 @@
 
 static int gather(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm handle,
-                  MPI_Request *request, bool nonblocking)
+                  MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -38,20 +39,22 @@ static int gather(const char *call, const void *sendbuf, int sendcount, MPI_Data
                                                (size_t)sendcount * stype->size > 0)) != MPI_SUCCESS)
             return err;
     }
-    if ((err = tm_mpi_coll_check_request(r, c, call, request, nonblocking)) != MPI_SUCCESS)
+    if ((err = tm_mpi_coll_check_request(r, c, call, request, mode)) != MPI_SUCCESS)
         return err;
     if (in_place) {
         sendbuf = (char *)recvbuf + (MPI_Aint)root * recvcount * rtype->extent;
         sendcount = recvcount;
         stype = rtype;
     }
+    if (mode == TM_MPI_COLL_INIT)
+        return MPI_SUCCESS;
     return tm_coll_gather(r, c, call, sendbuf, (size_t)sendcount, stype, recvbuf, (size_t)recvcount,
-                          rtype, root, nonblocking ? request : NULL);
+                          rtype, root, mode == TM_MPI_COLL_NONBLOCKING ? request : NULL);
 }
 
 static int gatherv(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                   int root, MPI_Comm handle, MPI_Request *request, bool nonblocking)
+                   int root, MPI_Comm handle, MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -89,15 +92,17 @@ static int gatherv(const char *call, const void *sendbuf, int sendcount, MPI_Dat
                                                (size_t)sendcount * stype->size > 0)) != MPI_SUCCESS)
             return err;
     }
-    if ((err = tm_mpi_coll_check_request(r, c, call, request, nonblocking)) != MPI_SUCCESS)
+    if ((err = tm_mpi_coll_check_request(r, c, call, request, mode)) != MPI_SUCCESS)
         return err;
     if (in_place) {
         sendbuf = (char *)recvbuf + (MPI_Aint)displs[root] * rtype->extent;
         sendcount = recvcounts[root];
         stype = rtype;
     }
+    if (mode == TM_MPI_COLL_INIT)
+        return MPI_SUCCESS;
     return tm_coll_gatherv(r, c, call, sendbuf, (size_t)sendcount, stype, recvbuf, recvcounts,
-                           displs, rtype, root, nonblocking ? request : NULL);
+                           displs, rtype, root, mode == TM_MPI_COLL_NONBLOCKING ? request : NULL);
 }
 
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -105,7 +110,7 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 {
     TM_MPI_PROFILE_CALL(GATHER);
     return gather("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                  comm, NULL, false);
+                  comm, NULL, TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Gather = PMPI_Gather
 
@@ -115,7 +120,7 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     TM_MPI_PROFILE_CALL(IGATHER);
     return gather("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                  comm, request, true);
+                  comm, request, TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Igather = PMPI_Igather
 
@@ -125,7 +130,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     TM_MPI_PROFILE_CALL(GATHERV);
     return gatherv("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                   recvtype, root, comm, NULL, false);
+                   recvtype, root, comm, NULL, TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Gatherv = PMPI_Gatherv
 
@@ -135,6 +140,66 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     TM_MPI_PROFILE_CALL(IGATHERV);
     return gatherv("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                   recvtype, root, comm, request, true);
+                   recvtype, root, comm, request, TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Igatherv = PMPI_Igatherv
+
+/* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
+
+typedef struct gather_args {
+    const void *sendbuf;
+    int sendcount;
+    MPI_Datatype sendtype;
+    void *recvbuf;
+    int recvcount;
+    MPI_Datatype recvtype;
+    int root;
+    MPI_Comm comm;
+} gather_args_t;
+
+static int gather_run(const char *call, const void *args, MPI_Request *request,
+                      tm_mpi_coll_mode_t mode)
+{
+    const gather_args_t *a = args;
+    return gather(call, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
+                  a->recvtype, a->root, a->comm, request, mode);
+}
+
+int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                     MPI_Request *request)
+{
+    gather_args_t a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm};
+    return tm_mpi_coll_init("MPI_Gather_init", gather_run, &a, sizeof a, comm, info, request);
+}
+#pragma weak MPI_Gather_init = PMPI_Gather_init
+
+typedef struct gatherv_args {
+    const void *sendbuf;
+    int sendcount;
+    MPI_Datatype sendtype;
+    void *recvbuf;
+    const int *recvcounts;
+    const int *displs;
+    MPI_Datatype recvtype;
+    int root;
+    MPI_Comm comm;
+} gatherv_args_t;
+
+static int gatherv_run(const char *call, const void *args, MPI_Request *request,
+                       tm_mpi_coll_mode_t mode)
+{
+    const gatherv_args_t *a = args;
+    return gatherv(call, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcounts,
+                   a->displs, a->recvtype, a->root, a->comm, request, mode);
+}
+
+int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    gatherv_args_t a = {sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                        displs,  recvtype,  root,     comm};
+    return tm_mpi_coll_init("MPI_Gatherv_init", gatherv_run, &a, sizeof a, comm, info, request);
+}
+#pragma weak MPI_Gatherv_init = PMPI_Gatherv_init

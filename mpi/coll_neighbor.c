@@ -1,6 +1,6 @@
 /*
  * The neighbourhood collectives: MPI_Neighbor_allgather(v), MPI_Neighbor_alltoall(v,w) and their
- * non-blocking forms, over the process topology of the communicator (topo.h).
+ * non-blocking and persistent forms, over the process topology of the communicator (topo.h).
  *
  * Block k of the send buffer goes to out-neighbour k, block k of the receive buffer comes from
  * in-neighbour k (allgather: the one send buffer goes to every out-neighbour), neighbours in the
@@ -105,7 +105,7 @@ static bool sides_overlap(const side_t *send, const side_t *recv, int outdegree,
 #define NEIGHBORS_ON_STACK 16
 
 static int neighbor(const char *call, const side_t *send, const side_t *recv, MPI_Comm handle,
-                    MPI_Request *request, bool nonblocking)
+                    MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -140,10 +140,10 @@ static int neighbor(const char *call, const side_t *send, const side_t *recv, MP
         err = tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
                                  "sendbuf and recvbuf are the same buffer");
     if (err == MPI_SUCCESS)
-        err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
-    if (err == MPI_SUCCESS)
+        err = tm_mpi_coll_check_request(r, c, call, request, mode);
+    if (err == MPI_SUCCESS && mode != TM_MPI_COLL_INIT)
         err = tm_coll_neighbor(r, c, call, xfers, nrecvs, xfers + nrecvs, nsends,
-                               nonblocking ? request : NULL);
+                               mode == TM_MPI_COLL_NONBLOCKING ? request : NULL);
     if (!small) {
         free(peers);
         free(xfers);
@@ -159,7 +159,7 @@ int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
     TM_MPI_PROFILE_CALL(NEIGHBOR_ALLGATHER);
     side_t send = {.layout = ONE, .buf = sendbuf, .count = sendcount, .type = sendtype};
     side_t recv = {.layout = BLOCKS, .buf = recvbuf, .count = recvcount, .type = recvtype};
-    return neighbor("MPI_Neighbor_allgather", &send, &recv, comm, NULL, false);
+    return neighbor("MPI_Neighbor_allgather", &send, &recv, comm, NULL, TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
 
@@ -170,7 +170,8 @@ int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype se
     TM_MPI_PROFILE_CALL(INEIGHBOR_ALLGATHER);
     side_t send = {.layout = ONE, .buf = sendbuf, .count = sendcount, .type = sendtype};
     side_t recv = {.layout = BLOCKS, .buf = recvbuf, .count = recvcount, .type = recvtype};
-    return neighbor("MPI_Ineighbor_allgather", &send, &recv, comm, request, true);
+    return neighbor("MPI_Ineighbor_allgather", &send, &recv, comm, request,
+                    TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
 
@@ -182,7 +183,7 @@ int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
     side_t send = {.layout = ONE, .buf = sendbuf, .count = sendcount, .type = sendtype};
     side_t recv = {
         .layout = V, .buf = recvbuf, .counts = recvcounts, .displs = displs, .type = recvtype};
-    return neighbor("MPI_Neighbor_allgatherv", &send, &recv, comm, NULL, false);
+    return neighbor("MPI_Neighbor_allgatherv", &send, &recv, comm, NULL, TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Neighbor_allgatherv = PMPI_Neighbor_allgatherv
 
@@ -194,7 +195,8 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
     side_t send = {.layout = ONE, .buf = sendbuf, .count = sendcount, .type = sendtype};
     side_t recv = {
         .layout = V, .buf = recvbuf, .counts = recvcounts, .displs = displs, .type = recvtype};
-    return neighbor("MPI_Ineighbor_allgatherv", &send, &recv, comm, request, true);
+    return neighbor("MPI_Ineighbor_allgatherv", &send, &recv, comm, request,
+                    TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Ineighbor_allgatherv = PMPI_Ineighbor_allgatherv
 
@@ -204,7 +206,7 @@ int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
     TM_MPI_PROFILE_CALL(NEIGHBOR_ALLTOALL);
     side_t send = {.layout = BLOCKS, .buf = sendbuf, .count = sendcount, .type = sendtype};
     side_t recv = {.layout = BLOCKS, .buf = recvbuf, .count = recvcount, .type = recvtype};
-    return neighbor("MPI_Neighbor_alltoall", &send, &recv, comm, NULL, false);
+    return neighbor("MPI_Neighbor_alltoall", &send, &recv, comm, NULL, TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Neighbor_alltoall = PMPI_Neighbor_alltoall
 
@@ -215,7 +217,7 @@ int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
     TM_MPI_PROFILE_CALL(INEIGHBOR_ALLTOALL);
     side_t send = {.layout = BLOCKS, .buf = sendbuf, .count = sendcount, .type = sendtype};
     side_t recv = {.layout = BLOCKS, .buf = recvbuf, .count = recvcount, .type = recvtype};
-    return neighbor("MPI_Ineighbor_alltoall", &send, &recv, comm, request, true);
+    return neighbor("MPI_Ineighbor_alltoall", &send, &recv, comm, request, TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Ineighbor_alltoall = PMPI_Ineighbor_alltoall
 
@@ -228,7 +230,7 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
         .layout = V, .buf = sendbuf, .counts = sendcounts, .displs = sdispls, .type = sendtype};
     side_t recv = {
         .layout = V, .buf = recvbuf, .counts = recvcounts, .displs = rdispls, .type = recvtype};
-    return neighbor("MPI_Neighbor_alltoallv", &send, &recv, comm, NULL, false);
+    return neighbor("MPI_Neighbor_alltoallv", &send, &recv, comm, NULL, TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Neighbor_alltoallv = PMPI_Neighbor_alltoallv
 
@@ -242,7 +244,8 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
         .layout = V, .buf = sendbuf, .counts = sendcounts, .displs = sdispls, .type = sendtype};
     side_t recv = {
         .layout = V, .buf = recvbuf, .counts = recvcounts, .displs = rdispls, .type = recvtype};
-    return neighbor("MPI_Ineighbor_alltoallv", &send, &recv, comm, request, true);
+    return neighbor("MPI_Ineighbor_alltoallv", &send, &recv, comm, request,
+                    TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Ineighbor_alltoallv = PMPI_Ineighbor_alltoallv
 
@@ -255,7 +258,7 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
         .layout = W, .buf = sendbuf, .counts = sendcounts, .bdispls = sdispls, .types = sendtypes};
     side_t recv = {
         .layout = W, .buf = recvbuf, .counts = recvcounts, .bdispls = rdispls, .types = recvtypes};
-    return neighbor("MPI_Neighbor_alltoallw", &send, &recv, comm, NULL, false);
+    return neighbor("MPI_Neighbor_alltoallw", &send, &recv, comm, NULL, TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Neighbor_alltoallw = PMPI_Neighbor_alltoallw
 
@@ -269,6 +272,187 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const 
         .layout = W, .buf = sendbuf, .counts = sendcounts, .bdispls = sdispls, .types = sendtypes};
     side_t recv = {
         .layout = W, .buf = recvbuf, .counts = recvcounts, .bdispls = rdispls, .types = recvtypes};
-    return neighbor("MPI_Ineighbor_alltoallw", &send, &recv, comm, request, true);
+    return neighbor("MPI_Ineighbor_alltoallw", &send, &recv, comm, request,
+                    TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Ineighbor_alltoallw = PMPI_Ineighbor_alltoallw
+
+/* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
+
+typedef struct neighbor_allgather_args {
+    const void *sendbuf;
+    int sendcount;
+    MPI_Datatype sendtype;
+    void *recvbuf;
+    int recvcount;
+    MPI_Datatype recvtype;
+    MPI_Comm comm;
+} neighbor_allgather_args_t;
+
+static int neighbor_allgather_run(const char *call, const void *args, MPI_Request *request,
+                                  tm_mpi_coll_mode_t mode)
+{
+    const neighbor_allgather_args_t *a = args;
+    side_t send = {.layout = ONE, .buf = a->sendbuf, .count = a->sendcount, .type = a->sendtype};
+    side_t recv = {.layout = BLOCKS, .buf = a->recvbuf, .count = a->recvcount, .type = a->recvtype};
+    return neighbor(call, &send, &recv, a->comm, request, mode);
+}
+
+int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request)
+{
+    neighbor_allgather_args_t a = {sendbuf,   sendcount, sendtype, recvbuf,
+                                   recvcount, recvtype,  comm};
+    return tm_mpi_coll_init("MPI_Neighbor_allgather_init", neighbor_allgather_run, &a, sizeof a,
+                            comm, info, request);
+}
+#pragma weak MPI_Neighbor_allgather_init = PMPI_Neighbor_allgather_init
+
+typedef struct neighbor_allgatherv_args {
+    const void *sendbuf;
+    int sendcount;
+    MPI_Datatype sendtype;
+    void *recvbuf;
+    const int *recvcounts;
+    const int *displs;
+    MPI_Datatype recvtype;
+    MPI_Comm comm;
+} neighbor_allgatherv_args_t;
+
+static int neighbor_allgatherv_run(const char *call, const void *args, MPI_Request *request,
+                                   tm_mpi_coll_mode_t mode)
+{
+    const neighbor_allgatherv_args_t *a = args;
+    side_t send = {.layout = ONE, .buf = a->sendbuf, .count = a->sendcount, .type = a->sendtype};
+    side_t recv = {.layout = V,
+                   .buf = a->recvbuf,
+                   .counts = a->recvcounts,
+                   .displs = a->displs,
+                   .type = a->recvtype};
+    return neighbor(call, &send, &recv, a->comm, request, mode);
+}
+
+int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, const int recvcounts[], const int displs[],
+                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request)
+{
+    neighbor_allgatherv_args_t a = {sendbuf,    sendcount, sendtype, recvbuf,
+                                    recvcounts, displs,    recvtype, comm};
+    return tm_mpi_coll_init("MPI_Neighbor_allgatherv_init", neighbor_allgatherv_run, &a, sizeof a,
+                            comm, info, request);
+}
+#pragma weak MPI_Neighbor_allgatherv_init = PMPI_Neighbor_allgatherv_init
+
+typedef struct neighbor_alltoall_args {
+    const void *sendbuf;
+    int sendcount;
+    MPI_Datatype sendtype;
+    void *recvbuf;
+    int recvcount;
+    MPI_Datatype recvtype;
+    MPI_Comm comm;
+} neighbor_alltoall_args_t;
+
+static int neighbor_alltoall_run(const char *call, const void *args, MPI_Request *request,
+                                 tm_mpi_coll_mode_t mode)
+{
+    const neighbor_alltoall_args_t *a = args;
+    side_t send = {.layout = BLOCKS, .buf = a->sendbuf, .count = a->sendcount, .type = a->sendtype};
+    side_t recv = {.layout = BLOCKS, .buf = a->recvbuf, .count = a->recvcount, .type = a->recvtype};
+    return neighbor(call, &send, &recv, a->comm, request, mode);
+}
+
+int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Info info, MPI_Request *request)
+{
+    neighbor_alltoall_args_t a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm};
+    return tm_mpi_coll_init("MPI_Neighbor_alltoall_init", neighbor_alltoall_run, &a, sizeof a, comm,
+                            info, request);
+}
+#pragma weak MPI_Neighbor_alltoall_init = PMPI_Neighbor_alltoall_init
+
+typedef struct neighbor_alltoallv_args {
+    const void *sendbuf;
+    const int *sendcounts;
+    const int *sdispls;
+    MPI_Datatype sendtype;
+    void *recvbuf;
+    const int *recvcounts;
+    const int *rdispls;
+    MPI_Datatype recvtype;
+    MPI_Comm comm;
+} neighbor_alltoallv_args_t;
+
+static int neighbor_alltoallv_run(const char *call, const void *args, MPI_Request *request,
+                                  tm_mpi_coll_mode_t mode)
+{
+    const neighbor_alltoallv_args_t *a = args;
+    side_t send = {.layout = V,
+                   .buf = a->sendbuf,
+                   .counts = a->sendcounts,
+                   .displs = a->sdispls,
+                   .type = a->sendtype};
+    side_t recv = {.layout = V,
+                   .buf = a->recvbuf,
+                   .counts = a->recvcounts,
+                   .displs = a->rdispls,
+                   .type = a->recvtype};
+    return neighbor(call, &send, &recv, a->comm, request, mode);
+}
+
+int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                 const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request)
+{
+    neighbor_alltoallv_args_t a = {sendbuf,    sendcounts, sdispls,  sendtype, recvbuf,
+                                   recvcounts, rdispls,    recvtype, comm};
+    return tm_mpi_coll_init("MPI_Neighbor_alltoallv_init", neighbor_alltoallv_run, &a, sizeof a,
+                            comm, info, request);
+}
+#pragma weak MPI_Neighbor_alltoallv_init = PMPI_Neighbor_alltoallv_init
+
+typedef struct neighbor_alltoallw_args {
+    const void *sendbuf;
+    const int *sendcounts;
+    const MPI_Aint *sdispls;
+    const MPI_Datatype *sendtypes;
+    void *recvbuf;
+    const int *recvcounts;
+    const MPI_Aint *rdispls;
+    const MPI_Datatype *recvtypes;
+    MPI_Comm comm;
+} neighbor_alltoallw_args_t;
+
+static int neighbor_alltoallw_run(const char *call, const void *args, MPI_Request *request,
+                                  tm_mpi_coll_mode_t mode)
+{
+    const neighbor_alltoallw_args_t *a = args;
+    side_t send = {.layout = W,
+                   .buf = a->sendbuf,
+                   .counts = a->sendcounts,
+                   .bdispls = a->sdispls,
+                   .types = a->sendtypes};
+    side_t recv = {.layout = W,
+                   .buf = a->recvbuf,
+                   .counts = a->recvcounts,
+                   .bdispls = a->rdispls,
+                   .types = a->recvtypes};
+    return neighbor(call, &send, &recv, a->comm, request, mode);
+}
+
+int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                 void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                 const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
+{
+    neighbor_alltoallw_args_t a = {sendbuf,    sendcounts, sdispls,   sendtypes, recvbuf,
+                                   recvcounts, rdispls,    recvtypes, comm};
+    return tm_mpi_coll_init("MPI_Neighbor_alltoallw_init", neighbor_alltoallw_run, &a, sizeof a,
+                            comm, info, request);
+}
+#pragma weak MPI_Neighbor_alltoallw_init = PMPI_Neighbor_alltoallw_init

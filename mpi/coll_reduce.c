@@ -1,5 +1,5 @@
 /*
- * MPI_Reduce and MPI_Ireduce (the algorithms: coll/coll.c).
+ * MPI_Reduce, MPI_Ireduce, MPI_Reduce_init (the algorithms: coll/coll.c).
  */
 #include "config.h"
 
@@ -7,7 +7,7 @@
 
 static int reduce(const char *call, const void *sendbuf, void *recvbuf, int count,
                   MPI_Datatype datatype, MPI_Op op_handle, int root, MPI_Comm handle,
-                  MPI_Request *request, bool nonblocking)
+                  MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -41,17 +41,20 @@ static int reduce(const char *call, const void *sendbuf, void *recvbuf, int coun
                                   "sendbuf is MPI_IN_PLACE at rank %d, which is not the root %d",
                                   c->rank, root);
     }
-    if ((err = tm_mpi_coll_check_request(r, c, call, request, nonblocking)) != MPI_SUCCESS)
+    if ((err = tm_mpi_coll_check_request(r, c, call, request, mode)) != MPI_SUCCESS)
         return err;
+    if (mode == TM_MPI_COLL_INIT)
+        return MPI_SUCCESS;
     return tm_coll_reduce(r, c, call, in_place ? recvbuf : sendbuf, recvbuf, (size_t)count, type,
-                          op, root, nonblocking ? request : NULL);
+                          op, root, mode == TM_MPI_COLL_NONBLOCKING ? request : NULL);
 }
 
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm)
 {
     TM_MPI_PROFILE_CALL(REDUCE);
-    return reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm, NULL, false);
+    return reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm, NULL,
+                  TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Reduce = PMPI_Reduce
 
@@ -59,6 +62,35 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
                  int root, MPI_Comm comm, MPI_Request *request)
 {
     TM_MPI_PROFILE_CALL(IREDUCE);
-    return reduce("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, request, true);
+    return reduce("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, request,
+                  TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Ireduce = PMPI_Ireduce
+
+/* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
+
+typedef struct reduce_args {
+    const void *sendbuf;
+    void *recvbuf;
+    int count;
+    MPI_Datatype datatype;
+    MPI_Op op;
+    int root;
+    MPI_Comm comm;
+} reduce_args_t;
+
+static int reduce_run(const char *call, const void *args, MPI_Request *request,
+                      tm_mpi_coll_mode_t mode)
+{
+    const reduce_args_t *a = args;
+    return reduce(call, a->sendbuf, a->recvbuf, a->count, a->datatype, a->op, a->root, a->comm,
+                  request, mode);
+}
+
+int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    reduce_args_t a = {sendbuf, recvbuf, count, datatype, op, root, comm};
+    return tm_mpi_coll_init("MPI_Reduce_init", reduce_run, &a, sizeof a, comm, info, request);
+}
+#pragma weak MPI_Reduce_init = PMPI_Reduce_init

@@ -1,6 +1,6 @@
 /*
- * MPI_Reduce_scatter, MPI_Reduce_scatter_block and their non-blocking forms: an element-wise
- * reduction in rank order whose result is scattered in blocks, block j to rank j (the
+ * MPI_Reduce_scatter, MPI_Reduce_scatter_block and their non-blocking and persistent forms: an
+ * element-wise reduction in rank order whose result is scattered in blocks, block j to rank j (the
  * algorithms: coll/coll.c).
  */
 #include "config.h"
@@ -12,7 +12,7 @@
 /* Reduce_scatter_block (`equal`): every block has `block` elements; else counts[j]. */
 static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf, bool equal,
                           const int *counts, int block, MPI_Datatype datatype, MPI_Op op_handle,
-                          MPI_Comm handle, MPI_Request *request, bool nonblocking)
+                          MPI_Comm handle, MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -55,12 +55,14 @@ static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf, 
     if (err == MPI_SUCCESS)
         err = tm_mpi_op_get_for_type(r, c, op_handle, type, call, &op);
     if (err == MPI_SUCCESS)
-        err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
+        err = tm_mpi_coll_check_request(r, c, call, request, mode);
     if (err != MPI_SUCCESS)
         return err;
+    if (mode == TM_MPI_COLL_INIT)
+        return MPI_SUCCESS;
     return tm_coll_reduce_scatter(r, c, call, in_place ? recvbuf : sendbuf, recvbuf,
                                   equal ? NULL : counts, (size_t)block, type, op,
-                                  nonblocking ? request : NULL);
+                                  mode == TM_MPI_COLL_NONBLOCKING ? request : NULL);
 }
 
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
@@ -68,7 +70,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 {
     TM_MPI_PROFILE_CALL(REDUCE_SCATTER);
     return reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, false, recvcounts, 0, datatype,
-                          op, comm, NULL, false);
+                          op, comm, NULL, TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
 
@@ -77,7 +79,7 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
 {
     TM_MPI_PROFILE_CALL(IREDUCE_SCATTER);
     return reduce_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, false, recvcounts, 0, datatype,
-                          op, comm, request, true);
+                          op, comm, request, TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
 
@@ -86,7 +88,7 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 {
     TM_MPI_PROFILE_CALL(REDUCE_SCATTER_BLOCK);
     return reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, true, NULL, recvcount,
-                          datatype, op, comm, NULL, false);
+                          datatype, op, comm, NULL, TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
 
@@ -96,6 +98,62 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 {
     TM_MPI_PROFILE_CALL(IREDUCE_SCATTER_BLOCK);
     return reduce_scatter("MPI_Ireduce_scatter_block", sendbuf, recvbuf, true, NULL, recvcount,
-                          datatype, op, comm, request, true);
+                          datatype, op, comm, request, TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
+
+/* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
+
+typedef struct reduce_scatter_args {
+    const void *sendbuf;
+    void *recvbuf;
+    const int *recvcounts;
+    MPI_Datatype datatype;
+    MPI_Op op;
+    MPI_Comm comm;
+} reduce_scatter_args_t;
+
+static int reduce_scatter_run(const char *call, const void *args, MPI_Request *request,
+                              tm_mpi_coll_mode_t mode)
+{
+    const reduce_scatter_args_t *a = args;
+    return reduce_scatter(call, a->sendbuf, a->recvbuf, false, a->recvcounts, 0, a->datatype, a->op,
+                          a->comm, request, mode);
+}
+
+int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                             MPI_Request *request)
+{
+    reduce_scatter_args_t a = {sendbuf, recvbuf, recvcounts, datatype, op, comm};
+    return tm_mpi_coll_init("MPI_Reduce_scatter_init", reduce_scatter_run, &a, sizeof a, comm, info,
+                            request);
+}
+#pragma weak MPI_Reduce_scatter_init = PMPI_Reduce_scatter_init
+
+typedef struct reduce_scatter_block_args {
+    const void *sendbuf;
+    void *recvbuf;
+    int recvcount;
+    MPI_Datatype datatype;
+    MPI_Op op;
+    MPI_Comm comm;
+} reduce_scatter_block_args_t;
+
+static int reduce_scatter_block_run(const char *call, const void *args, MPI_Request *request,
+                                    tm_mpi_coll_mode_t mode)
+{
+    const reduce_scatter_block_args_t *a = args;
+    return reduce_scatter(call, a->sendbuf, a->recvbuf, true, NULL, a->recvcount, a->datatype,
+                          a->op, a->comm, request, mode);
+}
+
+int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request)
+{
+    reduce_scatter_block_args_t a = {sendbuf, recvbuf, recvcount, datatype, op, comm};
+    return tm_mpi_coll_init("MPI_Reduce_scatter_block_init", reduce_scatter_block_run, &a, sizeof a,
+                            comm, info, request);
+}
+#pragma weak MPI_Reduce_scatter_block_init = PMPI_Reduce_scatter_block_init

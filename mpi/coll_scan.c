@@ -1,6 +1,6 @@
 /*
- * MPI_Scan, MPI_Exscan and their non-blocking forms: prefix reductions in rank order (the
- * algorithms: coll/coll.c).
+ * MPI_Scan, MPI_Exscan and their non-blocking and persistent forms: prefix reductions in rank order
+ * (the algorithms: coll/coll.c).
  */
 #include "config.h"
 
@@ -8,7 +8,7 @@
 
 static int scan(const char *call, const void *sendbuf, void *recvbuf, int count,
                 MPI_Datatype datatype, MPI_Op op_handle, MPI_Comm handle, MPI_Request *request,
-                bool exclusive, bool nonblocking)
+                bool exclusive, tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -34,18 +34,21 @@ static int scan(const char *call, const void *sendbuf, void *recvbuf, int count,
     if (err == MPI_SUCCESS)
         err = tm_mpi_op_get_for_type(r, c, op_handle, type, call, &op);
     if (err == MPI_SUCCESS)
-        err = tm_mpi_coll_check_request(r, c, call, request, nonblocking);
+        err = tm_mpi_coll_check_request(r, c, call, request, mode);
     if (err != MPI_SUCCESS)
         return err;
+    if (mode == TM_MPI_COLL_INIT)
+        return MPI_SUCCESS;
     return tm_coll_scan(r, c, call, in_place ? recvbuf : sendbuf, recvbuf, (size_t)count, type, op,
-                        exclusive, nonblocking ? request : NULL);
+                        exclusive, mode == TM_MPI_COLL_NONBLOCKING ? request : NULL);
 }
 
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm)
 {
     TM_MPI_PROFILE_CALL(SCAN);
-    return scan("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, NULL, false, false);
+    return scan("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, NULL, false,
+                TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Scan = PMPI_Scan
 
@@ -53,7 +56,8 @@ int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
                MPI_Comm comm, MPI_Request *request)
 {
     TM_MPI_PROFILE_CALL(ISCAN);
-    return scan("MPI_Iscan", sendbuf, recvbuf, count, datatype, op, comm, request, false, true);
+    return scan("MPI_Iscan", sendbuf, recvbuf, count, datatype, op, comm, request, false,
+                TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Iscan = PMPI_Iscan
 
@@ -61,7 +65,8 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
                 MPI_Comm comm)
 {
     TM_MPI_PROFILE_CALL(EXSCAN);
-    return scan("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, NULL, true, false);
+    return scan("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, NULL, true,
+                TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Exscan = PMPI_Exscan
 
@@ -69,6 +74,51 @@ int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
                  MPI_Comm comm, MPI_Request *request)
 {
     TM_MPI_PROFILE_CALL(IEXSCAN);
-    return scan("MPI_Iexscan", sendbuf, recvbuf, count, datatype, op, comm, request, true, true);
+    return scan("MPI_Iexscan", sendbuf, recvbuf, count, datatype, op, comm, request, true,
+                TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Iexscan = PMPI_Iexscan
+
+/* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
+
+/* The arguments of MPI_Scan_init and MPI_Exscan_init. */
+typedef struct scan_args {
+    const void *sendbuf;
+    void *recvbuf;
+    int count;
+    MPI_Datatype datatype;
+    MPI_Op op;
+    MPI_Comm comm;
+} scan_args_t;
+
+static int scan_run(const char *call, const void *args, MPI_Request *request,
+                    tm_mpi_coll_mode_t mode)
+{
+    const scan_args_t *a = args;
+    return scan(call, a->sendbuf, a->recvbuf, a->count, a->datatype, a->op, a->comm, request, false,
+                mode);
+}
+
+int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    scan_args_t a = {sendbuf, recvbuf, count, datatype, op, comm};
+    return tm_mpi_coll_init("MPI_Scan_init", scan_run, &a, sizeof a, comm, info, request);
+}
+#pragma weak MPI_Scan_init = PMPI_Scan_init
+
+static int exscan_run(const char *call, const void *args, MPI_Request *request,
+                      tm_mpi_coll_mode_t mode)
+{
+    const scan_args_t *a = args;
+    return scan(call, a->sendbuf, a->recvbuf, a->count, a->datatype, a->op, a->comm, request, true,
+                mode);
+}
+
+int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    scan_args_t a = {sendbuf, recvbuf, count, datatype, op, comm};
+    return tm_mpi_coll_init("MPI_Exscan_init", exscan_run, &a, sizeof a, comm, info, request);
+}
+#pragma weak MPI_Exscan_init = PMPI_Exscan_init

@@ -1,5 +1,6 @@
 /*
- * MPI_Scatter, MPI_Iscatter, MPI_Scatterv and MPI_Iscatterv (the algorithms: coll/coll.c).
+ * MPI_Scatter, MPI_Scatterv and their non-blocking and persistent forms (the algorithms:
+ * coll/coll.c).
  *
  * The send arguments are significant at the root only: the other ranks check none of them.
  * MPI_IN_PLACE as recvbuf (at the root only) becomes the root's own block of sendbuf, which the
@@ -11,7 +12,7 @@
 
 static int scatter(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm handle,
-                   MPI_Request *request, bool nonblocking)
+                   MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -38,7 +39,7 @@ static int scatter(const char *call, const void *sendbuf, int sendcount, MPI_Dat
                                            recvbuf, (size_t)recvcount * rtype->size,
                                            (size_t)sendcount * stype->size > 0)) != MPI_SUCCESS)
         return err;
-    if ((err = tm_mpi_coll_check_request(r, c, call, request, nonblocking)) != MPI_SUCCESS)
+    if ((err = tm_mpi_coll_check_request(r, c, call, request, mode)) != MPI_SUCCESS)
         return err;
     if (in_place) {
         /* The root's own block: the algorithm sees it is already there and writes nothing. */
@@ -46,14 +47,17 @@ static int scatter(const char *call, const void *sendbuf, int sendcount, MPI_Dat
         recvcount = sendcount;
         rtype = stype;
     }
+    if (mode == TM_MPI_COLL_INIT)
+        return MPI_SUCCESS;
     return tm_coll_scatter(r, c, call, sendbuf, (size_t)sendcount, stype, recvbuf,
-                           (size_t)recvcount, rtype, root, nonblocking ? request : NULL);
+                           (size_t)recvcount, rtype, root,
+                           mode == TM_MPI_COLL_NONBLOCKING ? request : NULL);
 }
 
 static int scatterv(const char *call, const void *sendbuf, const int sendcounts[],
                     const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount,
                     MPI_Datatype recvtype, int root, MPI_Comm handle, MPI_Request *request,
-                    bool nonblocking)
+                    tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -92,7 +96,7 @@ static int scatterv(const char *call, const void *sendbuf, const int sendcounts[
              (size_t)recvcount * rtype->size, (size_t)sendcounts[root] * stype->size > 0)) !=
             MPI_SUCCESS)
         return err;
-    if ((err = tm_mpi_coll_check_request(r, c, call, request, nonblocking)) != MPI_SUCCESS)
+    if ((err = tm_mpi_coll_check_request(r, c, call, request, mode)) != MPI_SUCCESS)
         return err;
     if (in_place) {
         /* The root's own block: the algorithm sees it is already there and writes nothing. */
@@ -100,8 +104,11 @@ static int scatterv(const char *call, const void *sendbuf, const int sendcounts[
         recvcount = sendcounts[root];
         rtype = stype;
     }
+    if (mode == TM_MPI_COLL_INIT)
+        return MPI_SUCCESS;
     return tm_coll_scatterv(r, c, call, sendbuf, sendcounts, displs, stype, recvbuf,
-                            (size_t)recvcount, rtype, root, nonblocking ? request : NULL);
+                            (size_t)recvcount, rtype, root,
+                            mode == TM_MPI_COLL_NONBLOCKING ? request : NULL);
 }
 
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -109,7 +116,7 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     TM_MPI_PROFILE_CALL(SCATTER);
     return scatter("MPI_Scatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                   comm, NULL, false);
+                   comm, NULL, TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Scatter = PMPI_Scatter
 
@@ -119,7 +126,7 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     TM_MPI_PROFILE_CALL(ISCATTER);
     return scatter("MPI_Iscatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                   comm, request, true);
+                   comm, request, TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Iscatter = PMPI_Iscatter
 
@@ -129,7 +136,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 {
     TM_MPI_PROFILE_CALL(SCATTERV);
     return scatterv("MPI_Scatterv", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                    recvtype, root, comm, NULL, false);
+                    recvtype, root, comm, NULL, TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Scatterv = PMPI_Scatterv
 
@@ -139,6 +146,66 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
 {
     TM_MPI_PROFILE_CALL(ISCATTERV);
     return scatterv("MPI_Iscatterv", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                    recvtype, root, comm, request, true);
+                    recvtype, root, comm, request, TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Iscatterv = PMPI_Iscatterv
+
+/* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
+
+typedef struct scatter_args {
+    const void *sendbuf;
+    int sendcount;
+    MPI_Datatype sendtype;
+    void *recvbuf;
+    int recvcount;
+    MPI_Datatype recvtype;
+    int root;
+    MPI_Comm comm;
+} scatter_args_t;
+
+static int scatter_run(const char *call, const void *args, MPI_Request *request,
+                       tm_mpi_coll_mode_t mode)
+{
+    const scatter_args_t *a = args;
+    return scatter(call, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
+                   a->recvtype, a->root, a->comm, request, mode);
+}
+
+int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                      MPI_Request *request)
+{
+    scatter_args_t a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm};
+    return tm_mpi_coll_init("MPI_Scatter_init", scatter_run, &a, sizeof a, comm, info, request);
+}
+#pragma weak MPI_Scatter_init = PMPI_Scatter_init
+
+typedef struct scatterv_args {
+    const void *sendbuf;
+    const int *sendcounts;
+    const int *displs;
+    MPI_Datatype sendtype;
+    void *recvbuf;
+    int recvcount;
+    MPI_Datatype recvtype;
+    int root;
+    MPI_Comm comm;
+} scatterv_args_t;
+
+static int scatterv_run(const char *call, const void *args, MPI_Request *request,
+                        tm_mpi_coll_mode_t mode)
+{
+    const scatterv_args_t *a = args;
+    return scatterv(call, a->sendbuf, a->sendcounts, a->displs, a->sendtype, a->recvbuf,
+                    a->recvcount, a->recvtype, a->root, a->comm, request, mode);
+}
+
+int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                       int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    scatterv_args_t a = {sendbuf,   sendcounts, displs, sendtype, recvbuf,
+                         recvcount, recvtype,   root,   comm};
+    return tm_mpi_coll_init("MPI_Scatterv_init", scatterv_run, &a, sizeof a, comm, info, request);
+}
+#pragma weak MPI_Scatterv_init = PMPI_Scatterv_init

@@ -148,11 +148,6 @@ int PMPI_Cancel(MPI_Request *request)
     tm_p2p_request_t *req = tm_p2p_request_lookup(r, *request);
     if (req == NULL || req == TM_P2P_REQUEST_INVALID)
         return tm_mpi_bad_request(r, call, *request, "");
-    if (req->kind == TM_P2P_REQ_COLL)
-        return tm_mpi_error_raise(r->rt, req->comm, call, MPI_ERR_REQUEST,
-                                  "the request of a non-blocking collective (%s) cannot be "
-                                  "cancelled",
-                                  req->call);
     if (req->kind == TM_P2P_REQ_PAIR)
         return tm_mpi_error_raise(r->rt, req->comm, call, MPI_ERR_REQUEST,
                                   "the request of %s cannot be cancelled: its send and its "
@@ -167,7 +162,11 @@ int PMPI_Cancel(MPI_Request *request)
         return MPI_SUCCESS;
     }
     if (req->kind == TM_P2P_REQ_PERSISTENT)
-        req = req->active; /* inactive: nothing to cancel */
+        req = req->active;                   /* inactive: nothing to cancel */
+    if (req && req->kind == TM_P2P_REQ_COLL) /* of a persistent collective too */
+        return tm_mpi_error_raise(r->rt, req->comm, call, MPI_ERR_REQUEST,
+                                  "the request of a collective (%s) cannot be cancelled",
+                                  req->call);
     if (req && req->kind == TM_P2P_REQ_RECV && !tm_p2p_request_is_complete(req))
         tm_p2p_cancel_recv(r, req);
     else if (req && req->kind == TM_P2P_REQ_SEND)

@@ -1,10 +1,12 @@
 /*
- * Persistent requests: MPI_Send_init and its modes, MPI_Recv_init, MPI_Start, MPI_Startall. A
- * persistent request keeps the arguments; each start makes the operation of that activation,
- * which the completion calls complete through it (wait.c) before making it inactive again.
+ * Persistent requests: MPI_Send_init and its modes, MPI_Recv_init, MPI_Start, MPI_Startall (of
+ * these and of persistent collectives, coll_persistent.c). A persistent request keeps the
+ * arguments; each start makes the operation of that activation, which the completion calls
+ * complete through it (wait.c) before making it inactive again.
  */
 #include "config.h"
 
+#include "coll.h"
 #include "p2p/p2p.h"
 #include "pt2pt.h"
 
@@ -92,6 +94,8 @@ static int start(tm_mpi_rank_t *r, const char *call, MPI_Request h)
     if (p->active)
         return tm_mpi_error_raise(r->rt, p->comm, call, MPI_ERR_REQUEST,
                                   "the request is already active");
+    if (p->op == TM_P2P_PERSIST_COLL)
+        return tm_mpi_coll_start(r, p);
     size_t bytes = p->count * p->type->size;
     tm_p2p_request_t *op = NULL;
     int err = MPI_SUCCESS;

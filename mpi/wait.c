@@ -407,6 +407,11 @@ int PMPI_Request_free(MPI_Request *request)
                                   "the request of a non-blocking collective (%s) cannot be freed: "
                                   "complete it with MPI_Wait or MPI_Test",
                                   req->call);
+    if (req->kind == TM_P2P_REQ_PERSISTENT && req->op == TM_P2P_PERSIST_COLL && req->active)
+        return tm_mpi_error_raise(r->rt, req->comm, call, MPI_ERR_REQUEST,
+                                  "the persistent collective (%s) is active: complete it with "
+                                  "MPI_Wait or MPI_Test before freeing it",
+                                  req->call);
     *request = MPI_REQUEST_NULL;
     if (req->kind == TM_P2P_REQ_GREQ) {
         /* Its free function runs now if complete, else when MPI_Grequest_complete is called. */

@@ -187,6 +187,7 @@ typedef enum tm_p2p_persistent_op {
     TM_P2P_PERSIST_RSEND,
     TM_P2P_PERSIST_BSEND,
     TM_P2P_PERSIST_RECV,
+    TM_P2P_PERSIST_COLL, /* a collective (mpi/coll_persistent.c): its arguments in `coll` */
 } tm_p2p_persistent_op_t;
 
 struct tm_p2p_request {
