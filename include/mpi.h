@@ -1281,6 +1281,12 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
  * freed) is complete. */
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+/* MPI_Comm_idup_with_info (MPI-4.0): MPI_Comm_idup; info (or MPI_INFO_NULL) is checked and
+ * ignored. */
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+                            MPI_Request *request);
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+                             MPI_Request *request);
 
 /* MPI_Comm_split: one communicator per color (>= 0), its members ordered by key, then by rank in
  * comm; color MPI_UNDEFINED gives MPI_COMM_NULL, a negative color MPI_ERR_ARG. */

@@ -1,5 +1,6 @@
 /*
- * MPI_Comm_idup, the non-blocking MPI_Comm_dup (MPI 3.1 6.4.2).
+ * MPI_Comm_idup, the non-blocking MPI_Comm_dup (MPI 3.1 6.4.2), and MPI_Comm_idup_with_info
+ * (MPI-4.0).
  *
  * Of a duplicate, the members need to agree on one thing only, its context id: the group, the
  * topology, the error handler and the attributes are each member's own. Ranks are threads of one
@@ -91,9 +92,9 @@ static tm_p2p_request_t *tm_mpi_idup_request(tm_mpi_rank_t *r, tm_mpi_comm_t *c,
     return req;
 }
 
-int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+static int tm_mpi_comm_idup(const char *call, MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+                            MPI_Request *request)
 {
-    static const char call[] = "MPI_Comm_idup";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
     tm_p2p_request_t *req;
@@ -101,6 +102,9 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     int id;
 
     if (err != MPI_SUCCESS)
+        return err;
+    /* ThreadMPI takes no hints: the info is checked and ignored. */
+    if (info != MPI_INFO_NULL && (err = tm_mpi_info_check(r, info, call)) != MPI_SUCCESS)
         return err;
     if (newcomm == NULL || request == NULL)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "%s is NULL",
@@ -125,4 +129,15 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     *request = tm_p2p_request_handle(req);
     return MPI_SUCCESS;
 }
+
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return tm_mpi_comm_idup("MPI_Comm_idup", comm, MPI_INFO_NULL, newcomm, request);
+}
 #pragma weak MPI_Comm_idup = PMPI_Comm_idup
+
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return tm_mpi_comm_idup("MPI_Comm_idup_with_info", comm, info, newcomm, request);
+}
+#pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info

@@ -2,7 +2,8 @@
  * of its own for point-to-point and collectives); a call that returns before the other members
  * call it; a duplicate of a duplicate, with attributes copied by their callbacks, the error
  * handler and the topology; several idups outstanding on two communicators with an ibarrier,
- * completed in reverse order; duplicates of MPI_COMM_SELF; many in a loop; argument errors.
+ * completed in reverse order; duplicates of MPI_COMM_SELF; many in a loop; argument errors;
+ * MPI_Comm_idup_with_info.
  * Usage: comm_idup */
 #include <mpi.h>
 #include <stdio.h>
@@ -252,6 +253,23 @@ static void bad_arguments(void)
     check_world_dup(nc);
     rings(&nc, 1);
     CHECK(MPI_Comm_free(&nc) == MPI_SUCCESS);
+
+    /* MPI_Comm_idup_with_info: an info (checked, ignored) or none; a freed info is an error */
+    MPI_Info info, stale_info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "mpi_assert_no_any_source", "true");
+    CHECK(MPI_Comm_idup_with_info(MPI_COMM_WORLD, info, &nc, &req) == MPI_SUCCESS);
+    CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    check_world_dup(nc);
+    rings(&nc, 1);
+    CHECK(MPI_Comm_free(&nc) == MPI_SUCCESS);
+    CHECK(MPI_Comm_idup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, &nc, &req) == MPI_SUCCESS);
+    CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    check_world_dup(nc);
+    CHECK(MPI_Comm_free(&nc) == MPI_SUCCESS);
+    stale_info = info;
+    MPI_Info_free(&info);
+    CHECK(MPI_Comm_idup_with_info(MPI_COMM_WORLD, stale_info, &nc, &req) == MPI_ERR_INFO);
 }
 
 int main(int argc, char **argv)
