@@ -686,6 +686,12 @@ int MPI_Buffer_attach(void *buffer, int size);
 int PMPI_Buffer_attach(void *buffer, int size);
 int MPI_Buffer_detach(void *buffer_addr, int *size);
 int PMPI_Buffer_detach(void *buffer_addr, int *size);
+/* MPI_Buffer_flush (MPI-4.1): waits until the buffered messages are sent, keeping the buffer;
+ * MPI_Buffer_iflush: *request completes once those buffered before the call are. */
+int MPI_Buffer_flush(void);
+int PMPI_Buffer_flush(void);
+int MPI_Buffer_iflush(MPI_Request *request);
+int PMPI_Buffer_iflush(MPI_Request *request);
 int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,

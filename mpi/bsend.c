@@ -1,6 +1,7 @@
 /*
- * Buffered sends: MPI_Buffer_attach/detach, MPI_Bsend, MPI_Ibsend. A buffered message is packed
- * into the attached buffer, in the first gap large enough (first fit over regions kept by
+ * Buffered sends: MPI_Buffer_attach/detach, MPI_Bsend, MPI_Ibsend, and MPI-4.1's MPI_Buffer_flush
+ * and MPI_Buffer_iflush, which wait for the buffered sends to complete. A buffered message is
+ * packed into the attached buffer, in the first gap large enough (first fit over regions kept by
  * offset), and sent from there as bytes: the caller's buffer is free at once, and the region
  * when the send completes. Each message takes its size plus MPI_BSEND_OVERHEAD of the buffer, the
  * space the standard tells users to provide. No room is MPI_ERR_BUFFER.
@@ -81,6 +82,7 @@ int tm_mpi_bsend_start(tm_mpi_rank_t *r, const char *call, const void *buf, size
         return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");
     }
     g->send->call = call;
+    g->seq = r->bsend_seq++;
     return MPI_SUCCESS;
 }
 
@@ -93,16 +95,62 @@ static bool regions_done(void *arg)
     return true;
 }
 
-void tm_mpi_bsend_drain(tm_mpi_rank_t *r)
+/* Waits until the buffered sends have completed, noted as `call`, and frees their regions. */
+static void regions_flush(tm_mpi_rank_t *r, const char *call)
 {
     if (r->bsend_regions && !regions_done(r)) {
-        tm_p2p_note_blocked(r, "MPI_Buffer_detach(waiting for buffered sends)");
+        tm_p2p_note_blocked(r, "%s(waiting for buffered sends)", call);
         tm_p2p_wait_until(r, regions_done, r);
     }
     regions_reclaim(r);
+}
+
+void tm_mpi_bsend_drain(tm_mpi_rank_t *r)
+{
+    regions_flush(r, "MPI_Buffer_detach");
     r->bsend_buf = NULL;
     r->bsend_size = 0;
 }
+
+int PMPI_Buffer_flush(void)
+{
+    static const char call[] = "MPI_Buffer_flush";
+    regions_flush(tm_mpi_rank_get(call), call);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
+
+/* The `settle` of MPI_Buffer_iflush's request: done once the buffered sends numbered below its
+ * ticket (those started before the call) have completed. */
+static bool iflush_settle(tm_p2p_request_t *req)
+{
+    for (tm_mpi_bsend_region_t *g = req->owner->bsend_regions; g; g = g->next)
+        if (g->seq < req->ticket && !tm_p2p_request_is_complete(g->send))
+            return false;
+    /* Only its owner reads it: relaxed. */
+    atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
+    return true;
+}
+
+int PMPI_Buffer_iflush(MPI_Request *request)
+{
+    static const char call[] = "MPI_Buffer_iflush";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    if (request == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "request is NULL");
+    tm_p2p_request_t *req = tm_p2p_request_new(r, TM_P2P_REQ_CHECKED);
+    if (!req)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
+    req->settle = iflush_settle;
+    req->ticket = r->bsend_seq;
+    req->call = call;
+    req->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    req->status.MPI_TAG = MPI_ANY_TAG;
+    req->status.MPI_ERROR = MPI_SUCCESS;
+    *request = tm_p2p_request_handle(req);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
 
 int PMPI_Buffer_attach(void *buffer, int size)
 {

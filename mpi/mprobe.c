@@ -148,11 +148,10 @@ int PMPI_Cancel(MPI_Request *request)
     tm_p2p_request_t *req = tm_p2p_request_lookup(r, *request);
     if (req == NULL || req == TM_P2P_REQUEST_INVALID)
         return tm_mpi_bad_request(r, call, *request, "");
-    if (req->kind == TM_P2P_REQ_PAIR)
+    /* MPI_Isendrecv's send and receive would not be cancelled as one. */
+    if (req->kind == TM_P2P_REQ_CHECKED)
         return tm_mpi_error_raise(r->rt, req->comm, call, MPI_ERR_REQUEST,
-                                  "the request of %s cannot be cancelled: its send and its "
-                                  "receive would not be cancelled as one",
-                                  req->call);
+                                  "the request of %s cannot be cancelled", req->call);
     if (req->kind == TM_P2P_REQ_GREQ) {
         int err = tm_mpi_greq_cancel(req);
         if (err != MPI_SUCCESS)

@@ -486,18 +486,19 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 }
 #pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
 
-/* MPI_Isendrecv's request: a PAIR of its receive, posted first as in MPI_Sendrecv, and its send.
- * `copy` (or NULL) is freed with the request. */
+/* MPI_Isendrecv's request: a CHECKED one of its receive, posted first as in MPI_Sendrecv, and its
+ * send. `copy` (or NULL) is freed with the request. */
 static int isendrecv(tm_mpi_rank_t *r, const char *call, const void *sendbuf, int sendcount,
                      tm_mpi_type_t *st, size_t sendbytes, int dest, int sendtag, void *recvbuf,
                      int recvcount, tm_mpi_type_t *rt, int source, int recvtag, tm_mpi_comm_t *c,
                      void *copy, MPI_Request *request)
 {
-    tm_p2p_request_t *pair = tm_p2p_request_new(r, TM_P2P_REQ_PAIR), *rreq, *sreq;
+    tm_p2p_request_t *pair = tm_p2p_request_new(r, TM_P2P_REQ_CHECKED), *rreq, *sreq;
     if (!pair) {
         free(copy);
         return out_of_memory(r, c, call);
     }
+    pair->settle = tm_p2p_pair_settle;
     pair->comm = c;
     pair->call = call;
     pair->coll = copy;

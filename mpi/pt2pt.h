@@ -11,6 +11,7 @@
 /* A message of MPI_Bsend, packed in the attached buffer until its send completes. */
 typedef struct tm_mpi_bsend_region {
     size_t off, len; /* in the attached buffer; len counts MPI_BSEND_OVERHEAD */
+    uint64_t seq;    /* the rank's buffered sends so far, before this one (MPI_Buffer_iflush) */
     tm_p2p_request_t *send;
     struct tm_mpi_bsend_region *next; /* by offset */
 } tm_mpi_bsend_region_t;

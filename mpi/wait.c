@@ -67,10 +67,10 @@ static int retire(tm_mpi_rank_t *r, tm_p2p_request_t *req, MPI_Request *handle, 
         return tm_mpi_greq_retire(r, req, status); /* its query and free functions */
     }
     tm_p2p_request_status(req, status);
-    int err =
-        req->kind == TM_P2P_REQ_RECV || req->kind == TM_P2P_REQ_COLL || req->kind == TM_P2P_REQ_PAIR
-            ? req->status.MPI_ERROR
-            : MPI_SUCCESS;
+    int err = req->kind == TM_P2P_REQ_RECV || req->kind == TM_P2P_REQ_COLL ||
+                      req->kind == TM_P2P_REQ_CHECKED
+                  ? req->status.MPI_ERROR
+                  : MPI_SUCCESS;
     if (req->persistent)
         req->persistent->active = NULL; /* inactive again; the user's handle stays */
     else
@@ -436,9 +436,9 @@ int PMPI_Request_free(MPI_Request *request)
         return MPI_SUCCESS;
     }
     /* Still pending: it goes when it completes (a posted receive when it is delivered, a send
-     * or an MPI_Isendrecv when the progress sweep finds it complete). */
+     * or a CHECKED one when the progress sweep finds it complete). */
     req->freed = true;
-    if (req->kind == TM_P2P_REQ_SEND || req->kind == TM_P2P_REQ_PAIR)
+    if (req->kind == TM_P2P_REQ_SEND || req->kind == TM_P2P_REQ_CHECKED)
         tm_p2p_request_zombie_add(r, req);
     return MPI_SUCCESS;
 }

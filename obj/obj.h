@@ -165,6 +165,7 @@ struct tm_mpi_rank {
     char *bsend_buf;
     size_t bsend_size;
     struct tm_mpi_bsend_region *bsend_regions;
+    uint64_t bsend_seq; /* buffered sends so far */
 };
 
 /* The calling rank, for MPI call `call`; when the caller is not a rank, reports the error and

@@ -65,7 +65,7 @@ void tm_p2p_note_blocked(tm_mpi_rank_t *r, const char *fmt, ...)
 void tm_p2p_request_note(const tm_p2p_request_t *req, tm_p2p_request_note_t *note)
 {
     /* MPI_Isendrecv: what it waits for is its receive, else its send (each named by the call) */
-    if (req->kind == TM_P2P_REQ_PAIR && (req->parts[1] || req->parts[0]))
+    if (req->kind == TM_P2P_REQ_CHECKED && (req->parts[1] || req->parts[0]))
         req = req->parts[1] ? req->parts[1] : req->parts[0];
     note->call = req->call;
     note->kind = req->kind;
@@ -84,6 +84,10 @@ void tm_p2p_request_note_words(const tm_p2p_request_note_t *note, char *buf, siz
     const char *call = note->call ? note->call : "?";
     if (note->kind == TM_P2P_REQ_COLL) {
         snprintf(buf, len, "%s(comm=%s)", call, note->comm);
+        return;
+    }
+    if (note->kind == TM_P2P_REQ_CHECKED) { /* MPI_Buffer_iflush */
+        snprintf(buf, len, "%s(the buffered sends)", call);
         return;
     }
     if (note->kind == TM_P2P_REQ_GREQ) {

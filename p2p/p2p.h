@@ -172,7 +172,8 @@ typedef enum tm_p2p_request_kind {
     TM_P2P_REQ_PERSISTENT, /* MPI_*_init: the arguments, and the operation of its activation */
     TM_P2P_REQ_COLL,       /* a non-blocking collective: its schedule (nbc/) */
     TM_P2P_REQ_GREQ,       /* a generalized request (MPI_Grequest_start, mpi/greq.c) */
-    TM_P2P_REQ_PAIR,       /* MPI_Isendrecv: a send and a receive, complete when both are */
+    TM_P2P_REQ_CHECKED,    /* completed by its owner's check, `settle`: MPI_Isendrecv (a send and
+                            * a receive, complete when both are), MPI_Buffer_iflush */
 } tm_p2p_request_kind_t;
 
 /* The bits of a generalized request's `complete` word (mpi/greq.c). */
@@ -217,8 +218,11 @@ struct tm_p2p_request {
      * PAIR's copy of the data it sends (MPI_Isendrecv_replace) */
     void *coll;
     void (*coll_free)(void *coll);
-    /* PAIR: its send and its receive, each until seen complete (NULL with MPI_PROC_NULL); the
-     * pair's status is the receive's */
+    /* CHECKED: true once its operation is done, which completes it (its owner calls it, through
+     * tm_p2p_request_is_complete). MPI_Isendrecv's: its send and its receive, each until seen
+     * complete (NULL with MPI_PROC_NULL); the pair's status is the receive's. MPI_Buffer_iflush's:
+     * the buffered sends numbered below `ticket`. */
+    bool (*settle)(tm_p2p_request_t *req);
     tm_p2p_request_t *parts[2];
     int ndests; /* MPIX_Ibcast_dynamic's destinations (SEND), for diagnosis */
     /* GREQ: the program's callbacks and their argument, and the request's index in the
@@ -572,8 +576,8 @@ void tm_p2p_greq_unregister(tm_p2p_request_t *req);
  * which waits for it. */
 void tm_p2p_request_zombie_add(tm_mpi_rank_t *r, tm_p2p_request_t *req);
 
-/* PAIR req (its owner only): releases its parts that are complete, and completes it when both
- * are. true when complete. */
+/* The `settle` of MPI_Isendrecv's request (its owner only): releases its parts that are complete,
+ * and completes it when both are. true when complete. */
 bool tm_p2p_pair_settle(tm_p2p_request_t *req);
 
 static inline bool tm_p2p_request_is_complete(tm_p2p_request_t *req)
@@ -582,7 +586,7 @@ static inline bool tm_p2p_request_is_complete(tm_p2p_request_t *req)
      * (A generalized request's word has other bits than DONE only once its handle is freed.) */
     if (atomic_load_explicit(&req->complete, memory_order_acquire) != 0)
         return true;
-    return __builtin_expect(req->kind == TM_P2P_REQ_PAIR, 0) && tm_p2p_pair_settle(req);
+    return __builtin_expect(req->kind == TM_P2P_REQ_CHECKED, 0) && req->settle(req);
 }
 
 /* Completes a request of rank `owner_mailbox` and pokes it. */

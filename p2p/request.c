@@ -139,7 +139,7 @@ void tm_p2p_request_status(const tm_p2p_request_t *req, MPI_Status *status)
     if (status == MPI_STATUS_IGNORE)
         return;
     if (req->kind == TM_P2P_REQ_RECV || req->kind == TM_P2P_REQ_COLL ||
-        req->kind == TM_P2P_REQ_PAIR) {
+        req->kind == TM_P2P_REQ_CHECKED) {
         *status = req->status;
     } else {
         /* A send's status says nothing but whether it was cancelled. */

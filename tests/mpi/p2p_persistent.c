@@ -1,6 +1,6 @@
 /* Persistent requests (started many times, completed by every completion call, inactive ones
  * treated as null) and buffered sends (attach, many sends before any receive, detach, no room
- * is MPI_ERR_BUFFER). */
+ * is MPI_ERR_BUFFER, MPI_Buffer_flush and MPI_Buffer_iflush). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +122,53 @@ static void buffered(void)
     free(msg);
 }
 
+/* MPI_Buffer_iflush completes only once the messages buffered before it are sent (large ones,
+ * rendezvous under every eager limit p2p_eager.sh sets, cannot be before their receive);
+ * MPI_Buffer_flush waits for them and frees their room in the buffer. */
+static void flush(void)
+{
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    enum { BIG = 300000 }; /* 1.2 MB */
+    int bufsize = 2 * (BIG * (int)sizeof(int) + MPI_BSEND_OVERHEAD);
+    char *attached = malloc((size_t)bufsize);
+    int *out = malloc(BIG * sizeof *out), *in = malloc(BIG * sizeof *in);
+    for (int i = 0; i < BIG; i++)
+        out[i] = rank + i;
+    MPI_Buffer_attach(attached, bufsize);
+    MPI_Bsend(out, BIG, MPI_INT, next, 8, MPI_COMM_WORLD);
+    MPI_Request fl;
+    int flag = 1;
+    CHECK(MPI_Buffer_iflush(&fl) == MPI_SUCCESS, "MPI_Buffer_iflush failed");
+    MPI_Test(&fl, &flag, MPI_STATUS_IGNORE);
+    CHECK(!flag, "MPI_Buffer_iflush complete before the message was received");
+    MPI_Barrier(MPI_COMM_WORLD); /* no rank receives before every rank has tested */
+    MPI_Recv(in, BIG, MPI_INT, prev, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK(in[0] == prev && in[BIG - 1] == prev + BIG - 1, "iflush: received %d", in[0]);
+    CHECK(MPI_Wait(&fl, MPI_STATUS_IGNORE) == MPI_SUCCESS && fl == MPI_REQUEST_NULL,
+          "waiting for MPI_Buffer_iflush failed");
+    /* Flushed, the buffer has room for two messages again, and nothing to wait for. */
+    MPI_Request rr[2];
+    MPI_Irecv(in, BIG, MPI_INT, prev, 9, MPI_COMM_WORLD, &rr[0]);
+    MPI_Irecv(in, BIG, MPI_INT, prev, 10, MPI_COMM_WORLD, &rr[1]);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK(MPI_Bsend(out, BIG, MPI_INT, next, 9, MPI_COMM_WORLD) == MPI_SUCCESS, "bsend 9");
+    CHECK(MPI_Bsend(out, BIG, MPI_INT, next, 10, MPI_COMM_WORLD) == MPI_SUCCESS, "bsend 10");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    CHECK(MPI_Buffer_flush() == MPI_SUCCESS, "MPI_Buffer_flush failed");
+    MPI_Waitall(2, rr, MPI_STATUSES_IGNORE);
+    CHECK(in[1] == prev + 1, "flush: received %d", in[1]);
+    MPI_Buffer_iflush(&fl);
+    flag = 0;
+    MPI_Test(&fl, &flag, MPI_STATUS_IGNORE);
+    CHECK(flag, "MPI_Buffer_iflush with nothing buffered is not complete");
+    void *back;
+    int backsize;
+    MPI_Buffer_detach(&back, &backsize);
+    free(attached);
+    free(out);
+    free(in);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -129,6 +176,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     persistent();
     buffered();
+    flush();
     MPI_Finalize();
     return errors ? 1 : 0;
 }
