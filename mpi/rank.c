@@ -92,6 +92,9 @@ void tm_mpi_rank_destroy(tm_rt_rank_t *rt)
      * receivers still read them. */
     tm_mpi_bsend_drain(r);
     tm_p2p_finalize(r);
+    for (int i = 0; r->type_names && i < TM_MPI_TYPE_NBUILTIN; i++)
+        free(r->type_names[i]);
+    free(r->type_names);
     free(rt->mpi);
     rt->mpi = NULL;
 }

@@ -178,25 +178,42 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
     TM_MPI_TYPE_QUERY_BEGIN("MPI_Type_get_name");
     TM_MPI_TYPE_CHECK_OUT(type_name);
     TM_MPI_TYPE_CHECK_OUT(resultlen);
-    *resultlen = (int)strlen(t->name);
-    memcpy(type_name, t->name, (size_t)*resultlen + 1);
+    const char *name = t->name;
+    if (t->predefined && r->type_names && r->type_names[(unsigned)datatype & 0xff])
+        name = r->type_names[(unsigned)datatype & 0xff];
+    *resultlen = (int)strlen(name);
+    memcpy(type_name, name, (size_t)*resultlen + 1);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_get_name = PMPI_Type_get_name
 
-/* Names the object: every handle of it (see MPI_Type_get_contents) shows the name. */
+/* Names a derived type's object: every handle of it (see MPI_Type_get_contents) shows the name.
+ * A predefined type's name is the calling rank's own (as a process's in other MPIs), kept
+ * beside the shared type; the library's messages keep the standard names. */
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
     size_t len;
 
     TM_MPI_TYPE_QUERY_BEGIN("MPI_Type_set_name");
     TM_MPI_TYPE_CHECK_OUT(type_name);
-    if (t->predefined)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_TYPE,
-                                  "%s is predefined: its name cannot change", t->name);
     len = strnlen(type_name, MPI_MAX_OBJECT_NAME);
     if (len >= MPI_MAX_OBJECT_NAME)
         len = MPI_MAX_OBJECT_NAME - 1;
+    if (t->predefined) {
+        unsigned index = (unsigned)datatype & 0xff;
+        char *name = malloc(len + 1);
+        if (!r->type_names)
+            r->type_names = calloc(TM_MPI_TYPE_NBUILTIN, sizeof *r->type_names);
+        if (!name || !r->type_names) {
+            free(name);
+            return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
+        }
+        memcpy(name, type_name, len);
+        name[len] = '\0';
+        free(r->type_names[index]);
+        r->type_names[index] = name;
+        return MPI_SUCCESS;
+    }
     memcpy(t->name, type_name, len);
     t->name[len] = '\0';
     return MPI_SUCCESS;

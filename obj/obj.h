@@ -166,6 +166,9 @@ struct tm_mpi_rank {
     size_t bsend_size;
     struct tm_mpi_bsend_region *bsend_regions;
     uint64_t bsend_seq; /* buffered sends so far */
+    /* The names this rank gave predefined datatypes (MPI_Type_set_name), by index, else NULL:
+     * the types are shared by the ranks, their names are each rank's, as each process's. */
+    char **type_names;
 };
 
 /* The calling rank, for MPI call `call`; when the caller is not a rank, reports the error and

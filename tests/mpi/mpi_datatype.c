@@ -2,7 +2,8 @@
  * the same time (the table of derived types is shared by the ranks, which are threads). A
  * column of a matrix is packed and unpacked into a contiguous row; a struct matches its C
  * layout; distributed arrays (MPI_Type_create_darray) of every process of several grids pack
- * the elements a process owns, found element by element, and together cover the array once.
+ * the elements a process owns, found element by element, and together cover the array once. A
+ * name given to a predefined type is the rank's own.
  * Usage: mpi_datatype */
 #include <mpi.h>
 #include <stddef.h>
@@ -204,6 +205,17 @@ int main(int argc, char **argv)
         CHECK(q[k].tag == p[k].tag && q[k].pos[2] == p[k].pos[2] && q[k].id == p[k].id);
     CHECK(MPI_Type_free(&ptype) == MPI_SUCCESS);
     darrays(rank);
+
+    /* A predefined type's name is each rank's own, as each process's elsewhere. */
+    char mine[MPI_MAX_OBJECT_NAME], got[MPI_MAX_OBJECT_NAME];
+    int len = 0;
+    snprintf(mine, sizeof mine, "the int of rank %d", rank);
+    CHECK(MPI_Type_set_name(MPI_INT, mine) == MPI_SUCCESS);
+    MPI_Barrier(MPI_COMM_WORLD); /* every rank has named it */
+    CHECK(MPI_Type_get_name(MPI_INT, got, &len) == MPI_SUCCESS && strcmp(got, mine) == 0 &&
+          len == (int)strlen(mine));
+    CHECK(MPI_Type_get_name(MPI_DOUBLE, got, &len) == MPI_SUCCESS &&
+          strcmp(got, "MPI_DOUBLE") == 0);
     MPI_Finalize();
     return errors ? 1 : 0;
 }
