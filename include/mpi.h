@@ -1136,9 +1136,30 @@ int PMPI_Group_free(MPI_Group *group);
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
 
-/* MPI_Comm_test_inter: *flag = false (ThreadMPI has no intercommunicators). */
+/* MPI_Comm_test_inter: *flag = whether comm is an intercommunicator. */
 int MPI_Comm_test_inter(MPI_Comm comm, int *flag);
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag);
+
+/* Intercommunicators (MPI 3.1, 6.6). MPI_Intercomm_create: collective over local_comm and, at
+ * once, the local_comm of the other group, whose leaders (local_leader of each) are ranks of
+ * peer_comm (remote_leader: the other leader's rank there) and exchange the groups over it with
+ * `tag`; the groups must be disjoint (else MPI_ERR_COMM). On an intercommunicator, a rank names
+ * a rank of the remote group in point-to-point calls; MPI_Comm_rank, MPI_Comm_size and
+ * MPI_Comm_group are of the local group; MPI_Comm_dup and MPI_Comm_idup duplicate it. This
+ * release takes no collective, topology or other constructor on intercommunicators
+ * (MPI_ERR_COMM). MPI_Intercomm_merge: the intracommunicator of both groups, the one that
+ * passes high = false first (on a tie, the one whose rank 0 has the lower rank in
+ * MPI_COMM_WORLD). MPI_Comm_remote_size, MPI_Comm_remote_group: the remote group. */
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                         int remote_leader, int tag, MPI_Comm *newintercomm);
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                          int remote_leader, int tag, MPI_Comm *newintercomm);
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
+int MPI_Comm_remote_size(MPI_Comm comm, int *size);
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size);
+int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
 
 /* MPI_Comm_set_name: names the calling rank's view of comm (truncated to
  * MPI_MAX_OBJECT_NAME - 1 characters). */

@@ -22,6 +22,7 @@ mpi_libtmmpi_la_SOURCES = \
 	mpi/comm_query.c \
 	mpi/comm_create.c \
 	mpi/comm_idup.c \
+	mpi/intercomm.c \
 	mpi/topo.h \
 	mpi/topo_cart.c \
 	mpi/topo_graph.c \

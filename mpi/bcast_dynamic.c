@@ -104,7 +104,7 @@ int PMPIX_Ibcast_dynamic(const void *buf, int count, MPI_Datatype datatype, cons
     tm_mpi_comm_t *c;
     tm_mpi_type_t *type;
     int *list = NULL, n = 0;
-    int err = tm_mpi_comm_get(r, comm, call, &c);
+    int err = tm_mpi_comm_get_intra(r, comm, call, &c);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_buffer(r, c, call, buf, count, datatype, &type);
     if (err == MPI_SUCCESS)

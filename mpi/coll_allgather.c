@@ -39,7 +39,7 @@ static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_D
     tm_mpi_comm_t *c;
     tm_mpi_type_t *stype = NULL, *rtype;
     bool in_place = sendbuf == MPI_IN_PLACE;
-    int err = tm_mpi_comm_get(r, handle, call, &c);
+    int err = tm_mpi_comm_get_intra(r, handle, call, &c);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_buffer(r, c, call, recvbuf, recvcount, recvtype, &rtype);
     if (err == MPI_SUCCESS && recvbuf == MPI_IN_PLACE)
@@ -68,7 +68,7 @@ static int allgatherv(const char *call, const void *sendbuf, int sendcount, MPI_
     tm_mpi_comm_t *c;
     tm_mpi_type_t *stype = NULL, *rtype;
     bool in_place = sendbuf == MPI_IN_PLACE;
-    int err = tm_mpi_comm_get(r, handle, call, &c);
+    int err = tm_mpi_comm_get_intra(r, handle, call, &c);
     if (err != MPI_SUCCESS)
         return err;
     if (!recvcounts || !displs)

@@ -60,7 +60,7 @@ static int alltoall(const char *call, const void *sendbuf, int sendcount, MPI_Da
     tm_mpi_comm_t *c;
     tm_mpi_type_t *stype = NULL, *rtype;
     bool in_place = sendbuf == MPI_IN_PLACE;
-    int err = tm_mpi_comm_get(r, handle, call, &c);
+    int err = tm_mpi_comm_get_intra(r, handle, call, &c);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_buffer(r, c, call, recvbuf, recvcount, recvtype, &rtype);
     if (err == MPI_SUCCESS && recvbuf == MPI_IN_PLACE)
@@ -94,7 +94,7 @@ static int alltoallv(const char *call, const void *sendbuf, const int sendcounts
     tm_mpi_type_t *stype = NULL, *rtype;
     bool in_place = sendbuf == MPI_IN_PLACE;
     int some;
-    int err = tm_mpi_comm_get(r, handle, call, &c);
+    int err = tm_mpi_comm_get_intra(r, handle, call, &c);
     if (err == MPI_SUCCESS)
         err = check_counts(r, c, call, "recv", recvcounts, rdispls, &some);
     if (err == MPI_SUCCESS)
@@ -138,7 +138,7 @@ static int alltoallw(const char *call, const void *sendbuf, const int sendcounts
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
     bool in_place = sendbuf == MPI_IN_PLACE, sdata, rdata;
-    int err = tm_mpi_comm_get(r, handle, call, &c);
+    int err = tm_mpi_comm_get_intra(r, handle, call, &c);
     if (err != MPI_SUCCESS)
         return err;
     /* The resolved types, send side then receive side. */

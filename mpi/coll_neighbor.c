@@ -109,7 +109,7 @@ static int neighbor(const char *call, const side_t *send, const side_t *recv, MP
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
-    int err = tm_mpi_comm_get(r, handle, call, &c);
+    int err = tm_mpi_comm_get_intra(r, handle, call, &c);
     if (err != MPI_SUCCESS)
         return err;
     if (c->topo == NULL)

@@ -20,7 +20,7 @@ static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf, 
     tm_mpi_op_t *op;
     bool in_place = sendbuf == MPI_IN_PLACE;
     long long total = 0;
-    int err = tm_mpi_comm_get(r, handle, call, &c);
+    int err = tm_mpi_comm_get_intra(r, handle, call, &c);
     if (err != MPI_SUCCESS)
         return err;
     if (!equal && counts == NULL)

@@ -15,7 +15,7 @@ static int scan(const char *call, const void *sendbuf, void *recvbuf, int count,
     tm_mpi_type_t *type;
     tm_mpi_op_t *op;
     bool in_place = sendbuf == MPI_IN_PLACE;
-    int err = tm_mpi_comm_get(r, handle, call, &c);
+    int err = tm_mpi_comm_get_intra(r, handle, call, &c);
     if (err != MPI_SUCCESS)
         return err;
     /* Exscan: rank 0's recvbuf is not significant, unless it holds the data (in place). */

@@ -17,7 +17,7 @@ static int scatter(const char *call, const void *sendbuf, int sendcount, MPI_Dat
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *stype = NULL, *rtype;
-    int err = tm_mpi_comm_get(r, handle, call, &c);
+    int err = tm_mpi_comm_get_intra(r, handle, call, &c);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_root(r, c, call, root);
     if (err != MPI_SUCCESS)
@@ -62,7 +62,7 @@ static int scatterv(const char *call, const void *sendbuf, const int sendcounts[
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *stype = NULL, *rtype;
-    int err = tm_mpi_comm_get(r, handle, call, &c);
+    int err = tm_mpi_comm_get_intra(r, handle, call, &c);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_root(r, c, call, root);
     if (err != MPI_SUCCESS)

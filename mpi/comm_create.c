@@ -66,7 +66,7 @@ typedef struct tm_mpi_comm_msg {
 
 /* The view of `parent` that carries creation traffic: the same members on its collective
  * context. Internal errors are fatal: the program has no handler for them. */
-static void tm_mpi_comm_coll_view(tm_mpi_comm_t *view, const tm_mpi_comm_t *parent)
+void tm_mpi_comm_coll_view(tm_mpi_comm_t *view, const tm_mpi_comm_t *parent)
 {
     memset(view, 0, sizeof(*view));
     view->owner = parent->owner;
@@ -77,6 +77,7 @@ static void tm_mpi_comm_coll_view(tm_mpi_comm_t *view, const tm_mpi_comm_t *pare
     view->context_id = parent->context_id + 1;
     view->errhandler = MPI_ERRORS_ARE_FATAL;
     view->group = parent->group;
+    view->remote = parent->remote;
 }
 
 static bool tm_mpi_comm_request_done(void *arg)
@@ -105,8 +106,8 @@ static tm_mpi_type_t *tm_mpi_comm_byte_type(void)
 }
 
 /* Sends `bytes` of buf to `dest` of view and waits until the buffer is free. 0 or -ENOMEM. */
-static int tm_mpi_comm_send(tm_mpi_rank_t *r, tm_mpi_comm_t *view, const char *call,
-                            const void *buf, size_t bytes, int dest, int tag)
+int tm_mpi_comm_send(tm_mpi_rank_t *r, tm_mpi_comm_t *view, const char *call, const void *buf,
+                     size_t bytes, int dest, int tag)
 {
     tm_p2p_request_t *req;
     int err =
@@ -120,8 +121,8 @@ static int tm_mpi_comm_send(tm_mpi_rank_t *r, tm_mpi_comm_t *view, const char *c
 }
 
 /* Receives exactly `bytes` into buf from `source` of view. 0 or -ENOMEM. */
-static int tm_mpi_comm_recv(tm_mpi_rank_t *r, tm_mpi_comm_t *view, const char *call, void *buf,
-                            size_t bytes, int source, int tag)
+int tm_mpi_comm_recv(tm_mpi_rank_t *r, tm_mpi_comm_t *view, const char *call, void *buf,
+                     size_t bytes, int source, int tag)
 {
     tm_p2p_request_t *req;
     int err = tm_p2p_irecv(r, buf, bytes, tm_mpi_comm_byte_type(), source, tag, view, &req);
@@ -138,8 +139,8 @@ static int tm_mpi_comm_recv(tm_mpi_rank_t *r, tm_mpi_comm_t *view, const char *c
 /* A new view for r of the communicator (context_id, group), where r is `rank`, inheriting
  * parent's error handler; it takes over the caller's reference to group. On success publishes
  * it in r's table, sets *comm_p and returns 0; -ENOMEM (group released). */
-static int tm_mpi_comm_view_new(tm_mpi_rank_t *r, const tm_mpi_comm_t *parent, int context_id,
-                                tm_mpi_group_t *group, int rank, tm_mpi_comm_t **comm_p)
+int tm_mpi_comm_view_new(tm_mpi_rank_t *r, const tm_mpi_comm_t *parent, int context_id,
+                         tm_mpi_group_t *group, int rank, tm_mpi_comm_t **comm_p)
 {
     tm_mpi_comm_view_t *v = calloc(1, sizeof(*v));
     tm_mpi_comm_t *c;
@@ -180,6 +181,7 @@ static void tm_mpi_comm_view_free(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
     tm_coll_check_release(r, c);
     tm_p2p_request_forget_comm(r, c);
     tm_mpi_group_release(c->group);
+    tm_mpi_group_release(c->remote);
     tm_mpi_topo_free(c->topo);
     free(c); /* the view: c is its first member */
 }
@@ -255,6 +257,10 @@ int tm_mpi_comm_dup_finish(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
     tm_mpi_group_retain(c->group);
     if (tm_mpi_comm_view_new(r, c, context_id, c->group, c->rank, &nc) < 0)
         return tm_mpi_comm_out_of_memory(r, c, call);
+    if (c->remote) {
+        tm_mpi_group_retain(c->remote);
+        nc->remote = c->remote;
+    }
     nc->topo = tm_mpi_topo_dup(c->topo, &failed);
     if (failed) {
         tm_mpi_comm_view_free(r, nc);
@@ -287,6 +293,12 @@ static int tm_mpi_comm_dup(const char *call, MPI_Comm comm, MPI_Info info, int c
         return err;
     if ((err = tm_mpi_comm_check_newcomm(r, c, call, newcomm)) != MPI_SUCCESS)
         return err;
+    /* An intercommunicator's two groups agree through memory, as MPI_Comm_idup's members. */
+    if (tm_mpi_comm_is_inter(c)) {
+        if (tm_mpi_comm_agree_context(c, &id) < 0)
+            return tm_mpi_comm_out_of_memory(r, c, call);
+        return tm_mpi_comm_dup_finish(r, c, call, id, newcomm);
+    }
     tm_mpi_comm_coll_view(&view, c);
     if (c->rank == 0) {
         id = tm_mpi_comm_context_alloc();
@@ -397,7 +409,7 @@ static int tm_mpi_comm_split(const char *call, MPI_Comm comm, int color, int key
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c, *nc, view;
     tm_mpi_comm_msg_t msg = {-1, NULL};
-    int err = tm_mpi_comm_get(r, comm, call, &c);
+    int err = tm_mpi_comm_get_intra(r, comm, call, &c);
 
     if (err != MPI_SUCCESS)
         return err;
@@ -453,7 +465,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     static const char call[] = "MPI_Comm_split_type";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
-    int err = tm_mpi_comm_get(r, comm, call, &c);
+    int err = tm_mpi_comm_get_intra(r, comm, call, &c);
 
     if (err != MPI_SUCCESS)
         return err;
@@ -513,7 +525,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     tm_mpi_comm_t *c;
     tm_mpi_group_t *g;
     int *parent_rank;
-    int err = tm_mpi_comm_get(r, comm, call, &c);
+    int err = tm_mpi_comm_get_intra(r, comm, call, &c);
 
     if (err != MPI_SUCCESS)
         return err;
@@ -556,7 +568,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     tm_mpi_comm_t *c;
     tm_mpi_group_t *g;
     int *parent_rank;
-    int err = tm_mpi_comm_get(r, comm, call, &c);
+    int err = tm_mpi_comm_get_intra(r, comm, call, &c);
 
     if (err != MPI_SUCCESS)
         return err;

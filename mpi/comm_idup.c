@@ -75,6 +75,19 @@ static int tm_mpi_idup_agree(int parent, unsigned seq, int size, int *id_p)
     return err;
 }
 
+int tm_mpi_comm_agree_context(tm_mpi_comm_t *c, int *id_p)
+{
+    int members = c->size + (c->remote ? c->remote->size : 0);
+    /* Counted before anything can fail, so that this member's next call keeps the others' key. */
+    unsigned seq = c->idup_seq++;
+
+    if (members == 1) {
+        *id_p = tm_mpi_comm_context_alloc();
+        return 0;
+    }
+    return tm_mpi_idup_agree(c->context_id, seq, members, id_p);
+}
+
 /* A complete request of a non-blocking collective on c, with an empty status. */
 static tm_p2p_request_t *tm_mpi_idup_request(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
 {
@@ -109,16 +122,10 @@ static int tm_mpi_comm_idup(const char *call, MPI_Comm comm, MPI_Info info, MPI_
     if (newcomm == NULL || request == NULL)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "%s is NULL",
                                   newcomm ? "request" : "newcomm");
-    /* Counted before anything can fail, so that this member's next idup keeps the others' key. */
-    unsigned seq = c->idup_seq++;
-
     req = tm_mpi_idup_request(r, c, call);
-    if (req == NULL)
-        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
-    if (c->size == 1)
-        id = tm_mpi_comm_context_alloc();
-    else if (tm_mpi_idup_agree(c->context_id, seq, c->size, &id) < 0) {
-        tm_p2p_request_release(r, req);
+    if (req == NULL || tm_mpi_comm_agree_context(c, &id) < 0) {
+        if (req)
+            tm_p2p_request_release(r, req);
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
     }
     err = tm_mpi_comm_dup_finish(r, c, call, id, newcomm);

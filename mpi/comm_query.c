@@ -26,8 +26,17 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
-    /* Different contexts: at best congruent. */
-    switch (tm_mpi_group_compare(c1->group, c2->group)) {
+    /* Different contexts: at best congruent; intercommunicators compare both groups. */
+    int local = tm_mpi_group_compare(c1->group, c2->group);
+    if (tm_mpi_comm_is_inter(c1) || tm_mpi_comm_is_inter(c2)) {
+        int remote = tm_mpi_comm_is_inter(c1) && tm_mpi_comm_is_inter(c2)
+                         ? tm_mpi_group_compare(c1->remote, c2->remote)
+                         : MPI_UNEQUAL;
+        local = local == MPI_UNEQUAL || remote == MPI_UNEQUAL ? MPI_UNEQUAL
+                : local == MPI_IDENT && remote == MPI_IDENT   ? MPI_IDENT
+                                                              : MPI_SIMILAR;
+    }
+    switch (local) {
     case MPI_IDENT:
         *result = MPI_CONGRUENT;
         break;
@@ -41,7 +50,6 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 }
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare
 
-/* ThreadMPI has no intercommunicators. */
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     static const char call[] = "MPI_Comm_test_inter";
@@ -53,7 +61,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
         return err;
     if (flag == NULL)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "flag is NULL");
-    *flag = 0;
+    *flag = tm_mpi_comm_is_inter(c);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter

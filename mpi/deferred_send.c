@@ -78,7 +78,7 @@ int PMPIX_Deferred_send_init(const void *buf, int count, MPI_Datatype datatype, 
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *type;
-    int err = tm_mpi_comm_get(r, comm, call, &c);
+    int err = tm_mpi_comm_get_intra(r, comm, call, &c);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_buffer(r, c, call, buf, count, datatype, &type);
     if (err == MPI_SUCCESS)

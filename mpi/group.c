@@ -52,6 +52,26 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 }
 #pragma weak MPI_Comm_group = PMPI_Comm_group
 
+/* An intercommunicator's other group (intercomm.c). */
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+    static const char call[] = "MPI_Comm_remote_group";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    int err = tm_mpi_comm_get(r, comm, call, &c);
+
+    if (err != MPI_SUCCESS)
+        return err;
+    if (!tm_mpi_comm_is_inter(c))
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_COMM, "%s is not an intercommunicator",
+                                  c->name);
+    if (group == NULL)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "group is NULL");
+    tm_mpi_group_retain(c->remote);
+    return tm_mpi_group_return(r, call, c->remote, group);
+}
+#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
+
 int PMPI_Group_size(MPI_Group group, int *size)
 {
     static const char call[] = "MPI_Group_size";

@@ -23,10 +23,34 @@ void tm_mpi_rank_destroy(tm_rt_rank_t *rt);
 #define TM_MPI_TAG_COMM_DUP       (-2)
 #define TM_MPI_TAG_COMM_SPLIT_IN  (-3)
 #define TM_MPI_TAG_COMM_SPLIT_OUT (-4)
+#define TM_MPI_TAG_INTERCOMM      (-5) /* intercomm.c */
 
 /* A new even context id from the process-wide counter (id + 1 is the collective context), or -1
  * when they are exhausted (comm_create.c). */
 int tm_mpi_comm_context_alloc(void);
+
+/* The view of `parent` that carries creation traffic (on its collective context, errors fatal:
+ * the program has no handler for internal ones). */
+void tm_mpi_comm_coll_view(tm_mpi_comm_t *view, const tm_mpi_comm_t *parent);
+
+/* Sends `bytes` of buf to `dest` of view and waits until the buffer is free; receives exactly
+ * `bytes` from `source`. 0 or -ENOMEM. */
+int tm_mpi_comm_send(tm_mpi_rank_t *r, tm_mpi_comm_t *view, const char *call, const void *buf,
+                     size_t bytes, int dest, int tag);
+int tm_mpi_comm_recv(tm_mpi_rank_t *r, tm_mpi_comm_t *view, const char *call, void *buf,
+                     size_t bytes, int source, int tag);
+
+/* A new view for r of the communicator (context_id, group), where r is `rank`, inheriting
+ * parent's error handler; it takes over the caller's reference to group. On success publishes
+ * it in r's table, sets *comm_p and returns 0; -ENOMEM (group released). */
+int tm_mpi_comm_view_new(tm_mpi_rank_t *r, const tm_mpi_comm_t *parent, int context_id,
+                         tm_mpi_group_t *group, int rank, tm_mpi_comm_t **comm_p);
+
+/* The context id of the next communicator made from c by all its members (both groups of an
+ * intercommunicator) without messages: MPI_Comm_idup, and MPI_Comm_dup and MPI_Intercomm_merge
+ * of an intercommunicator (comm_idup.c). The members call in the same order. Sets *id_p (-1 when
+ * the ids ran out); 0 or -ENOMEM. */
+int tm_mpi_comm_agree_context(tm_mpi_comm_t *c, int *id_p);
 
 /* The local part of duplicating c (MPI_Comm_dup, MPI_Comm_idup), once the members agree on
  * `context_id` (-1: the ids ran out): r's view with c's group, topology and error handler and the

@@ -50,16 +50,21 @@ static HOT int check_buffer(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *c
 
 static COLD int peer_error(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int rank)
 {
+    if (tm_mpi_comm_is_inter(comm))
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_RANK,
+                                  "invalid rank %d in the remote group of %s, of size %d", rank,
+                                  comm->name, comm->remote->size);
     return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_RANK, "invalid rank %d in %s of size %d",
                               rank, comm->name, comm->size);
 }
 
-/* A destination (`any` false) or a source (`any` true: MPI_ANY_SOURCE allowed). */
+/* A destination (`any` false) or a source (`any` true: MPI_ANY_SOURCE allowed): a rank of the
+ * communicator, or of an intercommunicator's remote group. */
 static HOT int check_peer(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int rank,
                           bool any)
 {
-    if ((unsigned)rank < (unsigned)comm->size || rank == MPI_PROC_NULL ||
-        (any && rank == MPI_ANY_SOURCE))
+    unsigned peers = (unsigned)(comm->remote ? comm->remote->size : comm->size);
+    if ((unsigned)rank < peers || rank == MPI_PROC_NULL || (any && rank == MPI_ANY_SOURCE))
         return MPI_SUCCESS;
     return peer_error(r, comm, call, rank);
 }

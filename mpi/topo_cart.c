@@ -237,7 +237,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
     static const char call[] = "MPI_Cart_create";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
-    int nnodes, err = tm_mpi_comm_get(r, comm_old, call, &c);
+    int nnodes, err = tm_mpi_comm_get_intra(r, comm_old, call, &c);
 
     (void)reorder;
     if (err != MPI_SUCCESS)

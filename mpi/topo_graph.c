@@ -98,7 +98,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
     tm_mpi_topo_t *t;
-    int nedges, err = tm_mpi_comm_get(r, comm_old, call, &c);
+    int nedges, err = tm_mpi_comm_get_intra(r, comm_old, call, &c);
 
     (void)reorder;
     if (err != MPI_SUCCESS)
@@ -264,7 +264,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
     tm_mpi_topo_t *t;
-    int ok, err = tm_mpi_comm_get(r, comm_old, call, &c);
+    int ok, err = tm_mpi_comm_get_intra(r, comm_old, call, &c);
 
     (void)reorder;
     if (err != MPI_SUCCESS)
@@ -491,7 +491,8 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     tm_mpi_comm_t *c, *nc;
     tm_mpi_topo_t *t;
     tm_mpi_dist_bufs_t b = {0};
-    int nedges = 0, size, said[3] = {0}, nin = 0, err = tm_mpi_comm_get(r, comm_old, call, &c);
+    int nedges = 0, size, said[3] = {0}, nin = 0,
+        err = tm_mpi_comm_get_intra(r, comm_old, call, &c);
 
     (void)reorder;
     if (err != MPI_SUCCESS)

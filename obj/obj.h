@@ -17,6 +17,7 @@
 #include "mpi.h"
 #pragma GCC visibility pop
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "runtime/profile.h"
@@ -124,10 +125,11 @@ typedef struct tm_mpi_comm {
     int context_id;            /* of its point-to-point traffic; context_id + 1: its collectives' */
     MPI_Errhandler errhandler; /* MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN or user-defined */
     tm_mpi_errhandler_t *errhandler_user; /* the user-defined handler (a reference), else NULL */
-    tm_mpi_group_t *group;                /* the members (a reference) */
-    tm_mpi_attr_t *attrs;                 /* attributes, the most recently set first */
-    char objname[MPI_MAX_OBJECT_NAME];    /* MPI_Comm_set_name, MPI_Comm_get_name */
-    struct tm_mpi_topo *topo;             /* the process topology (topo.h), else NULL */
+    tm_mpi_group_t *group;                /* the members (a reference): the local group */
+    tm_mpi_group_t *remote; /* an intercommunicator's remote group (a reference), else NULL */
+    tm_mpi_attr_t *attrs;   /* attributes, the most recently set first */
+    char objname[MPI_MAX_OBJECT_NAME]; /* MPI_Comm_set_name, MPI_Comm_get_name */
+    struct tm_mpi_topo *topo;          /* the process topology (topo.h), else NULL */
     unsigned coll_seq; /* collectives started on it: the tag of the next one (nbc/) */
     /* Collective calls made on it, every algorithm's: each call's number among them, for the
      * check that the members' calls agree (coll/check.c, which keeps its state in `check`). */
@@ -205,6 +207,25 @@ static inline int tm_mpi_comm_get(tm_mpi_rank_t *r, MPI_Comm handle, const char 
     }
     return tm_mpi_comm_get_slow(r, handle, call, comm_p);
 }
+
+/* Intercommunicators (MPI 3.1, 6.6; mpi/intercomm.c). */
+static inline bool tm_mpi_comm_is_inter(const tm_mpi_comm_t *c)
+{
+    return c->remote != NULL;
+}
+
+/* The group whose ranks c's point-to-point calls name as peers: the remote group of an
+ * intercommunicator, else the members. */
+static inline const tm_mpi_group_t *tm_mpi_comm_peers(const tm_mpi_comm_t *c)
+{
+    return c->remote ? c->remote : c->group;
+}
+
+/* tm_mpi_comm_get for the calls intercommunicators do not take yet (the collectives, the
+ * communicator constructors but MPI_Comm_dup, MPI_Comm_idup and MPI_Intercomm_merge, the
+ * topologies): MPI_ERR_COMM for one. */
+int tm_mpi_comm_get_intra(tm_mpi_rank_t *r, MPI_Comm handle, const char *call,
+                          tm_mpi_comm_t **comm_p);
 
 /* Context ids of the predefined communicators (their collectives use context_id + 1). */
 #define TM_MPI_CONTEXT_WORLD 0

@@ -505,7 +505,7 @@ int tm_p2p_recv_now(tm_mpi_rank_t *r, void *buf, size_t count, const tm_mpi_type
     tm_shm_cell_t *cell = unexpected_find(m, comm->context_id, source, tag, true);
     if (!cell && source != MPI_ANY_SOURCE)
         cell = fastbox_take(r, m, comm->context_id, source,
-                            tm_mpi_group_world_rank(comm->group, source), tag);
+                            tm_mpi_group_world_rank(tm_mpi_comm_peers(comm), source), tag);
     if (!cell)
         return -1;
     MPI_Status ignored;

@@ -257,7 +257,7 @@ int tm_p2p_isend(tm_mpi_rank_t *r, const void *buf, size_t count, tm_mpi_type_t 
         tm_mpi_type_retain(type);
         req->type = type;
     }
-    int to = tm_mpi_group_world_rank(comm->group, dest);
+    int to = tm_mpi_group_world_rank(tm_mpi_comm_peers(comm), dest);
     int rc =
         matcher_send(&r->p2p->match, req, buf, count, type, bytes, tm_p2p_mailbox_get(to, false),
                      to, comm->context_id, comm->rank, tag, synchronous, MPI_SUCCESS);
@@ -272,7 +272,7 @@ int tm_p2p_isend(tm_mpi_rank_t *r, const void *buf, size_t count, tm_mpi_type_t 
 int tm_p2p_send_eager(tm_mpi_rank_t *r, const void *buf, size_t count, const tm_mpi_type_t *type,
                       size_t bytes, int dest, int tag, tm_mpi_comm_t *comm)
 {
-    int to = tm_mpi_group_world_rank(comm->group, dest);
+    int to = tm_mpi_group_world_rank(tm_mpi_comm_peers(comm), dest);
     return matcher_send(&r->p2p->match, NULL, buf, count, type, bytes,
                         tm_p2p_mailbox_get(to, false), to, comm->context_id, comm->rank, tag, false,
                         MPI_SUCCESS);

@@ -48,6 +48,7 @@ MPI_TEST_PROGS += \
 	tests/mpi/mpi_mem.x \
 	tests/mpi/mpi_handles.x \
 	tests/mpi/mpi_removed.x \
+	tests/mpi/intercomm.x \
 	tests/mpi/mpi_version.x \
 	tests/mpi/mpi_errors.x \
 	tests/mpi/mpi_pmpi.x

@@ -1,0 +1,255 @@
+/*
+ * Intercommunicators (MPI 3.1, 6.6): MPI_Intercomm_create, MPI_Intercomm_merge,
+ * MPI_Comm_remote_size (MPI_Comm_remote_group: group.c).
+ *
+ * A member's view of an intercommunicator has its own group as members (rank, size,
+ * MPI_Comm_group) and the other group as the peers that point-to-point calls name
+ * (tm_mpi_comm_peers, obj.h). Both groups share one context id: a message on it goes from one
+ * group to the other only, and its source is the sender's rank in its own group, which is the
+ * receiver's remote group. Collectives, topologies and the constructors other than
+ * MPI_Comm_dup, MPI_Comm_idup and MPI_Intercomm_merge refuse intercommunicators (MPI_ERR_COMM,
+ * tm_mpi_comm_get_intra).
+ *
+ * MPI_Intercomm_create: the two leaders swap their groups (as world ranks) over peer_comm with
+ * the program's tag; the leader of the lower world rank allocates the context id. Each leader
+ * then hands the remote group and the id to its members over local_comm's collective context.
+ * MPI_Intercomm_merge: each member tells the other group's first member its `high`, which
+ * answers with its own group's; the group with high false (on a tie, the one whose first member
+ * has the lower world rank) comes first. The new context id is agreed through memory
+ * (tm_mpi_comm_agree_context), as MPI_Comm_dup of an intercommunicator does.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_impl.h"
+#include "obj/group.h"
+#include "p2p/p2p.h"
+
+static int out_of_memory(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
+{
+    return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
+}
+
+static bool request_done(void *arg)
+{
+    return tm_p2p_request_is_complete(arg);
+}
+
+/* The leaders' swap over peer comm p with the program's tag: sends `bytes` of out to `peer` and
+ * receives `bytes_in` into in, both at once (two leaders sending large groups first would
+ * otherwise wait for each other). 0 or -ENOMEM. */
+static int leaders_swap(tm_mpi_rank_t *r, tm_mpi_comm_t *p, const char *call, const void *out,
+                        size_t bytes, void *in, size_t bytes_in, int peer, int tag)
+{
+    tm_mpi_type_t *byte;
+    tm_mpi_type_lookup(MPI_BYTE, &byte);
+    tm_p2p_request_t *sreq, *rreq;
+    if (tm_p2p_irecv(r, in, bytes_in, byte, peer, tag, p, &rreq) < 0)
+        return -1;
+    if (tm_p2p_isend(r, out, bytes, byte, bytes, peer, tag, p, false, &sreq) < 0) {
+        tm_p2p_cancel_recv(r, rreq);
+        tm_p2p_request_release(r, rreq);
+        return -1;
+    }
+    sreq->call = rreq->call = call;
+    tm_p2p_request_t *reqs[2] = {rreq, sreq};
+    for (int i = 0; i < 2; i++) {
+        if (!tm_p2p_request_is_complete(reqs[i])) {
+            tm_p2p_note_blocked(r, "%s(peer_comm=%s): exchanging the groups with rank %d", call,
+                                p->name, peer);
+            tm_p2p_wait_until(r, request_done, reqs[i]);
+        }
+        tm_p2p_request_release(r, reqs[i]);
+    }
+    return 0;
+}
+
+/* What a leader tells its members: the remote group's size and the context id, then the group. */
+typedef struct header {
+    int size;
+    int context_id;
+} header_t;
+
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                          int remote_leader, int tag, MPI_Comm *newintercomm)
+{
+    static const char call[] = "MPI_Intercomm_create";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c, *p = NULL, view;
+    int err = tm_mpi_comm_get_intra(r, local_comm, call, &c);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (newintercomm == NULL)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "newintercomm is NULL");
+    if (local_leader < 0 || local_leader >= c->size)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_RANK,
+                                  "invalid local_leader %d in %s of size %d", local_leader, c->name,
+                                  c->size);
+    if (tag < 0 || tag > TM_MPI_TAG_UB)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_TAG,
+                                  "invalid tag %d (tags go from 0 to MPI_TAG_UB = %d)", tag,
+                                  TM_MPI_TAG_UB);
+    bool leader = c->rank == local_leader;
+    /* peer_comm and remote_leader matter at the leaders only (MPI 3.1, 6.6.2). */
+    if (leader) {
+        if ((err = tm_mpi_comm_get_intra(r, peer_comm, call, &p)) != MPI_SUCCESS)
+            return err;
+        if (remote_leader < 0 || remote_leader >= p->size || remote_leader == p->rank)
+            return tm_mpi_error_raise(r->rt, p, call, MPI_ERR_RANK,
+                                      "invalid remote_leader %d in peer_comm %s of size %d, "
+                                      "where the local leader is rank %d",
+                                      remote_leader, p->name, p->size, p->rank);
+    }
+    header_t h = {0, -1};
+    int *remote_ranks = NULL;
+    tm_mpi_comm_coll_view(&view, c);
+    if (leader) {
+        int peer_world = tm_mpi_group_world_rank(p->group, remote_leader);
+        header_t mine = {c->size,
+                         r->rt->world_rank < peer_world ? tm_mpi_comm_context_alloc() : -1};
+        if (leaders_swap(r, p, call, &mine, sizeof mine, &h, sizeof h, remote_leader, tag) < 0)
+            return out_of_memory(r, c, call);
+        if (mine.context_id >= 0 || h.context_id < 0)
+            h.context_id = mine.context_id;
+        remote_ranks = malloc((size_t)h.size * sizeof *remote_ranks);
+        if (!remote_ranks ||
+            leaders_swap(r, p, call, c->group->world_ranks, (size_t)c->size * sizeof(int),
+                         remote_ranks, (size_t)h.size * sizeof(int), remote_leader, tag) < 0) {
+            free(remote_ranks);
+            return out_of_memory(r, c, call);
+        }
+        for (int i = 0; i < c->size; i++)
+            if (i != c->rank &&
+                (tm_mpi_comm_send(r, &view, call, &h, sizeof h, i, TM_MPI_TAG_INTERCOMM) < 0 ||
+                 tm_mpi_comm_send(r, &view, call, remote_ranks, (size_t)h.size * sizeof(int), i,
+                                  TM_MPI_TAG_INTERCOMM) < 0)) {
+                free(remote_ranks);
+                return out_of_memory(r, c, call);
+            }
+    } else {
+        if (tm_mpi_comm_recv(r, &view, call, &h, sizeof h, local_leader, TM_MPI_TAG_INTERCOMM) <
+                0 ||
+            !(remote_ranks = malloc((size_t)h.size * sizeof *remote_ranks)) ||
+            tm_mpi_comm_recv(r, &view, call, remote_ranks, (size_t)h.size * sizeof(int),
+                             local_leader, TM_MPI_TAG_INTERCOMM) < 0) {
+            free(remote_ranks);
+            return out_of_memory(r, c, call);
+        }
+    }
+    for (int i = 0; i < h.size; i++)
+        if (tm_mpi_group_rank_of(c->group, remote_ranks[i]) != MPI_UNDEFINED) {
+            free(remote_ranks);
+            return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_COMM,
+                                      "the groups overlap: rank %d of MPI_COMM_WORLD is in both",
+                                      remote_ranks[i]);
+        }
+    if (h.context_id < 0) {
+        free(remote_ranks);
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_INTERN, "out of context ids");
+    }
+    tm_mpi_group_t *remote = tm_mpi_group_create(h.size);
+    if (remote)
+        memcpy(remote->world_ranks, remote_ranks, (size_t)h.size * sizeof(int));
+    free(remote_ranks);
+    tm_mpi_comm_t *nc;
+    if (!remote)
+        return out_of_memory(r, c, call);
+    tm_mpi_group_retain(c->group);
+    if (tm_mpi_comm_view_new(r, c, h.context_id, c->group, c->rank, &nc) < 0) {
+        tm_mpi_group_release(remote);
+        return out_of_memory(r, c, call);
+    }
+    nc->remote = remote;
+    *newintercomm = nc->handle;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
+
+/* An intercommunicator for `call`, else MPI_ERR_COMM. */
+static int inter_get(tm_mpi_rank_t *r, MPI_Comm comm, const char *call, tm_mpi_comm_t **c_p)
+{
+    int err = tm_mpi_comm_get(r, comm, call, c_p);
+    if (err == MPI_SUCCESS && !tm_mpi_comm_is_inter(*c_p))
+        err = tm_mpi_error_raise(r->rt, *c_p, call, MPI_ERR_COMM, "%s is not an intercommunicator",
+                                 (*c_p)->name);
+    return err;
+}
+
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+{
+    static const char call[] = "MPI_Intercomm_merge";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c, view;
+    int err = inter_get(r, intercomm, call, &c);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (newintracomm == NULL)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "newintracomm is NULL");
+    /* Over the collective context: the remote group's first member learns this group's high from
+     * each member, and answers each with its own group's. */
+    int mine = high != 0, theirs = 0;
+    tm_mpi_comm_coll_view(&view, c);
+    tm_mpi_type_t *byte;
+    tm_mpi_type_lookup(MPI_BYTE, &byte);
+    tm_p2p_request_t *sreq;
+    if (tm_p2p_isend(r, &mine, sizeof mine, byte, sizeof mine, 0, TM_MPI_TAG_INTERCOMM, &view,
+                     false, &sreq) < 0)
+        return out_of_memory(r, c, call);
+    sreq->call = call;
+    if (c->rank == 0) {
+        /* (A group's members pass the same high, MPI 3.1, 6.6.2.) */
+        for (int i = 0; i < c->remote->size; i++)
+            if (tm_mpi_comm_recv(r, &view, call, &theirs, sizeof theirs, i, TM_MPI_TAG_INTERCOMM) <
+                0)
+                return out_of_memory(r, c, call);
+        for (int i = 0; i < c->remote->size; i++)
+            if (tm_mpi_comm_send(r, &view, call, &mine, sizeof mine, i, TM_MPI_TAG_INTERCOMM) < 0)
+                return out_of_memory(r, c, call);
+    }
+    if (!tm_p2p_request_is_complete(sreq)) {
+        tm_p2p_note_blocked(r, "%s(comm=%s): telling the remote group's rank 0", call, c->name);
+        tm_p2p_wait_until(r, request_done, sreq);
+    }
+    tm_p2p_request_release(r, sreq);
+    if (tm_mpi_comm_recv(r, &view, call, &theirs, sizeof theirs, 0, TM_MPI_TAG_INTERCOMM) < 0)
+        return out_of_memory(r, c, call);
+    bool first = mine != theirs
+                     ? !mine
+                     : tm_mpi_group_world_rank(c->group, 0) < tm_mpi_group_world_rank(c->remote, 0);
+    const tm_mpi_group_t *a = first ? c->group : c->remote, *b = first ? c->remote : c->group;
+    tm_mpi_group_t *g = tm_mpi_group_create(a->size + b->size);
+    int id;
+    if (!g || tm_mpi_comm_agree_context(c, &id) < 0) {
+        tm_mpi_group_release(g);
+        return out_of_memory(r, c, call);
+    }
+    memcpy(g->world_ranks, a->world_ranks, (size_t)a->size * sizeof(int));
+    memcpy(g->world_ranks + a->size, b->world_ranks, (size_t)b->size * sizeof(int));
+    if (id < 0) {
+        tm_mpi_group_release(g);
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_INTERN, "out of context ids");
+    }
+    tm_mpi_comm_t *nc;
+    if (tm_mpi_comm_view_new(r, c, id, g, (first ? 0 : a->size) + c->rank, &nc) < 0)
+        return out_of_memory(r, c, call);
+    *newintracomm = nc->handle;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
+
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+    static const char call[] = "MPI_Comm_remote_size";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    int err = inter_get(r, comm, call, &c);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (size == NULL)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "size is NULL");
+    *size = c->remote->size;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size

@@ -1,0 +1,188 @@
+/* Intercommunicators: MPI_Intercomm_create between the even and the odd ranks (leaders: their
+ * rank 0, over MPI_COMM_WORLD); sizes, remote group, MPI_Comm_test_inter; point-to-point across
+ * (a ping-pong of leaders, small and large; every member to the remote rank 0 with
+ * MPI_ANY_SOURCE, whose status names the sender's rank in its group; MPI_Sendrecv between
+ * partners); MPI_Comm_dup and MPI_Comm_idup, whose messages stay apart from the original's;
+ * MPI_Comm_compare; MPI_Intercomm_merge with high flags and with a tie; pairs of MPI_COMM_SELF
+ * joined over MPI_COMM_WORLD; what is refused (collectives, topologies, splits: MPI_ERR_COMM;
+ * MPI_Comm_remote_size of an intracommunicator). Needs 2 ranks or more. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int rank, size, errors;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "intercomm: rank %d, line %d: %s\n", rank, __LINE__, #cond);           \
+            errors++;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+/* The world rank of rank i of the group of parity p. */
+static int world_of(int p, int i)
+{
+    return 2 * i + p;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int parity = rank % 2, other = 1 - parity;
+    int nmine = (size + 1 - parity) / 2, ntheirs = (size + parity) / 2;
+    MPI_Comm local, inter;
+    MPI_Comm_split(MPI_COMM_WORLD, parity, rank, &local);
+    CHECK(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, other, 77, &inter) == MPI_SUCCESS);
+    MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+
+    int flag = 0, n = -1, me = -1;
+    CHECK(MPI_Comm_test_inter(inter, &flag) == MPI_SUCCESS && flag);
+    CHECK(MPI_Comm_test_inter(local, &flag) == MPI_SUCCESS && !flag);
+    CHECK(MPI_Comm_size(inter, &n) == MPI_SUCCESS && n == nmine);
+    CHECK(MPI_Comm_rank(inter, &me) == MPI_SUCCESS && me == rank / 2);
+    CHECK(MPI_Comm_remote_size(inter, &n) == MPI_SUCCESS && n == ntheirs);
+    MPI_Group remote, world_group;
+    MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    CHECK(MPI_Comm_remote_group(inter, &remote) == MPI_SUCCESS);
+    int *ranks = malloc(size * sizeof(int)), *wranks = malloc(size * sizeof(int));
+    for (int i = 0; i < ntheirs; i++)
+        ranks[i] = i;
+    MPI_Group_translate_ranks(remote, ntheirs, ranks, world_group, wranks);
+    for (int i = 0; i < ntheirs; i++)
+        CHECK(wranks[i] == world_of(other, i));
+    MPI_Group_free(&remote);
+
+    /* the leaders' ping-pong, small then large (a rendezvous) */
+    enum { BIG = 100000 };
+    int *big = malloc(BIG * sizeof(int));
+    MPI_Status st;
+    if (me == 0) {
+        for (int i = 0; i < BIG; i++)
+            big[i] = rank + i;
+        if (parity == 0) {
+            CHECK(MPI_Send(big, BIG, MPI_INT, 0, 1, inter) == MPI_SUCCESS);
+            CHECK(MPI_Recv(big, BIG, MPI_INT, 0, 2, inter, &st) == MPI_SUCCESS);
+            CHECK(big[0] == 1 && big[BIG - 1] == 1 + BIG - 1);
+        } else {
+            CHECK(MPI_Recv(big, BIG, MPI_INT, 0, 1, inter, &st) == MPI_SUCCESS);
+            CHECK(st.MPI_SOURCE == 0 && st.MPI_TAG == 1 && big[0] == 0 && big[BIG - 1] == BIG - 1);
+            for (int i = 0; i < BIG; i++)
+                big[i] = rank + i;
+            CHECK(MPI_Send(big, BIG, MPI_INT, 0, 2, inter) == MPI_SUCCESS);
+        }
+    }
+
+    /* every member to the remote rank 0, received from MPI_ANY_SOURCE */
+    MPI_Request req;
+    CHECK(MPI_Isend(&rank, 1, MPI_INT, 0, 3, inter, &req) == MPI_SUCCESS);
+    if (me == 0) {
+        int *seen = calloc(ntheirs, sizeof(int));
+        for (int k = 0; k < ntheirs; k++) {
+            int v = -1;
+            CHECK(MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 3, inter, &st) == MPI_SUCCESS);
+            CHECK(st.MPI_SOURCE >= 0 && st.MPI_SOURCE < ntheirs &&
+                  v == world_of(other, st.MPI_SOURCE));
+            if (st.MPI_SOURCE >= 0 && st.MPI_SOURCE < ntheirs)
+                seen[st.MPI_SOURCE]++;
+        }
+        for (int k = 0; k < ntheirs; k++)
+            CHECK(seen[k] == 1);
+        free(seen);
+    }
+    CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+
+    /* partners: rank i of each group with rank i of the other */
+    if (me < ntheirs) {
+        int out = rank, in = -1;
+        CHECK(MPI_Sendrecv(&out, 1, MPI_INT, me, 4, &in, 1, MPI_INT, me, 4, inter, &st) ==
+              MPI_SUCCESS);
+        CHECK(in == world_of(other, me) && st.MPI_SOURCE == me);
+    }
+    /* a rank past the remote group is refused */
+    CHECK(MPI_Send(&rank, 1, MPI_INT, ntheirs, 4, inter) == MPI_ERR_RANK);
+
+    /* duplicates: their own contexts */
+    MPI_Comm dup, idup;
+    int res = -1;
+    CHECK(MPI_Comm_dup(inter, &dup) == MPI_SUCCESS);
+    CHECK(MPI_Comm_idup(inter, &idup, &req) == MPI_SUCCESS);
+    CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    CHECK(MPI_Comm_test_inter(dup, &flag) == MPI_SUCCESS && flag);
+    CHECK(MPI_Comm_remote_size(idup, &n) == MPI_SUCCESS && n == ntheirs);
+    CHECK(MPI_Comm_compare(inter, dup, &res) == MPI_SUCCESS && res == MPI_CONGRUENT);
+    CHECK(MPI_Comm_compare(inter, local, &res) == MPI_SUCCESS && res == MPI_UNEQUAL);
+    if (me == 0) {
+        int a = 10 + parity, b = 20 + parity, c = 30 + parity, got[3] = {-1, -1, -1};
+        MPI_Request rs[6];
+        MPI_Isend(&a, 1, MPI_INT, 0, 5, inter, &rs[0]);
+        MPI_Isend(&b, 1, MPI_INT, 0, 5, dup, &rs[1]);
+        MPI_Isend(&c, 1, MPI_INT, 0, 5, idup, &rs[2]);
+        MPI_Irecv(&got[2], 1, MPI_INT, 0, 5, idup, &rs[3]);
+        MPI_Irecv(&got[1], 1, MPI_INT, 0, 5, dup, &rs[4]);
+        MPI_Irecv(&got[0], 1, MPI_INT, 0, 5, inter, &rs[5]);
+        CHECK(MPI_Waitall(6, rs, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+        CHECK(got[0] == 10 + other && got[1] == 20 + other && got[2] == 30 + other);
+    }
+    MPI_Comm_free(&idup);
+
+    /* merged: the odd group (high) after the even one */
+    MPI_Comm merged;
+    CHECK(MPI_Intercomm_merge(dup, parity, &merged) == MPI_SUCCESS);
+    CHECK(MPI_Comm_test_inter(merged, &flag) == MPI_SUCCESS && !flag);
+    CHECK(MPI_Comm_size(merged, &n) == MPI_SUCCESS && n == size);
+    int want = parity == 0 ? me : (size + 1) / 2 + me, sum = 0;
+    CHECK(MPI_Comm_rank(merged, &n) == MPI_SUCCESS && n == want);
+    CHECK(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, merged) == MPI_SUCCESS &&
+          sum == size * (size - 1) / 2);
+    MPI_Comm_free(&merged);
+    /* a tie: the group of world rank 0 first; then the other way round */
+    CHECK(MPI_Intercomm_merge(inter, 0, &merged) == MPI_SUCCESS);
+    CHECK(MPI_Comm_rank(merged, &n) == MPI_SUCCESS && n == want);
+    MPI_Comm_free(&merged);
+    CHECK(MPI_Intercomm_merge(inter, !parity, &merged) == MPI_SUCCESS);
+    want = parity == 1 ? me : size / 2 + me;
+    CHECK(MPI_Comm_rank(merged, &n) == MPI_SUCCESS && n == want);
+    MPI_Comm_free(&merged);
+
+    /* refused */
+    CHECK(MPI_Barrier(inter) == MPI_ERR_COMM);
+    CHECK(MPI_Bcast(&rank, 1, MPI_INT, 0, inter) == MPI_ERR_COMM);
+    CHECK(MPI_Ibarrier(inter, &req) == MPI_ERR_COMM);
+    MPI_Comm bad;
+    CHECK(MPI_Comm_split(inter, 0, 0, &bad) == MPI_ERR_COMM);
+    int dims[1] = {nmine}, periods[1] = {0};
+    CHECK(MPI_Cart_create(inter, 1, dims, periods, 0, &bad) == MPI_ERR_COMM);
+    CHECK(MPI_Comm_remote_size(local, &n) == MPI_ERR_COMM);
+    CHECK(MPI_Intercomm_merge(local, 0, &bad) == MPI_ERR_COMM);
+    MPI_Comm_free(&dup);
+    MPI_Comm_free(&inter);
+
+    /* pairs of ranks joined from MPI_COMM_SELF over MPI_COMM_WORLD */
+    int partner = rank ^ 1;
+    if (partner < size) {
+        MPI_Comm pair;
+        CHECK(MPI_Intercomm_create(MPI_COMM_SELF, 0, MPI_COMM_WORLD, partner, 9, &pair) ==
+              MPI_SUCCESS);
+        int in = -1;
+        CHECK(MPI_Sendrecv(&rank, 1, MPI_INT, 0, 0, &in, 1, MPI_INT, 0, 0, pair,
+                           MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+              in == partner);
+        MPI_Comm_free(&pair);
+    }
+
+    MPI_Group_free(&world_group);
+    MPI_Comm_free(&local);
+    free(big);
+    free(ranks);
+    free(wranks);
+    int all;
+    MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("intercomm: %s\n", all ? "FAILED" : "ok");
+    MPI_Finalize();
+    return all != 0;
+}
