@@ -7,6 +7,7 @@ coll_libtmcoll_la_CFLAGS = $(TM_LIB_CFLAGS)
 coll_libtmcoll_la_SOURCES = \
 	coll/coll.h \
 	coll/coll.c \
+	coll/inter.c \
 	coll/check.h \
 	coll/check.c \
 	coll/blocks.h \

@@ -81,6 +81,34 @@ typedef struct tm_coll_xfer {
     int peer;
 } tm_coll_xfer_t;
 
+/* The collectives on intercommunicators (inter.c): rooted ones take root = MPI_ROOT at the root,
+ * MPI_PROC_NULL at the other members of its group (nothing to do), the root's rank in the other
+ * group; buffers of a side that takes no part may be NULL. */
+int tm_coll_inter_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                          MPI_Request *request);
+int tm_coll_inter_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *buf,
+                        size_t count, tm_mpi_type_t *type, int root, MPI_Request *request);
+int tm_coll_inter_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
+                         size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
+                         tm_mpi_type_t *rtype, int root, MPI_Request *request);
+int tm_coll_inter_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
+                          size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
+                          tm_mpi_type_t *rtype, int root, MPI_Request *request);
+int tm_coll_inter_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                            const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
+                            void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype,
+                            MPI_Request *request);
+int tm_coll_inter_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                           const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
+                           void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype,
+                           MPI_Request *request);
+int tm_coll_inter_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
+                         void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
+                         int root, MPI_Request *request);
+int tm_coll_inter_allreduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
+                            void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
+                            MPI_Request *request);
+
 /* A neighbourhood collective: the receives, then the sends, each posted in the order given (the
  * order in which messages between the same two ranks are matched). */
 int tm_coll_neighbor(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,

@@ -1145,9 +1145,11 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag);
  * peer_comm (remote_leader: the other leader's rank there) and exchange the groups over it with
  * `tag`; the groups must be disjoint (else MPI_ERR_COMM). On an intercommunicator, a rank names
  * a rank of the remote group in point-to-point calls; MPI_Comm_rank, MPI_Comm_size and
- * MPI_Comm_group are of the local group; MPI_Comm_dup and MPI_Comm_idup duplicate it. This
- * release takes no collective, topology or other constructor on intercommunicators
- * (MPI_ERR_COMM). MPI_Intercomm_merge: the intracommunicator of both groups, the one that
+ * MPI_Comm_group are of the local group; MPI_Comm_dup and MPI_Comm_idup duplicate it. Their
+ * collectives: MPI_Barrier, MPI_Bcast, MPI_Gather, MPI_Scatter, MPI_Allgather, MPI_Alltoall,
+ * MPI_Reduce, MPI_Allreduce, blocking, non-blocking and persistent, rooted ones with MPI_ROOT at
+ * the root and MPI_PROC_NULL at the rest of its group; the other collectives, topologies and
+ * constructors refuse intercommunicators in this release (MPI_ERR_COMM). MPI_Intercomm_merge: the intracommunicator of both groups, the one that
  * passes high = false first (on a tie, the one whose rank 0 has the lower rank in
  * MPI_COMM_WORLD). MPI_Comm_remote_size, MPI_Comm_remote_group: the remote group. */
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,

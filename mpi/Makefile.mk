@@ -53,6 +53,7 @@ mpi_libtmmpi_la_SOURCES += \
 	mpi/coll.h \
 	mpi/coll.c \
 	mpi/coll_persistent.c \
+	mpi/coll_inter.c \
 	mpi/coll_bcast.c
 
 # Rooted collectives: reduce, gather(v), scatter(v), blocking and non-blocking.

@@ -44,6 +44,39 @@ typedef enum tm_mpi_coll_mode {
 int tm_mpi_coll_check_request(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
                               const MPI_Request *request, tm_mpi_coll_mode_t mode);
 
+/* ---- on intercommunicators (coll_inter.c): each call's arguments, checked as the standard
+ * reads them there, then its algorithm (coll/inter.c) ---- */
+
+int tm_mpi_coll_inter_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                              MPI_Request *request, tm_mpi_coll_mode_t mode);
+int tm_mpi_coll_inter_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *buf,
+                            int count, MPI_Datatype datatype, int root, MPI_Request *request,
+                            tm_mpi_coll_mode_t mode);
+int tm_mpi_coll_inter_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                             const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                             MPI_Request *request, tm_mpi_coll_mode_t mode);
+int tm_mpi_coll_inter_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                              const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                              MPI_Request *request, tm_mpi_coll_mode_t mode);
+int tm_mpi_coll_inter_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                                const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                MPI_Request *request, tm_mpi_coll_mode_t mode);
+int tm_mpi_coll_inter_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                               const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                               MPI_Request *request, tm_mpi_coll_mode_t mode);
+int tm_mpi_coll_inter_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                             const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                             MPI_Op op_handle, int root, MPI_Request *request,
+                             tm_mpi_coll_mode_t mode);
+int tm_mpi_coll_inter_allreduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                                const void *sendbuf, void *recvbuf, int count,
+                                MPI_Datatype datatype, MPI_Op op_handle, MPI_Request *request,
+                                tm_mpi_coll_mode_t mode);
+
 /* ---- persistent collectives (coll_persistent.c) ---- */
 
 /* Runs collective `call` with the arguments in args (a struct of the collective's file) in

@@ -16,7 +16,10 @@ static int allreduce(const char *call, const void *sendbuf, void *recvbuf, int c
     tm_mpi_type_t *type;
     tm_mpi_op_t *op;
     bool in_place = sendbuf == MPI_IN_PLACE;
-    int err = tm_mpi_comm_get_intra(r, handle, call, &c);
+    int err = tm_mpi_comm_get(r, handle, call, &c);
+    if (err == MPI_SUCCESS && tm_mpi_comm_is_inter(c))
+        return tm_mpi_coll_inter_allreduce(r, c, call, sendbuf, recvbuf, count, datatype, op_handle,
+                                           request, mode);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_buffer(r, c, call, recvbuf, count, datatype, &type);
     if (err == MPI_SUCCESS && recvbuf == MPI_IN_PLACE)

@@ -60,7 +60,10 @@ static int alltoall(const char *call, const void *sendbuf, int sendcount, MPI_Da
     tm_mpi_comm_t *c;
     tm_mpi_type_t *stype = NULL, *rtype;
     bool in_place = sendbuf == MPI_IN_PLACE;
-    int err = tm_mpi_comm_get_intra(r, handle, call, &c);
+    int err = tm_mpi_comm_get(r, handle, call, &c);
+    if (err == MPI_SUCCESS && tm_mpi_comm_is_inter(c))
+        return tm_mpi_coll_inter_alltoall(r, c, call, sendbuf, sendcount, sendtype, recvbuf,
+                                          recvcount, recvtype, request, mode);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_buffer(r, c, call, recvbuf, recvcount, recvtype, &rtype);
     if (err == MPI_SUCCESS && recvbuf == MPI_IN_PLACE)

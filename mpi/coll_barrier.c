@@ -9,7 +9,9 @@ static int barrier(const char *call, MPI_Comm handle, MPI_Request *request, tm_m
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
-    int err = tm_mpi_comm_get_intra(r, handle, call, &c);
+    int err = tm_mpi_comm_get(r, handle, call, &c);
+    if (err == MPI_SUCCESS && tm_mpi_comm_is_inter(c))
+        return tm_mpi_coll_inter_barrier(r, c, call, request, mode);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_request(r, c, call, request, mode);
     if (err != MPI_SUCCESS)

@@ -11,7 +11,9 @@ static int bcast(const char *call, void *buf, int count, MPI_Datatype datatype, 
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *type;
-    int err = tm_mpi_comm_get_intra(r, handle, call, &c);
+    int err = tm_mpi_comm_get(r, handle, call, &c);
+    if (err == MPI_SUCCESS && tm_mpi_comm_is_inter(c))
+        return tm_mpi_coll_inter_bcast(r, c, call, buf, count, datatype, root, request, mode);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_buffer(r, c, call, buf, count, datatype, &type);
     if (err == MPI_SUCCESS)

@@ -14,7 +14,10 @@ static int reduce(const char *call, const void *sendbuf, void *recvbuf, int coun
     tm_mpi_type_t *type;
     tm_mpi_op_t *op;
     bool in_place = sendbuf == MPI_IN_PLACE;
-    int err = tm_mpi_comm_get_intra(r, handle, call, &c);
+    int err = tm_mpi_comm_get(r, handle, call, &c);
+    if (err == MPI_SUCCESS && tm_mpi_comm_is_inter(c))
+        return tm_mpi_coll_inter_reduce(r, c, call, sendbuf, recvbuf, count, datatype, op_handle,
+                                        root, request, mode);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_buffer(r, c, call, in_place ? NULL : sendbuf, in_place ? 0 : count,
                                        datatype, &type);

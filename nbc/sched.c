@@ -49,7 +49,7 @@ tm_nbc_sched_t *tm_nbc_sched_create(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, size_
     /* The memory stays; the inline rooms are written before they are read. */
     memset(&s->owner, 0, offsetof(tm_nbc_sched_t, rounds_inline) - offsetof(tm_nbc_sched_t, owner));
     s->owner = r;
-    s->group = comm->group;
+    s->group = tm_mpi_comm_peers(comm); /* an intercommunicator's: the remote group */
     tm_mpi_group_retain(s->group);
     s->context_id = comm->context_id;
     s->rank = comm->rank;

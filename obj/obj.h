@@ -216,14 +216,14 @@ static inline bool tm_mpi_comm_is_inter(const tm_mpi_comm_t *c)
 
 /* The group whose ranks c's point-to-point calls name as peers: the remote group of an
  * intercommunicator, else the members. */
-static inline const tm_mpi_group_t *tm_mpi_comm_peers(const tm_mpi_comm_t *c)
+static inline tm_mpi_group_t *tm_mpi_comm_peers(const tm_mpi_comm_t *c)
 {
     return c->remote ? c->remote : c->group;
 }
 
-/* tm_mpi_comm_get for the calls intercommunicators do not take yet (the collectives, the
- * communicator constructors but MPI_Comm_dup, MPI_Comm_idup and MPI_Intercomm_merge, the
- * topologies): MPI_ERR_COMM for one. */
+/* tm_mpi_comm_get for the calls intercommunicators do not take yet (the v and w collectives,
+ * reduce-scatter, the communicator constructors but MPI_Comm_dup, MPI_Comm_idup and
+ * MPI_Intercomm_merge, the topologies): MPI_ERR_COMM for one. */
 int tm_mpi_comm_get_intra(tm_mpi_rank_t *r, MPI_Comm handle, const char *call,
                           tm_mpi_comm_t **comm_p);
 

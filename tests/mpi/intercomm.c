@@ -3,9 +3,11 @@
  * (a ping-pong of leaders, small and large; every member to the remote rank 0 with
  * MPI_ANY_SOURCE, whose status names the sender's rank in its group; MPI_Sendrecv between
  * partners); MPI_Comm_dup and MPI_Comm_idup, whose messages stay apart from the original's;
- * MPI_Comm_compare; MPI_Intercomm_merge with high flags and with a tie; pairs of MPI_COMM_SELF
- * joined over MPI_COMM_WORLD; what is refused (collectives, topologies, splits: MPI_ERR_COMM;
- * MPI_Comm_remote_size of an intracommunicator). Needs 2 ranks or more. */
+ * MPI_Comm_compare; MPI_Intercomm_merge with high flags and with a tie; the collectives
+ * (MPI_ROOT and MPI_PROC_NULL roots, reductions in the remote group's rank order, non-blocking
+ * and persistent forms, a bad root, MPI_IN_PLACE); pairs of MPI_COMM_SELF joined over
+ * MPI_COMM_WORLD; what is refused (the v collectives, reduce-scatter, scans, topologies,
+ * splits: MPI_ERR_COMM; MPI_Comm_remote_size of an intracommunicator). Needs 2 ranks or more. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,14 @@ static int rank, size, errors;
             errors++;                                                                              \
         }                                                                                          \
     } while (0)
+
+/* A non-commutative operation: the left operand (the result is the first in rank order). */
+static void keep_left(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    for (int i = 0; i < *len; i++)
+        ((int *)inout)[i] = ((int *)in)[i];
+}
 
 /* The world rank of rank i of the group of parity p. */
 static int world_of(int p, int i)
@@ -148,10 +158,76 @@ int main(int argc, char **argv)
     CHECK(MPI_Comm_rank(merged, &n) == MPI_SUCCESS && n == want);
     MPI_Comm_free(&merged);
 
+    /* collectives: the even group's rank 0 roots the broadcast and the gather, the odd group's
+     * rank 0 the reduction and the scatter */
+    int even_root = parity == 0 ? (me == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    int odd_root = parity == 1 ? (me == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    int sum_theirs = 0, v[4] = {-1, -1, -1, -1};
+    for (int i = 0; i < ntheirs; i++)
+        sum_theirs += world_of(other, i);
+    CHECK(MPI_Barrier(inter) == MPI_SUCCESS);
+    v[0] = parity == 0 && me == 0 ? 42 : -1;
+    CHECK(MPI_Bcast(v, 1, MPI_INT, even_root, inter) == MPI_SUCCESS);
+    CHECK(v[0] == (parity == 1 || me == 0 ? 42 : -1));
+    int total = -1;
+    CHECK(MPI_Allreduce(&rank, &total, 1, MPI_INT, MPI_SUM, inter) == MPI_SUCCESS &&
+          total == sum_theirs);
+    MPI_Op left;
+    MPI_Op_create(keep_left, 0, &left);
+    total = -1;
+    CHECK(MPI_Allreduce(&rank, &total, 1, MPI_INT, left, inter) == MPI_SUCCESS &&
+          total == world_of(other, 0)); /* rank order: the remote rank 0's */
+    total = -1;
+    CHECK(MPI_Reduce(&rank, &total, 1, MPI_INT, MPI_SUM, odd_root, inter) == MPI_SUCCESS);
+    CHECK(total == (parity == 1 && me == 0 ? sum_theirs : -1));
+    total = -1;
+    CHECK(MPI_Reduce(&rank, &total, 1, MPI_INT, left, odd_root, inter) == MPI_SUCCESS);
+    CHECK(total == (parity == 1 && me == 0 ? world_of(other, 0) : -1));
+    MPI_Op_free(&left);
+    for (int i = 0; i < size; i++)
+        ranks[i] = -1;
+    CHECK(MPI_Gather(&rank, 1, MPI_INT, ranks, 1, MPI_INT, even_root, inter) == MPI_SUCCESS);
+    for (int i = 0; parity == 0 && me == 0 && i < ntheirs; i++)
+        CHECK(ranks[i] == world_of(other, i));
+    for (int i = 0; i < size; i++)
+        wranks[i] = 100 + i;
+    v[0] = -1;
+    CHECK(MPI_Scatter(wranks, 1, MPI_INT, v, 1, MPI_INT, odd_root, inter) == MPI_SUCCESS);
+    CHECK(v[0] == (parity == 0 ? 100 + me : -1));
+    CHECK(MPI_Allgather(&rank, 1, MPI_INT, ranks, 1, MPI_INT, inter) == MPI_SUCCESS);
+    for (int i = 0; i < ntheirs; i++)
+        CHECK(ranks[i] == world_of(other, i));
+    for (int i = 0; i < ntheirs; i++)
+        wranks[i] = rank * 100 + i;
+    CHECK(MPI_Alltoall(wranks, 1, MPI_INT, ranks, 1, MPI_INT, inter) == MPI_SUCCESS);
+    for (int i = 0; i < ntheirs; i++)
+        CHECK(ranks[i] == world_of(other, i) * 100 + me);
+    /* non-blocking and persistent forms */
+    MPI_Request two[2];
+    total = -1;
+    CHECK(MPI_Iallreduce(&rank, &total, 1, MPI_INT, MPI_MAX, inter, &two[0]) == MPI_SUCCESS);
+    CHECK(MPI_Ibarrier(inter, &two[1]) == MPI_SUCCESS);
+    CHECK(MPI_Waitall(2, two, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+    CHECK(total == world_of(other, ntheirs - 1));
+    CHECK(MPI_Bcast_init(v, 2, MPI_INT, odd_root, inter, MPI_INFO_NULL, &req) == MPI_SUCCESS);
+    for (int run = 0; run < 2; run++) {
+        v[0] = parity == 1 && me == 0 ? run : -1;
+        v[1] = parity == 1 && me == 0 ? run + 1 : -1;
+        CHECK(MPI_Start(&req) == MPI_SUCCESS && MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        if (parity == 0)
+            CHECK(v[0] == run && v[1] == run + 1);
+    }
+    MPI_Request_free(&req);
+    /* their errors */
+    CHECK(MPI_Bcast(v, 1, MPI_INT, ntheirs, inter) == MPI_ERR_ROOT);
+    CHECK(MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_INT, MPI_SUM, inter) == MPI_ERR_BUFFER);
+
     /* refused */
-    CHECK(MPI_Barrier(inter) == MPI_ERR_COMM);
-    CHECK(MPI_Bcast(&rank, 1, MPI_INT, 0, inter) == MPI_ERR_COMM);
-    CHECK(MPI_Ibarrier(inter, &req) == MPI_ERR_COMM);
+    int one[1] = {1}, zero[1] = {0};
+    CHECK(MPI_Gatherv(&rank, 1, MPI_INT, ranks, one, zero, MPI_INT, even_root, inter) ==
+          MPI_ERR_COMM);
+    CHECK(MPI_Reduce_scatter_block(&rank, v, 1, MPI_INT, MPI_SUM, inter) == MPI_ERR_COMM);
+    CHECK(MPI_Scan(&rank, v, 1, MPI_INT, MPI_SUM, inter) == MPI_ERR_COMM);
     MPI_Comm bad;
     CHECK(MPI_Comm_split(inter, 0, 0, &bad) == MPI_ERR_COMM);
     int dims[1] = {nmine}, periods[1] = {0};

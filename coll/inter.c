@@ -1,0 +1,194 @@
+/*
+ * Collectives on intercommunicators (MPI 3.1, 5.2.2): MPI_Barrier, MPI_Bcast, MPI_Gather,
+ * MPI_Scatter, MPI_Allgather, MPI_Alltoall, MPI_Reduce and MPI_Allreduce, blocking and not.
+ *
+ * An intercommunicator's view names the remote group only (the schedule's peers are its ranks,
+ * nbc/sched.c), so every message crosses between the groups. The algorithms are linear: the
+ * data goes straight to where it is wanted. Where a group must share something among its own
+ * members (a reduction of the other group's data, the news that the other group entered the
+ * barrier), the other group's rank 0 relays it, the only path between them:
+ *
+ *   allreduce   A_i --data--> B_0     B_0 reduces A's data, A_0 reduces B's,
+ *               A_0 <--red(A)-- B_0   the leaders swap the results,
+ *               B_j <--red(A)-- A_0   each leader hands its group's reduction to the other group
+ *
+ * Rooted calls: the root passes MPI_ROOT, the other members of its group MPI_PROC_NULL (they take
+ * no part), the other group the root's rank. Reductions combine in the rank order of the group
+ * whose data they combine.
+ */
+#include "config.h"
+
+#include "coll/blocks.h"
+#include "coll/coll.h"
+
+/* The scratch slot size for count elements of type, a multiple of 64 bytes. */
+static size_t slot_bytes(size_t count, const tm_mpi_type_t *type)
+{
+    return (tm_coll_typed_bytes(count, type) + 63) & ~(size_t)63;
+}
+
+static char *slot(tm_nbc_sched_t *s, size_t bytes, int j, size_t count, const tm_mpi_type_t *t)
+{
+    return tm_coll_typed_base((char *)tm_nbc_sched_scratch(s) + (size_t)j * bytes, count, t);
+}
+
+/* A member leaves once the whole remote group has entered: each rank 0, having heard every
+ * remote member, tells the remote rank 0, which thereby knows its own group is in and releases
+ * every remote member. */
+int tm_coll_inter_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                          MPI_Request *request)
+{
+    tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, 0);
+    if (s) {
+        tm_mpi_type_t *byte = tm_coll_byte_type();
+        int remote = c->remote->size;
+        tm_nbc_sched_send(s, NULL, 0, byte, 0);
+        if (c->rank == 0) {
+            for (int i = 0; i < remote; i++)
+                tm_nbc_sched_recv(s, NULL, 0, byte, i);
+            tm_nbc_sched_barrier(s, TM_NBC_ANY);
+            tm_nbc_sched_send(s, NULL, 0, byte, 0); /* the whole remote group is in */
+            tm_nbc_sched_recv(s, NULL, 0, byte, 0); /* the whole local group is */
+            tm_nbc_sched_barrier(s, TM_NBC_ANY);
+            for (int i = 0; i < remote; i++)
+                tm_nbc_sched_send(s, NULL, 0, byte, i);
+        }
+        tm_nbc_sched_recv(s, NULL, 0, byte, 0); /* released */
+    }
+    return tm_coll_run(r, c, call, s, request);
+}
+
+int tm_coll_inter_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *buf,
+                        size_t count, tm_mpi_type_t *type, int root, MPI_Request *request)
+{
+    tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, 0);
+    if (s && root == MPI_ROOT)
+        for (int i = 0; i < c->remote->size; i++)
+            tm_nbc_sched_send(s, buf, count, type, i);
+    else if (s && root != MPI_PROC_NULL)
+        tm_nbc_sched_recv(s, buf, count, type, root);
+    return tm_coll_run(r, c, call, s, request);
+}
+
+int tm_coll_inter_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
+                         size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
+                         tm_mpi_type_t *rtype, int root, MPI_Request *request)
+{
+    tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, 0);
+    if (s && root == MPI_ROOT)
+        for (int i = 0; i < c->remote->size; i++)
+            tm_nbc_sched_recv(s,
+                              (char *)recvbuf + (MPI_Aint)i * (MPI_Aint)recvcount * rtype->extent,
+                              recvcount, rtype, i);
+    else if (s && root != MPI_PROC_NULL)
+        tm_nbc_sched_send(s, sendbuf, sendcount, stype, root);
+    return tm_coll_run(r, c, call, s, request);
+}
+
+int tm_coll_inter_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
+                          size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
+                          tm_mpi_type_t *rtype, int root, MPI_Request *request)
+{
+    tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, 0);
+    if (s && root == MPI_ROOT)
+        for (int i = 0; i < c->remote->size; i++)
+            tm_nbc_sched_send(
+                s, (const char *)sendbuf + (MPI_Aint)i * (MPI_Aint)sendcount * stype->extent,
+                sendcount, stype, i);
+    else if (s && root != MPI_PROC_NULL)
+        tm_nbc_sched_recv(s, recvbuf, recvcount, rtype, root);
+    return tm_coll_run(r, c, call, s, request);
+}
+
+/* Every member sends its block to every remote member, and receives theirs in rank order. */
+int tm_coll_inter_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                            const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
+                            void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype,
+                            MPI_Request *request)
+{
+    tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, 0);
+    for (int i = 0; s && i < c->remote->size; i++) {
+        tm_nbc_sched_recv(s, (char *)recvbuf + (MPI_Aint)i * (MPI_Aint)recvcount * rtype->extent,
+                          recvcount, rtype, i);
+        tm_nbc_sched_send(s, sendbuf, sendcount, stype, i);
+    }
+    return tm_coll_run(r, c, call, s, request);
+}
+
+/* Block i of sendbuf to remote member i; block i of recvbuf from it. */
+int tm_coll_inter_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                           const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
+                           void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype,
+                           MPI_Request *request)
+{
+    tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, 0);
+    for (int i = 0; s && i < c->remote->size; i++) {
+        tm_nbc_sched_recv(s, (char *)recvbuf + (MPI_Aint)i * (MPI_Aint)recvcount * rtype->extent,
+                          recvcount, rtype, i);
+        tm_nbc_sched_send(s,
+                          (const char *)sendbuf + (MPI_Aint)i * (MPI_Aint)sendcount * stype->extent,
+                          sendcount, stype, i);
+    }
+    return tm_coll_run(r, c, call, s, request);
+}
+
+/* Combines the n pieces at slots 0 .. n-2 and at `last` into `last`, in rank order
+ * (s_0 op s_1 op ... op s_(n-1)): the engine's operation is inout = in op inout, so from the end
+ * backwards, each in a round of its own. */
+static void combine(tm_nbc_sched_t *s, size_t bytes, int n, void *last, size_t count,
+                    tm_mpi_type_t *type, tm_mpi_op_t *op)
+{
+    for (int j = n - 2; j >= 0; j--) {
+        tm_nbc_sched_barrier(s, TM_NBC_ANY);
+        tm_nbc_sched_op(s, slot(s, bytes, j, count, type), last, count, type, op);
+    }
+}
+
+int tm_coll_inter_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
+                         void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
+                         int root, MPI_Request *request)
+{
+    int remote = c->remote->size;
+    size_t bytes = root == MPI_ROOT ? slot_bytes(count, type) : 0;
+    tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, bytes * (size_t)(remote - 1));
+    if (s && root == MPI_ROOT) {
+        /* The last member's piece lands in recvbuf, the others' in scratch. */
+        for (int j = 0; j < remote; j++)
+            tm_nbc_sched_recv(s, j == remote - 1 ? recvbuf : slot(s, bytes, j, count, type), count,
+                              type, j);
+        combine(s, bytes, remote, recvbuf, count, type, op);
+    } else if (s && root != MPI_PROC_NULL) {
+        tm_nbc_sched_send(s, data, count, type, root);
+    }
+    return tm_coll_run(r, c, call, s, request);
+}
+
+int tm_coll_inter_allreduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
+                            void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
+                            MPI_Request *request)
+{
+    int remote = c->remote->size;
+    bool leader = c->rank == 0;
+    size_t bytes = leader ? slot_bytes(count, type) : 0;
+    /* The leader's slots: 0 .. remote-1 the remote pieces (the result in remote-1), then the
+     * reduction of its own group, from the remote leader. */
+    tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, bytes * (size_t)(remote + 1));
+    if (s) {
+        tm_nbc_sched_send(s, data, count, type, 0);
+        if (leader) {
+            char *acc = slot(s, bytes, remote - 1, count, type);
+            char *ours = slot(s, bytes, remote, count, type);
+            for (int j = 0; j < remote; j++)
+                tm_nbc_sched_recv(s, slot(s, bytes, j, count, type), count, type, j);
+            combine(s, bytes, remote, acc, count, type, op);
+            tm_nbc_sched_barrier(s, TM_NBC_ANY);
+            tm_nbc_sched_send(s, acc, count, type, 0);
+            tm_nbc_sched_recv(s, ours, count, type, 0);
+            tm_nbc_sched_barrier(s, TM_NBC_ANY);
+            for (int j = 0; j < remote; j++)
+                tm_nbc_sched_send(s, ours, count, type, j);
+        }
+        tm_nbc_sched_recv(s, recvbuf, count, type, 0);
+    }
+    return tm_coll_run(r, c, call, s, request);
+}
