@@ -89,18 +89,16 @@ int tm_coll_inter_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
 int tm_coll_inter_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *buf,
                         size_t count, tm_mpi_type_t *type, int root, MPI_Request *request);
 int tm_coll_inter_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
-                         size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
-                         tm_mpi_type_t *rtype, int root, MPI_Request *request);
-int tm_coll_inter_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
-                          size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
+                         size_t sendcount, tm_mpi_type_t *stype, const tm_coll_blocks_t *recv,
+                         int root, MPI_Request *request);
+int tm_coll_inter_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                          const tm_coll_blocks_t *send, void *recvbuf, size_t recvcount,
                           tm_mpi_type_t *rtype, int root, MPI_Request *request);
 int tm_coll_inter_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                             const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                            void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype,
-                            MPI_Request *request);
+                            const tm_coll_blocks_t *recv, MPI_Request *request);
 int tm_coll_inter_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                           const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                           void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype,
+                           const tm_coll_blocks_t *send, const tm_coll_blocks_t *recv,
                            MPI_Request *request);
 int tm_coll_inter_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
                          void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,

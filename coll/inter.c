@@ -1,6 +1,7 @@
 /*
- * Collectives on intercommunicators (MPI 3.1, 5.2.2): MPI_Barrier, MPI_Bcast, MPI_Gather,
- * MPI_Scatter, MPI_Allgather, MPI_Alltoall, MPI_Reduce and MPI_Allreduce, blocking and not.
+ * Collectives on intercommunicators (MPI 3.1, 5.2.2): MPI_Barrier, MPI_Bcast, MPI_Gather(v),
+ * MPI_Scatter(v), MPI_Allgather(v), MPI_Alltoall(v,w), MPI_Reduce and MPI_Allreduce, blocking
+ * and not.
  *
  * An intercommunicator's view names the remote group only (the schedule's peers are its ranks,
  * nbc/sched.c), so every message crosses between the groups. The algorithms are linear: the
@@ -70,64 +71,61 @@ int tm_coll_inter_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, vo
     return tm_coll_run(r, c, call, s, request);
 }
 
+/* The root receives remote member i's data into block i of `recv`. */
 int tm_coll_inter_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
-                         size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
-                         tm_mpi_type_t *rtype, int root, MPI_Request *request)
+                         size_t sendcount, tm_mpi_type_t *stype, const tm_coll_blocks_t *recv,
+                         int root, MPI_Request *request)
 {
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, 0);
     if (s && root == MPI_ROOT)
         for (int i = 0; i < c->remote->size; i++)
-            tm_nbc_sched_recv(s,
-                              (char *)recvbuf + (MPI_Aint)i * (MPI_Aint)recvcount * rtype->extent,
-                              recvcount, rtype, i);
+            tm_nbc_sched_recv(s, tm_coll_blocks_at(recv, i), tm_coll_blocks_count(recv, i),
+                              tm_coll_blocks_type(recv, i), i);
     else if (s && root != MPI_PROC_NULL)
         tm_nbc_sched_send(s, sendbuf, sendcount, stype, root);
     return tm_coll_run(r, c, call, s, request);
 }
 
-int tm_coll_inter_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
-                          size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
+/* The root sends block i of `send` to remote member i. */
+int tm_coll_inter_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                          const tm_coll_blocks_t *send, void *recvbuf, size_t recvcount,
                           tm_mpi_type_t *rtype, int root, MPI_Request *request)
 {
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, 0);
     if (s && root == MPI_ROOT)
         for (int i = 0; i < c->remote->size; i++)
-            tm_nbc_sched_send(
-                s, (const char *)sendbuf + (MPI_Aint)i * (MPI_Aint)sendcount * stype->extent,
-                sendcount, stype, i);
+            tm_nbc_sched_send(s, tm_coll_blocks_at(send, i), tm_coll_blocks_count(send, i),
+                              tm_coll_blocks_type(send, i), i);
     else if (s && root != MPI_PROC_NULL)
         tm_nbc_sched_recv(s, recvbuf, recvcount, rtype, root);
     return tm_coll_run(r, c, call, s, request);
 }
 
-/* Every member sends its block to every remote member, and receives theirs in rank order. */
+/* Every member sends its data to every remote member, and receives theirs in block i. */
 int tm_coll_inter_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                             const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                            void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype,
-                            MPI_Request *request)
+                            const tm_coll_blocks_t *recv, MPI_Request *request)
 {
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, 0);
     for (int i = 0; s && i < c->remote->size; i++) {
-        tm_nbc_sched_recv(s, (char *)recvbuf + (MPI_Aint)i * (MPI_Aint)recvcount * rtype->extent,
-                          recvcount, rtype, i);
+        tm_nbc_sched_recv(s, tm_coll_blocks_at(recv, i), tm_coll_blocks_count(recv, i),
+                          tm_coll_blocks_type(recv, i), i);
         tm_nbc_sched_send(s, sendbuf, sendcount, stype, i);
     }
     return tm_coll_run(r, c, call, s, request);
 }
 
-/* Block i of sendbuf to remote member i; block i of recvbuf from it. */
+/* Block i of `send` to remote member i; block i of `recv` from it. */
 int tm_coll_inter_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                           const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
-                           void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype,
+                           const tm_coll_blocks_t *send, const tm_coll_blocks_t *recv,
                            MPI_Request *request)
 {
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, 0);
     for (int i = 0; s && i < c->remote->size; i++) {
-        tm_nbc_sched_recv(s, (char *)recvbuf + (MPI_Aint)i * (MPI_Aint)recvcount * rtype->extent,
-                          recvcount, rtype, i);
-        tm_nbc_sched_send(s,
-                          (const char *)sendbuf + (MPI_Aint)i * (MPI_Aint)sendcount * stype->extent,
-                          sendcount, stype, i);
+        tm_nbc_sched_recv(s, tm_coll_blocks_at(recv, i), tm_coll_blocks_count(recv, i),
+                          tm_coll_blocks_type(recv, i), i);
+        tm_nbc_sched_send(s, tm_coll_blocks_at(send, i), tm_coll_blocks_count(send, i),
+                          tm_coll_blocks_type(send, i), i);
     }
     return tm_coll_run(r, c, call, s, request);
 }

@@ -1146,8 +1146,8 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag);
  * `tag`; the groups must be disjoint (else MPI_ERR_COMM). On an intercommunicator, a rank names
  * a rank of the remote group in point-to-point calls; MPI_Comm_rank, MPI_Comm_size and
  * MPI_Comm_group are of the local group; MPI_Comm_dup and MPI_Comm_idup duplicate it. Their
- * collectives: MPI_Barrier, MPI_Bcast, MPI_Gather, MPI_Scatter, MPI_Allgather, MPI_Alltoall,
- * MPI_Reduce, MPI_Allreduce, blocking, non-blocking and persistent, rooted ones with MPI_ROOT at
+ * collectives: MPI_Barrier, MPI_Bcast, MPI_Gather(v), MPI_Scatter(v), MPI_Allgather(v),
+ * MPI_Alltoall(v,w), MPI_Reduce, MPI_Allreduce, blocking, non-blocking and persistent, rooted ones with MPI_ROOT at
  * the root and MPI_PROC_NULL at the rest of its group; the other collectives, topologies and
  * constructors refuse intercommunicators in this release (MPI_ERR_COMM). MPI_Intercomm_merge: the intracommunicator of both groups, the one that
  * passes high = false first (on a tie, the one whose rank 0 has the lower rank in

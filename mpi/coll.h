@@ -52,22 +52,29 @@ int tm_mpi_coll_inter_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *ca
 int tm_mpi_coll_inter_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *buf,
                             int count, MPI_Datatype datatype, int root, MPI_Request *request,
                             tm_mpi_coll_mode_t mode);
+/* The v and w forms pass their arrays, the others NULL ones (counts, displs, types). */
 int tm_mpi_coll_inter_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                              const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                             MPI_Request *request, tm_mpi_coll_mode_t mode);
+                             void *recvbuf, int recvcount, const int *recvcounts, const int *displs,
+                             MPI_Datatype recvtype, int root, MPI_Request *request,
+                             tm_mpi_coll_mode_t mode);
 int tm_mpi_coll_inter_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                              const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                              void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                              MPI_Request *request, tm_mpi_coll_mode_t mode);
+                              const void *sendbuf, int sendcount, const int *sendcounts,
+                              const int *displs, MPI_Datatype sendtype, void *recvbuf,
+                              int recvcount, MPI_Datatype recvtype, int root, MPI_Request *request,
+                              tm_mpi_coll_mode_t mode);
 int tm_mpi_coll_inter_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                                 const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                MPI_Request *request, tm_mpi_coll_mode_t mode);
+                                void *recvbuf, int recvcount, const int *recvcounts,
+                                const int *displs, MPI_Datatype recvtype, MPI_Request *request,
+                                tm_mpi_coll_mode_t mode);
 int tm_mpi_coll_inter_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                               const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                               void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                               MPI_Request *request, tm_mpi_coll_mode_t mode);
+                               const void *sendbuf, int sendcount, const int *sendcounts,
+                               const int *sdispls, MPI_Datatype sendtype,
+                               const MPI_Datatype *sendtypes, void *recvbuf, int recvcount,
+                               const int *recvcounts, const int *rdispls, MPI_Datatype recvtype,
+                               const MPI_Datatype *recvtypes, MPI_Request *request,
+                               tm_mpi_coll_mode_t mode);
 int tm_mpi_coll_inter_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                              const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                              MPI_Op op_handle, int root, MPI_Request *request,

@@ -42,7 +42,7 @@ static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_D
     int err = tm_mpi_comm_get(r, handle, call, &c);
     if (err == MPI_SUCCESS && tm_mpi_comm_is_inter(c))
         return tm_mpi_coll_inter_allgather(r, c, call, sendbuf, sendcount, sendtype, recvbuf,
-                                           recvcount, recvtype, request, mode);
+                                           recvcount, NULL, NULL, recvtype, request, mode);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_buffer(r, c, call, recvbuf, recvcount, recvtype, &rtype);
     if (err == MPI_SUCCESS && recvbuf == MPI_IN_PLACE)
@@ -71,7 +71,10 @@ static int allgatherv(const char *call, const void *sendbuf, int sendcount, MPI_
     tm_mpi_comm_t *c;
     tm_mpi_type_t *stype = NULL, *rtype;
     bool in_place = sendbuf == MPI_IN_PLACE;
-    int err = tm_mpi_comm_get_intra(r, handle, call, &c);
+    int err = tm_mpi_comm_get(r, handle, call, &c);
+    if (err == MPI_SUCCESS && tm_mpi_comm_is_inter(c))
+        return tm_mpi_coll_inter_allgather(r, c, call, sendbuf, sendcount, sendtype, recvbuf, 0,
+                                           recvcounts, displs, recvtype, request, mode);
     if (err != MPI_SUCCESS)
         return err;
     if (!recvcounts || !displs)

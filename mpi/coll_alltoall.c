@@ -62,8 +62,9 @@ static int alltoall(const char *call, const void *sendbuf, int sendcount, MPI_Da
     bool in_place = sendbuf == MPI_IN_PLACE;
     int err = tm_mpi_comm_get(r, handle, call, &c);
     if (err == MPI_SUCCESS && tm_mpi_comm_is_inter(c))
-        return tm_mpi_coll_inter_alltoall(r, c, call, sendbuf, sendcount, sendtype, recvbuf,
-                                          recvcount, recvtype, request, mode);
+        return tm_mpi_coll_inter_alltoall(r, c, call, sendbuf, sendcount, NULL, NULL, sendtype,
+                                          NULL, recvbuf, recvcount, NULL, NULL, recvtype, NULL,
+                                          request, mode);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_buffer(r, c, call, recvbuf, recvcount, recvtype, &rtype);
     if (err == MPI_SUCCESS && recvbuf == MPI_IN_PLACE)
@@ -97,7 +98,11 @@ static int alltoallv(const char *call, const void *sendbuf, const int sendcounts
     tm_mpi_type_t *stype = NULL, *rtype;
     bool in_place = sendbuf == MPI_IN_PLACE;
     int some;
-    int err = tm_mpi_comm_get_intra(r, handle, call, &c);
+    int err = tm_mpi_comm_get(r, handle, call, &c);
+    if (err == MPI_SUCCESS && tm_mpi_comm_is_inter(c))
+        return tm_mpi_coll_inter_alltoall(r, c, call, sendbuf, 0, sendcounts, sdispls, sendtype,
+                                          NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL,
+                                          request, mode);
     if (err == MPI_SUCCESS)
         err = check_counts(r, c, call, "recv", recvcounts, rdispls, &some);
     if (err == MPI_SUCCESS)
@@ -141,7 +146,11 @@ static int alltoallw(const char *call, const void *sendbuf, const int sendcounts
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
     bool in_place = sendbuf == MPI_IN_PLACE, sdata, rdata;
-    int err = tm_mpi_comm_get_intra(r, handle, call, &c);
+    int err = tm_mpi_comm_get(r, handle, call, &c);
+    if (err == MPI_SUCCESS && tm_mpi_comm_is_inter(c))
+        return tm_mpi_coll_inter_alltoall(r, c, call, sendbuf, 0, sendcounts, sdispls,
+                                          MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts,
+                                          rdispls, MPI_DATATYPE_NULL, recvtypes, request, mode);
     if (err != MPI_SUCCESS)
         return err;
     /* The resolved types, send side then receive side. */

@@ -20,7 +20,7 @@ static int gather(const char *call, const void *sendbuf, int sendcount, MPI_Data
     int err = tm_mpi_comm_get(r, handle, call, &c);
     if (err == MPI_SUCCESS && tm_mpi_comm_is_inter(c))
         return tm_mpi_coll_inter_gather(r, c, call, sendbuf, sendcount, sendtype, recvbuf,
-                                        recvcount, recvtype, root, request, mode);
+                                        recvcount, NULL, NULL, recvtype, root, request, mode);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_root(r, c, call, root);
     if (err != MPI_SUCCESS)
@@ -62,7 +62,10 @@ static int gatherv(const char *call, const void *sendbuf, int sendcount, MPI_Dat
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *stype, *rtype = NULL;
-    int err = tm_mpi_comm_get_intra(r, handle, call, &c);
+    int err = tm_mpi_comm_get(r, handle, call, &c);
+    if (err == MPI_SUCCESS && tm_mpi_comm_is_inter(c))
+        return tm_mpi_coll_inter_gather(r, c, call, sendbuf, sendcount, sendtype, recvbuf, 0,
+                                        recvcounts, displs, recvtype, root, request, mode);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_root(r, c, call, root);
     if (err != MPI_SUCCESS)

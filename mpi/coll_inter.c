@@ -7,6 +7,9 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
+
+#include "coll/blocks.h"
 #include "coll.h"
 
 static int check_root(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, int root)
@@ -58,92 +61,144 @@ int tm_mpi_coll_inter_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call
                                request_of(request, mode));
 }
 
-/* Gather and scatter: the root uses its `many` side (recvbuf of gather, sendbuf of scatter), the
- * other group its `one` side. */
-static int check_rooted(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
-                        int sendcount, MPI_Datatype sendtype, tm_mpi_type_t **stype,
-                        const void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                        tm_mpi_type_t **rtype, int root, bool root_sends, MPI_Request *request,
-                        tm_mpi_coll_mode_t mode)
+/* The side of many blocks, one per remote member: `count` x `type` each when counts is NULL,
+ * else counts[i] x (types ? types[i] : type) at displs[i] (in extents of type, or bytes with
+ * types). Fills *b; the types of a w side go to a new array *held (NULL otherwise), which the
+ * caller frees. */
+static int check_blocks(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const char *name,
+                        const void *buf, int count, const int *counts, const int *displs,
+                        MPI_Datatype type, const MPI_Datatype *types, tm_coll_blocks_t *b,
+                        tm_mpi_type_t ***held)
 {
+    int n = c->remote->size, err;
+    *held = NULL;
+    *b = (tm_coll_blocks_t){.buf = (void *)buf, .count = (size_t)count};
+    if (buf == MPI_IN_PLACE)
+        return check_buffer(r, c, call, name, buf, 0, type, &b->type);
+    if (!counts)
+        return check_buffer(r, c, call, name, buf, count, type, &b->type);
+    if (!displs)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "the displacements of %s are NULL",
+                                  name);
+    for (int i = 0; i < n; i++)
+        if (counts[i] < 0)
+            return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_COUNT,
+                                      "negative count %d for remote rank %d in %s", counts[i], i,
+                                      name);
+    b->counts = counts;
+    b->displs = displs;
+    if (!types) {
+        if ((err = tm_mpi_coll_check_buffer(r, c, call, buf, 0, type, &b->type)) != MPI_SUCCESS)
+            return err;
+        b->displ_unit = b->type->extent;
+        return MPI_SUCCESS;
+    }
+    tm_mpi_type_t **t = malloc(((size_t)n + 1) * sizeof *t);
+    if (!t)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
+    for (int i = 0; i < n; i++)
+        if ((err = tm_mpi_type_get(r, c, types[i], 1, call, &t[i])) != MPI_SUCCESS) {
+            free(t);
+            return err;
+        }
+    b->types = t;
+    b->displ_unit = 1;
+    *held = t;
+    return MPI_SUCCESS;
+}
+
+/* Gather(v) and scatter(v): the root uses its side of many blocks (recv of gather, send of
+ * scatter), the other group its side of one. */
+static int rooted(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, bool root_sends,
+                  const void *sendbuf, int sendcount, const int *sendcounts, const int *sdispls,
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, const int *recvcounts,
+                  const int *rdispls, MPI_Datatype recvtype, int root, MPI_Request *request,
+                  tm_mpi_coll_mode_t mode)
+{
+    tm_mpi_type_t *one = NULL, **held = NULL;
+    tm_coll_blocks_t many = {0};
     int err = check_root(r, c, call, root);
-    bool sends = root == MPI_ROOT ? root_sends : !root_sends;
-    if (err == MPI_SUCCESS && root != MPI_PROC_NULL)
-        err = sends ? check_buffer(r, c, call, "sendbuf", sendbuf, sendcount, sendtype, stype)
-                    : check_buffer(r, c, call, "recvbuf", recvbuf, recvcount, recvtype, rtype);
+    if (err == MPI_SUCCESS && root == MPI_ROOT)
+        err = root_sends ? check_blocks(r, c, call, "sendbuf", sendbuf, sendcount, sendcounts,
+                                        sdispls, sendtype, NULL, &many, &held)
+                         : check_blocks(r, c, call, "recvbuf", recvbuf, recvcount, recvcounts,
+                                        rdispls, recvtype, NULL, &many, &held);
+    else if (err == MPI_SUCCESS && root != MPI_PROC_NULL)
+        err = root_sends ? check_buffer(r, c, call, "recvbuf", recvbuf, recvcount, recvtype, &one)
+                         : check_buffer(r, c, call, "sendbuf", sendbuf, sendcount, sendtype, &one);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_request(r, c, call, request, mode);
-    return err;
+    if (err != MPI_SUCCESS || mode == TM_MPI_COLL_INIT)
+        return err;
+    if (root_sends)
+        return tm_coll_inter_scatter(r, c, call, &many, recvbuf, (size_t)recvcount, one, root,
+                                     request_of(request, mode));
+    return tm_coll_inter_gather(r, c, call, sendbuf, (size_t)sendcount, one, &many, root,
+                                request_of(request, mode));
 }
 
 int tm_mpi_coll_inter_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                              const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                             MPI_Request *request, tm_mpi_coll_mode_t mode)
+                             void *recvbuf, int recvcount, const int *recvcounts, const int *displs,
+                             MPI_Datatype recvtype, int root, MPI_Request *request,
+                             tm_mpi_coll_mode_t mode)
 {
-    tm_mpi_type_t *stype = NULL, *rtype = NULL;
-    int err = check_rooted(r, c, call, sendbuf, sendcount, sendtype, &stype, recvbuf, recvcount,
-                           recvtype, &rtype, root, false, request, mode);
-    if (err != MPI_SUCCESS || mode == TM_MPI_COLL_INIT)
-        return err;
-    return tm_coll_inter_gather(r, c, call, sendbuf, (size_t)sendcount, stype, recvbuf,
-                                (size_t)recvcount, rtype, root, request_of(request, mode));
+    return rooted(r, c, call, false, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount,
+                  recvcounts, displs, recvtype, root, request, mode);
 }
 
 int tm_mpi_coll_inter_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                              const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                              void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                              MPI_Request *request, tm_mpi_coll_mode_t mode)
+                              const void *sendbuf, int sendcount, const int *sendcounts,
+                              const int *displs, MPI_Datatype sendtype, void *recvbuf,
+                              int recvcount, MPI_Datatype recvtype, int root, MPI_Request *request,
+                              tm_mpi_coll_mode_t mode)
 {
-    tm_mpi_type_t *stype = NULL, *rtype = NULL;
-    int err = check_rooted(r, c, call, sendbuf, sendcount, sendtype, &stype, recvbuf, recvcount,
-                           recvtype, &rtype, root, true, request, mode);
-    if (err != MPI_SUCCESS || mode == TM_MPI_COLL_INIT)
-        return err;
-    return tm_coll_inter_scatter(r, c, call, sendbuf, (size_t)sendcount, stype, recvbuf,
-                                 (size_t)recvcount, rtype, root, request_of(request, mode));
-}
-
-/* Allgather and alltoall: both sides on every member. */
-static int check_both(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
-                      int sendcount, MPI_Datatype sendtype, tm_mpi_type_t **stype,
-                      const void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                      tm_mpi_type_t **rtype, MPI_Request *request, tm_mpi_coll_mode_t mode)
-{
-    int err = check_buffer(r, c, call, "sendbuf", sendbuf, sendcount, sendtype, stype);
-    if (err == MPI_SUCCESS)
-        err = check_buffer(r, c, call, "recvbuf", recvbuf, recvcount, recvtype, rtype);
-    if (err == MPI_SUCCESS)
-        err = tm_mpi_coll_check_request(r, c, call, request, mode);
-    return err;
+    return rooted(r, c, call, true, sendbuf, sendcount, sendcounts, displs, sendtype, recvbuf,
+                  recvcount, NULL, NULL, recvtype, root, request, mode);
 }
 
 int tm_mpi_coll_inter_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                                 const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                MPI_Request *request, tm_mpi_coll_mode_t mode)
+                                void *recvbuf, int recvcount, const int *recvcounts,
+                                const int *displs, MPI_Datatype recvtype, MPI_Request *request,
+                                tm_mpi_coll_mode_t mode)
 {
-    tm_mpi_type_t *stype, *rtype;
-    int err = check_both(r, c, call, sendbuf, sendcount, sendtype, &stype, recvbuf, recvcount,
-                         recvtype, &rtype, request, mode);
+    tm_mpi_type_t *stype, **held;
+    tm_coll_blocks_t recv;
+    int err = check_buffer(r, c, call, "sendbuf", sendbuf, sendcount, sendtype, &stype);
+    if (err == MPI_SUCCESS)
+        err = check_blocks(r, c, call, "recvbuf", recvbuf, recvcount, recvcounts, displs, recvtype,
+                           NULL, &recv, &held);
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_coll_check_request(r, c, call, request, mode);
     if (err != MPI_SUCCESS || mode == TM_MPI_COLL_INIT)
         return err;
-    return tm_coll_inter_allgather(r, c, call, sendbuf, (size_t)sendcount, stype, recvbuf,
-                                   (size_t)recvcount, rtype, request_of(request, mode));
+    return tm_coll_inter_allgather(r, c, call, sendbuf, (size_t)sendcount, stype, &recv,
+                                   request_of(request, mode));
 }
 
 int tm_mpi_coll_inter_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                               const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                               void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                               MPI_Request *request, tm_mpi_coll_mode_t mode)
+                               const void *sendbuf, int sendcount, const int *sendcounts,
+                               const int *sdispls, MPI_Datatype sendtype,
+                               const MPI_Datatype *sendtypes, void *recvbuf, int recvcount,
+                               const int *recvcounts, const int *rdispls, MPI_Datatype recvtype,
+                               const MPI_Datatype *recvtypes, MPI_Request *request,
+                               tm_mpi_coll_mode_t mode)
 {
-    tm_mpi_type_t *stype, *rtype;
-    int err = check_both(r, c, call, sendbuf, sendcount, sendtype, &stype, recvbuf, recvcount,
-                         recvtype, &rtype, request, mode);
-    if (err != MPI_SUCCESS || mode == TM_MPI_COLL_INIT)
-        return err;
-    return tm_coll_inter_alltoall(r, c, call, sendbuf, (size_t)sendcount, stype, recvbuf,
-                                  (size_t)recvcount, rtype, request_of(request, mode));
+    tm_mpi_type_t **sheld = NULL, **rheld = NULL;
+    tm_coll_blocks_t send, recv;
+    int err = check_blocks(r, c, call, "sendbuf", sendbuf, sendcount, sendcounts, sdispls, sendtype,
+                           sendtypes, &send, &sheld);
+    if (err == MPI_SUCCESS)
+        err = check_blocks(r, c, call, "recvbuf", recvbuf, recvcount, recvcounts, rdispls, recvtype,
+                           recvtypes, &recv, &rheld);
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_coll_check_request(r, c, call, request, mode);
+    if (err == MPI_SUCCESS && mode != TM_MPI_COLL_INIT)
+        err = tm_coll_inter_alltoall(r, c, call, &send, &recv, request_of(request, mode));
+    free(sheld); /* the schedule holds its own references to the types */
+    free(rheld);
+    return err;
 }
 
 int tm_mpi_coll_inter_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,

@@ -19,8 +19,8 @@ static int scatter(const char *call, const void *sendbuf, int sendcount, MPI_Dat
     tm_mpi_type_t *stype = NULL, *rtype;
     int err = tm_mpi_comm_get(r, handle, call, &c);
     if (err == MPI_SUCCESS && tm_mpi_comm_is_inter(c))
-        return tm_mpi_coll_inter_scatter(r, c, call, sendbuf, sendcount, sendtype, recvbuf,
-                                         recvcount, recvtype, root, request, mode);
+        return tm_mpi_coll_inter_scatter(r, c, call, sendbuf, sendcount, NULL, NULL, sendtype,
+                                         recvbuf, recvcount, recvtype, root, request, mode);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_root(r, c, call, root);
     if (err != MPI_SUCCESS)
@@ -65,7 +65,10 @@ static int scatterv(const char *call, const void *sendbuf, const int sendcounts[
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *stype = NULL, *rtype;
-    int err = tm_mpi_comm_get_intra(r, handle, call, &c);
+    int err = tm_mpi_comm_get(r, handle, call, &c);
+    if (err == MPI_SUCCESS && tm_mpi_comm_is_inter(c))
+        return tm_mpi_coll_inter_scatter(r, c, call, sendbuf, 0, sendcounts, displs, sendtype,
+                                         recvbuf, recvcount, recvtype, root, request, mode);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_root(r, c, call, root);
     if (err != MPI_SUCCESS)

@@ -3,10 +3,10 @@
  * (a ping-pong of leaders, small and large; every member to the remote rank 0 with
  * MPI_ANY_SOURCE, whose status names the sender's rank in its group; MPI_Sendrecv between
  * partners); MPI_Comm_dup and MPI_Comm_idup, whose messages stay apart from the original's;
- * MPI_Comm_compare; MPI_Intercomm_merge with high flags and with a tie; the collectives
- * (MPI_ROOT and MPI_PROC_NULL roots, reductions in the remote group's rank order, non-blocking
- * and persistent forms, a bad root, MPI_IN_PLACE); pairs of MPI_COMM_SELF joined over
- * MPI_COMM_WORLD; what is refused (the v collectives, reduce-scatter, scans, topologies,
+ * MPI_Comm_compare; MPI_Intercomm_merge with high flags and with a tie; the collectives, v
+ * and w forms too (MPI_ROOT and MPI_PROC_NULL roots, reductions in the remote group's rank order,
+ * non-blocking and persistent forms, a bad root, MPI_IN_PLACE); pairs of MPI_COMM_SELF joined over
+ * MPI_COMM_WORLD; what is refused (reduce-scatter, scans, topologies,
  * splits: MPI_ERR_COMM; MPI_Comm_remote_size of an intracommunicator). Needs 2 ranks or more. */
 #include <mpi.h>
 #include <stdio.h>
@@ -222,10 +222,78 @@ int main(int argc, char **argv)
     CHECK(MPI_Bcast(v, 1, MPI_INT, ntheirs, inter) == MPI_ERR_ROOT);
     CHECK(MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_INT, MPI_SUM, inter) == MPI_ERR_BUFFER);
 
+    /* the v and w forms: remote member i's block takes i + 1 ints, in reverse order */
+    int *counts = malloc(size * sizeof(int)), *displs = malloc(size * sizeof(int));
+    int *bdispls = malloc(size * sizeof(int)), cap = 0;
+    MPI_Datatype *types = malloc(size * sizeof(MPI_Datatype));
+    for (int i = ntheirs - 1; i >= 0; i--) {
+        counts[i] = i + 1;
+        displs[i] = cap;
+        bdispls[i] = cap * (int)sizeof(int);
+        types[i] = MPI_INT;
+        cap += i + 1;
+    }
+    int *out = malloc((cap + size) * sizeof(int)), *in = malloc((cap + size) * sizeof(int));
+    for (int k = 0; k < cap + size; k++)
+        out[k] = rank * 1000 + k;
+    /* gatherv at the even root: remote i sends i + 1 ints */
+    for (int k = 0; k < cap; k++)
+        in[k] = -1;
+    CHECK(MPI_Gatherv(out, me + 1, MPI_INT, in, counts, displs, MPI_INT, even_root, inter) ==
+          MPI_SUCCESS);
+    for (int i = 0; parity == 0 && me == 0 && i < ntheirs; i++)
+        for (int k = 0; k <= i; k++)
+            CHECK(in[displs[i] + k] == world_of(other, i) * 1000 + k);
+    /* scatterv from the odd root: block i to even member i */
+    for (int k = 0; k < cap; k++)
+        in[k] = -1;
+    CHECK(MPI_Scatterv(out, counts, displs, MPI_INT, in, me + 1, MPI_INT, odd_root, inter) ==
+          MPI_SUCCESS);
+    int at = 0; /* where my block starts in the root's layout, over my group */
+    for (int j = me + 1; j < nmine; j++)
+        at += j + 1;
+    for (int k = 0; parity == 0 && k <= me; k++)
+        CHECK(in[k] == world_of(other, 0) * 1000 + at + k);
+    /* allgatherv: everyone's i + 1 ints */
+    CHECK(MPI_Allgatherv(out, me + 1, MPI_INT, in, counts, displs, MPI_INT, inter) == MPI_SUCCESS);
+    for (int i = 0; i < ntheirs; i++)
+        for (int k = 0; k <= i; k++)
+            CHECK(in[displs[i] + k] == world_of(other, i) * 1000 + k);
+    /* alltoallv and alltoallw: to remote i, i + 1 ints from my displs[i]; from remote i, my
+     * rank + 1 ints... each side names the other's counts: remote i sends me + 1 ints */
+    int *scounts = malloc(size * sizeof(int));
+    for (int i = 0; i < ntheirs; i++)
+        scounts[i] = me + 1;
+    int *sdispls = malloc(size * sizeof(int)), *sbdispls = malloc(size * sizeof(int));
+    for (int i = 0; i < ntheirs; i++) {
+        sdispls[i] = i * (me + 1);
+        sbdispls[i] = sdispls[i] * (int)sizeof(int);
+    }
+    /* I send me + 1 ints to each remote i and receive i + 1 from it (remote i's me is i) */
+    for (int w = 0; w < 2; w++) {
+        for (int k = 0; k < cap; k++)
+            in[k] = -1;
+        if (w == 0)
+            CHECK(MPI_Alltoallv(out, scounts, sdispls, MPI_INT, in, counts, displs, MPI_INT,
+                                inter) == MPI_SUCCESS);
+        else
+            CHECK(MPI_Alltoallw(out, scounts, sbdispls, types, in, counts, bdispls, types, inter) ==
+                  MPI_SUCCESS);
+        for (int i = 0; i < ntheirs; i++)
+            for (int k = 0; k <= i; k++)
+                CHECK(in[displs[i] + k] == world_of(other, i) * 1000 + me * (i + 1) + k);
+    }
+    free(scounts);
+    free(sdispls);
+    free(sbdispls);
+    free(counts);
+    free(displs);
+    free(bdispls);
+    free(types);
+    free(out);
+    free(in);
+
     /* refused */
-    int one[1] = {1}, zero[1] = {0};
-    CHECK(MPI_Gatherv(&rank, 1, MPI_INT, ranks, one, zero, MPI_INT, even_root, inter) ==
-          MPI_ERR_COMM);
     CHECK(MPI_Reduce_scatter_block(&rank, v, 1, MPI_INT, MPI_SUM, inter) == MPI_ERR_COMM);
     CHECK(MPI_Scan(&rank, v, 1, MPI_INT, MPI_SUM, inter) == MPI_ERR_COMM);
     MPI_Comm bad;
