@@ -107,6 +107,11 @@ int tm_coll_inter_allreduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call
                             void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
                             MPI_Request *request);
 
+int tm_coll_inter_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                                 const void *data, void *recvbuf, size_t total, size_t mine_off,
+                                 size_t mine_count, tm_mpi_type_t *type, tm_mpi_op_t *op,
+                                 MPI_Request *request);
+
 /* A neighbourhood collective: the receives, then the sends, each posted in the order given (the
  * order in which messages between the same two ranks are matched). */
 int tm_coll_neighbor(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,

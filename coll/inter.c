@@ -1,7 +1,7 @@
 /*
  * Collectives on intercommunicators (MPI 3.1, 5.2.2): MPI_Barrier, MPI_Bcast, MPI_Gather(v),
- * MPI_Scatter(v), MPI_Allgather(v), MPI_Alltoall(v,w), MPI_Reduce and MPI_Allreduce, blocking
- * and not.
+ * MPI_Scatter(v), MPI_Allgather(v), MPI_Alltoall(v,w), MPI_Reduce, MPI_Allreduce and
+ * MPI_Reduce_scatter(_block), blocking and not.
  *
  * An intercommunicator's view names the remote group only (the schedule's peers are its ranks,
  * nbc/sched.c), so every message crosses between the groups. The algorithms are linear: the
@@ -187,6 +187,48 @@ int tm_coll_inter_allreduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call
                 tm_nbc_sched_send(s, ours, count, type, j);
         }
         tm_nbc_sched_recv(s, recvbuf, count, type, 0);
+    }
+    return tm_coll_run(r, c, call, s, request);
+}
+
+/* Reduce-scatter: the reduction of the other group's vectors (`total` elements each), of which
+ * this member keeps `mine_count` elements from `mine_off`. Each member sends its vector to the
+ * remote rank 0, which combines them; the leaders swap the results and each sends the whole of
+ * its group's reduction to every remote member, which copies out its block (the counts of the
+ * blocks are known at the receiving end only). */
+int tm_coll_inter_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                                 const void *data, void *recvbuf, size_t total, size_t mine_off,
+                                 size_t mine_count, tm_mpi_type_t *type, tm_mpi_op_t *op,
+                                 MPI_Request *request)
+{
+    int remote = c->remote->size;
+    bool leader = c->rank == 0;
+    size_t bytes = slot_bytes(total, type);
+    /* Slots: the leader's remote vectors 0 .. remote-1 (combined into remote-1) and its group's
+     * reduction at remote; everyone's whole result at `whole`. */
+    int whole = leader ? remote + 1 : 0;
+    tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, bytes * (size_t)(whole + 1));
+    if (s) {
+        char *all = slot(s, bytes, whole, total, type);
+        tm_nbc_sched_send(s, data, total, type, 0);
+        if (leader) {
+            char *acc = slot(s, bytes, remote - 1, total, type);
+            char *ours = slot(s, bytes, remote, total, type);
+            for (int j = 0; j < remote; j++)
+                tm_nbc_sched_recv(s, slot(s, bytes, j, total, type), total, type, j);
+            combine(s, bytes, remote, acc, total, type, op);
+            tm_nbc_sched_barrier(s, TM_NBC_ANY);
+            tm_nbc_sched_send(s, acc, total, type, 0);
+            tm_nbc_sched_recv(s, ours, total, type, 0);
+            tm_nbc_sched_barrier(s, TM_NBC_ANY);
+            for (int j = 0; j < remote; j++)
+                tm_nbc_sched_send(s, ours, total, type, j);
+        }
+        tm_nbc_sched_recv(s, all, total, type, 0);
+        tm_nbc_sched_barrier(s, TM_NBC_ANY);
+        if (mine_count > 0)
+            tm_nbc_sched_copy(s, all + (MPI_Aint)mine_off * type->extent, mine_count, type, recvbuf,
+                              mine_count, type);
     }
     return tm_coll_run(r, c, call, s, request);
 }

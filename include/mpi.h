@@ -1143,15 +1143,16 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag);
 /* Intercommunicators (MPI 3.1, 6.6). MPI_Intercomm_create: collective over local_comm and, at
  * once, the local_comm of the other group, whose leaders (local_leader of each) are ranks of
  * peer_comm (remote_leader: the other leader's rank there) and exchange the groups over it with
- * `tag`; the groups must be disjoint (else MPI_ERR_COMM). On an intercommunicator, a rank names
- * a rank of the remote group in point-to-point calls; MPI_Comm_rank, MPI_Comm_size and
+ * `tag`; the groups must be disjoint (else MPI_ERR_COMM). On an intercommunicator, a rank names a
+ * rank of the remote group in point-to-point calls; MPI_Comm_rank, MPI_Comm_size and
  * MPI_Comm_group are of the local group; MPI_Comm_dup and MPI_Comm_idup duplicate it. Their
  * collectives: MPI_Barrier, MPI_Bcast, MPI_Gather(v), MPI_Scatter(v), MPI_Allgather(v),
- * MPI_Alltoall(v,w), MPI_Reduce, MPI_Allreduce, blocking, non-blocking and persistent, rooted ones with MPI_ROOT at
- * the root and MPI_PROC_NULL at the rest of its group; the other collectives, topologies and
- * constructors refuse intercommunicators in this release (MPI_ERR_COMM). MPI_Intercomm_merge: the intracommunicator of both groups, the one that
- * passes high = false first (on a tie, the one whose rank 0 has the lower rank in
- * MPI_COMM_WORLD). MPI_Comm_remote_size, MPI_Comm_remote_group: the remote group. */
+ * MPI_Alltoall(v,w), MPI_Reduce, MPI_Allreduce, MPI_Reduce_scatter(_block), blocking, non-blocking
+ * and persistent, rooted ones with MPI_ROOT at the root and MPI_PROC_NULL at the rest of its
+ * group; the scans, topologies and constructors other than MPI_Comm_dup and MPI_Comm_idup refuse
+ * them (MPI_ERR_COMM). MPI_Intercomm_merge: the intracommunicator of both groups, the one that
+ * passes high = false first (on a tie, the one whose rank 0 has the lower rank in MPI_COMM_WORLD).
+ * MPI_Comm_remote_size, MPI_Comm_remote_group: the remote group. */
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                          int remote_leader, int tag, MPI_Comm *newintercomm);
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,

@@ -20,9 +20,15 @@ static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf, 
     tm_mpi_op_t *op;
     bool in_place = sendbuf == MPI_IN_PLACE;
     long long total = 0;
-    int err = tm_mpi_comm_get_intra(r, handle, call, &c);
+    int err = tm_mpi_comm_get(r, handle, call, &c);
     if (err != MPI_SUCCESS)
         return err;
+    /* On an intercommunicator, counts are of the local group, whose members get the blocks of
+     * the reduction of the other group's vectors, which have as many elements. */
+    bool inter = tm_mpi_comm_is_inter(c);
+    if (inter && in_place)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
+                                  "sendbuf is MPI_IN_PLACE, which intercommunicators do not take");
     if (!equal && counts == NULL)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "recvcounts is NULL");
     if (!equal) {
@@ -60,6 +66,14 @@ static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf, 
         return err;
     if (mode == TM_MPI_COLL_INIT)
         return MPI_SUCCESS;
+    if (inter) {
+        size_t off = 0;
+        for (int j = 0; j < c->rank; j++)
+            off += equal ? (size_t)block : (size_t)counts[j];
+        return tm_coll_inter_reduce_scatter(r, c, call, sendbuf, recvbuf, (size_t)total, off,
+                                            (size_t)mine, type, op,
+                                            mode == TM_MPI_COLL_NONBLOCKING ? request : NULL);
+    }
     return tm_coll_reduce_scatter(r, c, call, in_place ? recvbuf : sendbuf, recvbuf,
                                   equal ? NULL : counts, (size_t)block, type, op,
                                   mode == TM_MPI_COLL_NONBLOCKING ? request : NULL);

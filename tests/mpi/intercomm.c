@@ -6,7 +6,7 @@
  * MPI_Comm_compare; MPI_Intercomm_merge with high flags and with a tie; the collectives, v
  * and w forms too (MPI_ROOT and MPI_PROC_NULL roots, reductions in the remote group's rank order,
  * non-blocking and persistent forms, a bad root, MPI_IN_PLACE); pairs of MPI_COMM_SELF joined over
- * MPI_COMM_WORLD; what is refused (reduce-scatter, scans, topologies,
+ * MPI_COMM_WORLD; what is refused (scans, topologies,
  * splits: MPI_ERR_COMM; MPI_Comm_remote_size of an intracommunicator). Needs 2 ranks or more. */
 #include <mpi.h>
 #include <stdio.h>
@@ -293,8 +293,28 @@ int main(int argc, char **argv)
     free(out);
     free(in);
 
+    /* reduce-scatter: each group's vectors have nmine x ntheirs elements (the same count on
+     * both sides); my block of the sum of the remote vectors, in equal blocks, then with the
+     * first member taking two blocks and the last none */
+    int count = nmine * ntheirs, *vec = malloc(count * sizeof(int));
+    int *blk = malloc(2 * ntheirs * sizeof(int) + sizeof(int)),
+        *rcounts = malloc(size * sizeof(int));
+    for (int k = 0; k < count; k++)
+        vec[k] = rank + k;
+    CHECK(MPI_Reduce_scatter_block(vec, blk, ntheirs, MPI_INT, MPI_SUM, inter) == MPI_SUCCESS);
+    for (int k = 0; k < ntheirs; k++)
+        CHECK(blk[k] == sum_theirs + ntheirs * (me * ntheirs + k));
+    for (int i = 0; i < nmine; i++)
+        rcounts[i] = nmine == 1 ? ntheirs : i == 0 ? 2 * ntheirs : i == nmine - 1 ? 0 : ntheirs;
+    int off = me == 0 ? 0 : (me + 1) * ntheirs; /* where my block starts */
+    CHECK(MPI_Reduce_scatter(vec, blk, rcounts, MPI_INT, MPI_SUM, inter) == MPI_SUCCESS);
+    for (int k = 0; k < rcounts[me]; k++)
+        CHECK(blk[k] == sum_theirs + ntheirs * (off + k));
+    free(vec);
+    free(blk);
+    free(rcounts);
+
     /* refused */
-    CHECK(MPI_Reduce_scatter_block(&rank, v, 1, MPI_INT, MPI_SUM, inter) == MPI_ERR_COMM);
     CHECK(MPI_Scan(&rank, v, 1, MPI_INT, MPI_SUM, inter) == MPI_ERR_COMM);
     MPI_Comm bad;
     CHECK(MPI_Comm_split(inter, 0, 0, &bad) == MPI_ERR_COMM);
