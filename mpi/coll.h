@@ -86,16 +86,31 @@ int tm_mpi_coll_inter_allreduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *
 
 /* ---- persistent collectives (coll_persistent.c) ---- */
 
-/* Runs collective `call` with the arguments in args (a struct of the collective's file) in
- * `mode`: TM_MPI_COLL_INIT checks them, TM_MPI_COLL_NONBLOCKING starts the collective. */
-typedef int (*tm_mpi_coll_run_fn)(const char *call, const void *args, MPI_Request *request,
-                                  tm_mpi_coll_mode_t mode);
+/* The arguments of a persistent collective, as its init call took them (the fields of its kind;
+ * the others zero). */
+typedef struct tm_mpi_coll_args {
+    void *buffer; /* MPI_Bcast's */
+    const void *sendbuf;
+    void *recvbuf;
+    int count, sendcount, recvcount, root;
+    const int *sendcounts, *recvcounts, *displs, *sdispls, *rdispls;
+    const MPI_Aint *sdispls_bytes, *rdispls_bytes; /* MPI_Neighbor_alltoallw's */
+    MPI_Datatype datatype, sendtype, recvtype;
+    const MPI_Datatype *sendtypes, *recvtypes;
+    MPI_Op op;
+    MPI_Comm comm;
+} tm_mpi_coll_args_t;
 
-/* MPI_..._init: checks args (size bytes) with run, and info, then sets *request to a new
- * persistent request that keeps a copy of them. Arrays and buffers they point to are the
- * program's, to keep until the request is freed. */
-int tm_mpi_coll_init(const char *call, tm_mpi_coll_run_fn run, const void *args, size_t size,
-                     MPI_Comm comm, MPI_Info info, MPI_Request *request);
+/* Runs collective `call` with arguments a in `mode`: TM_MPI_COLL_INIT checks them,
+ * TM_MPI_COLL_NONBLOCKING starts the collective. */
+typedef int (*tm_mpi_coll_run_fn)(const char *call, const tm_mpi_coll_args_t *a,
+                                  MPI_Request *request, tm_mpi_coll_mode_t mode);
+
+/* MPI_..._init: checks a with run, and info, then sets *request to a new persistent request that
+ * keeps a copy of a. Arrays and buffers it points to are the program's, to keep until the request
+ * is freed. */
+int tm_mpi_coll_init(const char *call, tm_mpi_coll_run_fn run, const tm_mpi_coll_args_t *a,
+                     MPI_Info info, MPI_Request *request);
 
 /* MPI_Start of persistent collective request p (persist.c): the collective of this activation,
  * a non-blocking one under p's call, which completes through p. */

@@ -151,20 +151,9 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 
 /* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
 
-typedef struct allgather_args {
-    const void *sendbuf;
-    int sendcount;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    int recvcount;
-    MPI_Datatype recvtype;
-    MPI_Comm comm;
-} allgather_args_t;
-
-static int allgather_run(const char *call, const void *args, MPI_Request *request,
+static int allgather_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,
                          tm_mpi_coll_mode_t mode)
 {
-    const allgather_args_t *a = args;
     return allgather(call, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
                      a->recvtype, a->comm, request, mode);
 }
@@ -173,26 +162,20 @@ int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                         MPI_Request *request)
 {
-    allgather_args_t a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm};
-    return tm_mpi_coll_init("MPI_Allgather_init", allgather_run, &a, sizeof a, comm, info, request);
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcount = sendcount,
+                            .sendtype = sendtype,
+                            .recvbuf = recvbuf,
+                            .recvcount = recvcount,
+                            .recvtype = recvtype,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Allgather_init", allgather_run, &a, info, request);
 }
 #pragma weak MPI_Allgather_init = PMPI_Allgather_init
 
-typedef struct allgatherv_args {
-    const void *sendbuf;
-    int sendcount;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    const int *recvcounts;
-    const int *displs;
-    MPI_Datatype recvtype;
-    MPI_Comm comm;
-} allgatherv_args_t;
-
-static int allgatherv_run(const char *call, const void *args, MPI_Request *request,
+static int allgatherv_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,
                           tm_mpi_coll_mode_t mode)
 {
-    const allgatherv_args_t *a = args;
     return allgatherv(call, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcounts,
                       a->displs, a->recvtype, a->comm, request, mode);
 }
@@ -201,9 +184,14 @@ int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendty
                          const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                          MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    allgatherv_args_t a = {sendbuf,    sendcount, sendtype, recvbuf,
-                           recvcounts, displs,    recvtype, comm};
-    return tm_mpi_coll_init("MPI_Allgatherv_init", allgatherv_run, &a, sizeof a, comm, info,
-                            request);
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcount = sendcount,
+                            .sendtype = sendtype,
+                            .recvbuf = recvbuf,
+                            .recvcounts = recvcounts,
+                            .displs = displs,
+                            .recvtype = recvtype,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Allgatherv_init", allgatherv_run, &a, info, request);
 }
 #pragma weak MPI_Allgatherv_init = PMPI_Allgatherv_init

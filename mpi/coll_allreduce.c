@@ -63,19 +63,9 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 
 /* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
 
-typedef struct allreduce_args {
-    const void *sendbuf;
-    void *recvbuf;
-    int count;
-    MPI_Datatype datatype;
-    MPI_Op op;
-    MPI_Comm comm;
-} allreduce_args_t;
-
-static int allreduce_run(const char *call, const void *args, MPI_Request *request,
+static int allreduce_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,
                          tm_mpi_coll_mode_t mode)
 {
-    const allreduce_args_t *a = args;
     return allreduce(call, a->sendbuf, a->recvbuf, a->count, a->datatype, a->op, a->comm, request,
                      mode);
 }
@@ -83,7 +73,12 @@ static int allreduce_run(const char *call, const void *args, MPI_Request *reques
 int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                         MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    allreduce_args_t a = {sendbuf, recvbuf, count, datatype, op, comm};
-    return tm_mpi_coll_init("MPI_Allreduce_init", allreduce_run, &a, sizeof a, comm, info, request);
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .recvbuf = recvbuf,
+                            .count = count,
+                            .datatype = datatype,
+                            .op = op,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Allreduce_init", allreduce_run, &a, info, request);
 }
 #pragma weak MPI_Allreduce_init = PMPI_Allreduce_init

@@ -249,20 +249,9 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
 
 /* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
 
-typedef struct alltoall_args {
-    const void *sendbuf;
-    int sendcount;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    int recvcount;
-    MPI_Datatype recvtype;
-    MPI_Comm comm;
-} alltoall_args_t;
-
-static int alltoall_run(const char *call, const void *args, MPI_Request *request,
+static int alltoall_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,
                         tm_mpi_coll_mode_t mode)
 {
-    const alltoall_args_t *a = args;
     return alltoall(call, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
                     a->recvtype, a->comm, request, mode);
 }
@@ -271,27 +260,20 @@ int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype
                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                        MPI_Request *request)
 {
-    alltoall_args_t a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm};
-    return tm_mpi_coll_init("MPI_Alltoall_init", alltoall_run, &a, sizeof a, comm, info, request);
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcount = sendcount,
+                            .sendtype = sendtype,
+                            .recvbuf = recvbuf,
+                            .recvcount = recvcount,
+                            .recvtype = recvtype,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Alltoall_init", alltoall_run, &a, info, request);
 }
 #pragma weak MPI_Alltoall_init = PMPI_Alltoall_init
 
-typedef struct alltoallv_args {
-    const void *sendbuf;
-    const int *sendcounts;
-    const int *sdispls;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    const int *recvcounts;
-    const int *rdispls;
-    MPI_Datatype recvtype;
-    MPI_Comm comm;
-} alltoallv_args_t;
-
-static int alltoallv_run(const char *call, const void *args, MPI_Request *request,
+static int alltoallv_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,
                          tm_mpi_coll_mode_t mode)
 {
-    const alltoallv_args_t *a = args;
     return alltoallv(call, a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, a->recvbuf,
                      a->recvcounts, a->rdispls, a->recvtype, a->comm, request, mode);
 }
@@ -301,28 +283,22 @@ int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int s
                         const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                         MPI_Request *request)
 {
-    alltoallv_args_t a = {sendbuf,    sendcounts, sdispls,  sendtype, recvbuf,
-                          recvcounts, rdispls,    recvtype, comm};
-    return tm_mpi_coll_init("MPI_Alltoallv_init", alltoallv_run, &a, sizeof a, comm, info, request);
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcounts = sendcounts,
+                            .sdispls = sdispls,
+                            .sendtype = sendtype,
+                            .recvbuf = recvbuf,
+                            .recvcounts = recvcounts,
+                            .rdispls = rdispls,
+                            .recvtype = recvtype,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Alltoallv_init", alltoallv_run, &a, info, request);
 }
 #pragma weak MPI_Alltoallv_init = PMPI_Alltoallv_init
 
-typedef struct alltoallw_args {
-    const void *sendbuf;
-    const int *sendcounts;
-    const int *sdispls;
-    const MPI_Datatype *sendtypes;
-    void *recvbuf;
-    const int *recvcounts;
-    const int *rdispls;
-    const MPI_Datatype *recvtypes;
-    MPI_Comm comm;
-} alltoallw_args_t;
-
-static int alltoallw_run(const char *call, const void *args, MPI_Request *request,
+static int alltoallw_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,
                          tm_mpi_coll_mode_t mode)
 {
-    const alltoallw_args_t *a = args;
     return alltoallw(call, a->sendbuf, a->sendcounts, a->sdispls, a->sendtypes, a->recvbuf,
                      a->recvcounts, a->rdispls, a->recvtypes, a->comm, request, mode);
 }
@@ -332,8 +308,15 @@ int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int s
                         const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                         MPI_Info info, MPI_Request *request)
 {
-    alltoallw_args_t a = {sendbuf,    sendcounts, sdispls,   sendtypes, recvbuf,
-                          recvcounts, rdispls,    recvtypes, comm};
-    return tm_mpi_coll_init("MPI_Alltoallw_init", alltoallw_run, &a, sizeof a, comm, info, request);
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcounts = sendcounts,
+                            .sdispls = sdispls,
+                            .sendtypes = sendtypes,
+                            .recvbuf = recvbuf,
+                            .recvcounts = recvcounts,
+                            .rdispls = rdispls,
+                            .recvtypes = recvtypes,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Alltoallw_init", alltoallw_run, &a, info, request);
 }
 #pragma weak MPI_Alltoallw_init = PMPI_Alltoallw_init

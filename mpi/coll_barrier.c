@@ -37,20 +37,15 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 
 /* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
 
-typedef struct barrier_args {
-    MPI_Comm comm;
-} barrier_args_t;
-
-static int barrier_run(const char *call, const void *args, MPI_Request *request,
+static int barrier_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,
                        tm_mpi_coll_mode_t mode)
 {
-    const barrier_args_t *a = args;
     return barrier(call, a->comm, request, mode);
 }
 
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    barrier_args_t a = {comm};
-    return tm_mpi_coll_init("MPI_Barrier_init", barrier_run, &a, sizeof a, comm, info, request);
+    tm_mpi_coll_args_t a = {.comm = comm};
+    return tm_mpi_coll_init("MPI_Barrier_init", barrier_run, &a, info, request);
 }
 #pragma weak MPI_Barrier_init = PMPI_Barrier_init

@@ -46,25 +46,17 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
 
 /* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
 
-typedef struct bcast_args {
-    void *buffer;
-    int count;
-    MPI_Datatype datatype;
-    int root;
-    MPI_Comm comm;
-} bcast_args_t;
-
-static int bcast_run(const char *call, const void *args, MPI_Request *request,
+static int bcast_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,
                      tm_mpi_coll_mode_t mode)
 {
-    const bcast_args_t *a = args;
     return bcast(call, a->buffer, a->count, a->datatype, a->root, a->comm, request, mode);
 }
 
 int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                     MPI_Info info, MPI_Request *request)
 {
-    bcast_args_t a = {buffer, count, datatype, root, comm};
-    return tm_mpi_coll_init("MPI_Bcast_init", bcast_run, &a, sizeof a, comm, info, request);
+    tm_mpi_coll_args_t a = {
+        .buffer = buffer, .count = count, .datatype = datatype, .root = root, .comm = comm};
+    return tm_mpi_coll_init("MPI_Bcast_init", bcast_run, &a, info, request);
 }
 #pragma weak MPI_Bcast_init = PMPI_Bcast_init

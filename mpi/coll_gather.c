@@ -152,21 +152,9 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 
 /* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
 
-typedef struct gather_args {
-    const void *sendbuf;
-    int sendcount;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    int recvcount;
-    MPI_Datatype recvtype;
-    int root;
-    MPI_Comm comm;
-} gather_args_t;
-
-static int gather_run(const char *call, const void *args, MPI_Request *request,
+static int gather_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,
                       tm_mpi_coll_mode_t mode)
 {
-    const gather_args_t *a = args;
     return gather(call, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
                   a->recvtype, a->root, a->comm, request, mode);
 }
@@ -175,27 +163,21 @@ int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                      MPI_Request *request)
 {
-    gather_args_t a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm};
-    return tm_mpi_coll_init("MPI_Gather_init", gather_run, &a, sizeof a, comm, info, request);
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcount = sendcount,
+                            .sendtype = sendtype,
+                            .recvbuf = recvbuf,
+                            .recvcount = recvcount,
+                            .recvtype = recvtype,
+                            .root = root,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Gather_init", gather_run, &a, info, request);
 }
 #pragma weak MPI_Gather_init = PMPI_Gather_init
 
-typedef struct gatherv_args {
-    const void *sendbuf;
-    int sendcount;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    const int *recvcounts;
-    const int *displs;
-    MPI_Datatype recvtype;
-    int root;
-    MPI_Comm comm;
-} gatherv_args_t;
-
-static int gatherv_run(const char *call, const void *args, MPI_Request *request,
+static int gatherv_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,
                        tm_mpi_coll_mode_t mode)
 {
-    const gatherv_args_t *a = args;
     return gatherv(call, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcounts,
                    a->displs, a->recvtype, a->root, a->comm, request, mode);
 }
@@ -204,8 +186,15 @@ int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                       MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    gatherv_args_t a = {sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                        displs,  recvtype,  root,     comm};
-    return tm_mpi_coll_init("MPI_Gatherv_init", gatherv_run, &a, sizeof a, comm, info, request);
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcount = sendcount,
+                            .sendtype = sendtype,
+                            .recvbuf = recvbuf,
+                            .recvcounts = recvcounts,
+                            .displs = displs,
+                            .recvtype = recvtype,
+                            .root = root,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Gatherv_init", gatherv_run, &a, info, request);
 }
 #pragma weak MPI_Gatherv_init = PMPI_Gatherv_init

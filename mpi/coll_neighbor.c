@@ -279,20 +279,9 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const 
 
 /* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
 
-typedef struct neighbor_allgather_args {
-    const void *sendbuf;
-    int sendcount;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    int recvcount;
-    MPI_Datatype recvtype;
-    MPI_Comm comm;
-} neighbor_allgather_args_t;
-
-static int neighbor_allgather_run(const char *call, const void *args, MPI_Request *request,
-                                  tm_mpi_coll_mode_t mode)
+static int neighbor_allgather_run(const char *call, const tm_mpi_coll_args_t *a,
+                                  MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
-    const neighbor_allgather_args_t *a = args;
     side_t send = {.layout = ONE, .buf = a->sendbuf, .count = a->sendcount, .type = a->sendtype};
     side_t recv = {.layout = BLOCKS, .buf = a->recvbuf, .count = a->recvcount, .type = a->recvtype};
     return neighbor(call, &send, &recv, a->comm, request, mode);
@@ -302,28 +291,21 @@ int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatyp
                                  void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                                  MPI_Info info, MPI_Request *request)
 {
-    neighbor_allgather_args_t a = {sendbuf,   sendcount, sendtype, recvbuf,
-                                   recvcount, recvtype,  comm};
-    return tm_mpi_coll_init("MPI_Neighbor_allgather_init", neighbor_allgather_run, &a, sizeof a,
-                            comm, info, request);
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcount = sendcount,
+                            .sendtype = sendtype,
+                            .recvbuf = recvbuf,
+                            .recvcount = recvcount,
+                            .recvtype = recvtype,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Neighbor_allgather_init", neighbor_allgather_run, &a, info,
+                            request);
 }
 #pragma weak MPI_Neighbor_allgather_init = PMPI_Neighbor_allgather_init
 
-typedef struct neighbor_allgatherv_args {
-    const void *sendbuf;
-    int sendcount;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    const int *recvcounts;
-    const int *displs;
-    MPI_Datatype recvtype;
-    MPI_Comm comm;
-} neighbor_allgatherv_args_t;
-
-static int neighbor_allgatherv_run(const char *call, const void *args, MPI_Request *request,
-                                   tm_mpi_coll_mode_t mode)
+static int neighbor_allgatherv_run(const char *call, const tm_mpi_coll_args_t *a,
+                                   MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
-    const neighbor_allgatherv_args_t *a = args;
     side_t send = {.layout = ONE, .buf = a->sendbuf, .count = a->sendcount, .type = a->sendtype};
     side_t recv = {.layout = V,
                    .buf = a->recvbuf,
@@ -338,27 +320,22 @@ int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Dataty
                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                   MPI_Request *request)
 {
-    neighbor_allgatherv_args_t a = {sendbuf,    sendcount, sendtype, recvbuf,
-                                    recvcounts, displs,    recvtype, comm};
-    return tm_mpi_coll_init("MPI_Neighbor_allgatherv_init", neighbor_allgatherv_run, &a, sizeof a,
-                            comm, info, request);
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcount = sendcount,
+                            .sendtype = sendtype,
+                            .recvbuf = recvbuf,
+                            .recvcounts = recvcounts,
+                            .displs = displs,
+                            .recvtype = recvtype,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Neighbor_allgatherv_init", neighbor_allgatherv_run, &a, info,
+                            request);
 }
 #pragma weak MPI_Neighbor_allgatherv_init = PMPI_Neighbor_allgatherv_init
 
-typedef struct neighbor_alltoall_args {
-    const void *sendbuf;
-    int sendcount;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    int recvcount;
-    MPI_Datatype recvtype;
-    MPI_Comm comm;
-} neighbor_alltoall_args_t;
-
-static int neighbor_alltoall_run(const char *call, const void *args, MPI_Request *request,
-                                 tm_mpi_coll_mode_t mode)
+static int neighbor_alltoall_run(const char *call, const tm_mpi_coll_args_t *a,
+                                 MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
-    const neighbor_alltoall_args_t *a = args;
     side_t send = {.layout = BLOCKS, .buf = a->sendbuf, .count = a->sendcount, .type = a->sendtype};
     side_t recv = {.layout = BLOCKS, .buf = a->recvbuf, .count = a->recvcount, .type = a->recvtype};
     return neighbor(call, &send, &recv, a->comm, request, mode);
@@ -368,28 +345,20 @@ int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype
                                 void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                                 MPI_Info info, MPI_Request *request)
 {
-    neighbor_alltoall_args_t a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm};
-    return tm_mpi_coll_init("MPI_Neighbor_alltoall_init", neighbor_alltoall_run, &a, sizeof a, comm,
-                            info, request);
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcount = sendcount,
+                            .sendtype = sendtype,
+                            .recvbuf = recvbuf,
+                            .recvcount = recvcount,
+                            .recvtype = recvtype,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Neighbor_alltoall_init", neighbor_alltoall_run, &a, info, request);
 }
 #pragma weak MPI_Neighbor_alltoall_init = PMPI_Neighbor_alltoall_init
 
-typedef struct neighbor_alltoallv_args {
-    const void *sendbuf;
-    const int *sendcounts;
-    const int *sdispls;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    const int *recvcounts;
-    const int *rdispls;
-    MPI_Datatype recvtype;
-    MPI_Comm comm;
-} neighbor_alltoallv_args_t;
-
-static int neighbor_alltoallv_run(const char *call, const void *args, MPI_Request *request,
-                                  tm_mpi_coll_mode_t mode)
+static int neighbor_alltoallv_run(const char *call, const tm_mpi_coll_args_t *a,
+                                  MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
-    const neighbor_alltoallv_args_t *a = args;
     side_t send = {.layout = V,
                    .buf = a->sendbuf,
                    .counts = a->sendcounts,
@@ -408,38 +377,32 @@ int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], co
                                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                                  MPI_Info info, MPI_Request *request)
 {
-    neighbor_alltoallv_args_t a = {sendbuf,    sendcounts, sdispls,  sendtype, recvbuf,
-                                   recvcounts, rdispls,    recvtype, comm};
-    return tm_mpi_coll_init("MPI_Neighbor_alltoallv_init", neighbor_alltoallv_run, &a, sizeof a,
-                            comm, info, request);
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcounts = sendcounts,
+                            .sdispls = sdispls,
+                            .sendtype = sendtype,
+                            .recvbuf = recvbuf,
+                            .recvcounts = recvcounts,
+                            .rdispls = rdispls,
+                            .recvtype = recvtype,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Neighbor_alltoallv_init", neighbor_alltoallv_run, &a, info,
+                            request);
 }
 #pragma weak MPI_Neighbor_alltoallv_init = PMPI_Neighbor_alltoallv_init
 
-typedef struct neighbor_alltoallw_args {
-    const void *sendbuf;
-    const int *sendcounts;
-    const MPI_Aint *sdispls;
-    const MPI_Datatype *sendtypes;
-    void *recvbuf;
-    const int *recvcounts;
-    const MPI_Aint *rdispls;
-    const MPI_Datatype *recvtypes;
-    MPI_Comm comm;
-} neighbor_alltoallw_args_t;
-
-static int neighbor_alltoallw_run(const char *call, const void *args, MPI_Request *request,
-                                  tm_mpi_coll_mode_t mode)
+static int neighbor_alltoallw_run(const char *call, const tm_mpi_coll_args_t *a,
+                                  MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
-    const neighbor_alltoallw_args_t *a = args;
     side_t send = {.layout = W,
                    .buf = a->sendbuf,
                    .counts = a->sendcounts,
-                   .bdispls = a->sdispls,
+                   .bdispls = a->sdispls_bytes,
                    .types = a->sendtypes};
     side_t recv = {.layout = W,
                    .buf = a->recvbuf,
                    .counts = a->recvcounts,
-                   .bdispls = a->rdispls,
+                   .bdispls = a->rdispls_bytes,
                    .types = a->recvtypes};
     return neighbor(call, &send, &recv, a->comm, request, mode);
 }
@@ -450,9 +413,16 @@ int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
                                  const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
                                  MPI_Request *request)
 {
-    neighbor_alltoallw_args_t a = {sendbuf,    sendcounts, sdispls,   sendtypes, recvbuf,
-                                   recvcounts, rdispls,    recvtypes, comm};
-    return tm_mpi_coll_init("MPI_Neighbor_alltoallw_init", neighbor_alltoallw_run, &a, sizeof a,
-                            comm, info, request);
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcounts = sendcounts,
+                            .sdispls_bytes = sdispls,
+                            .sendtypes = sendtypes,
+                            .recvbuf = recvbuf,
+                            .recvcounts = recvcounts,
+                            .rdispls_bytes = rdispls,
+                            .recvtypes = recvtypes,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Neighbor_alltoallw_init", neighbor_alltoallw_run, &a, info,
+                            request);
 }
 #pragma weak MPI_Neighbor_alltoallw_init = PMPI_Neighbor_alltoallw_init

@@ -7,9 +7,7 @@
  */
 #include "config.h"
 
-#include <stddef.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "coll.h"
 #include "p2p/p2p.h"
@@ -17,30 +15,30 @@
 /* What a persistent collective request keeps (its `coll`, freed with it). */
 typedef struct persistent {
     tm_mpi_coll_run_fn run;
-    max_align_t args[]; /* a copy of the collective's arguments */
+    tm_mpi_coll_args_t args;
 } persistent_t;
 
-int tm_mpi_coll_init(const char *call, tm_mpi_coll_run_fn run, const void *args, size_t size,
-                     MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int tm_mpi_coll_init(const char *call, tm_mpi_coll_run_fn run, const tm_mpi_coll_args_t *a,
+                     MPI_Info info, MPI_Request *request)
 {
-    int err = run(call, args, request, TM_MPI_COLL_INIT);
+    int err = run(call, a, request, TM_MPI_COLL_INIT);
     if (err != MPI_SUCCESS)
         return err;
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
-    if ((err = tm_mpi_comm_get(r, comm, call, &c)) != MPI_SUCCESS)
+    if ((err = tm_mpi_comm_get(r, a->comm, call, &c)) != MPI_SUCCESS)
         return err;
     /* ThreadMPI takes no hints: the info is checked and ignored. */
     if (info != MPI_INFO_NULL && (err = tm_mpi_info_check(r, info, call)) != MPI_SUCCESS)
         return err;
-    persistent_t *p = malloc(sizeof *p + size);
+    persistent_t *p = malloc(sizeof *p);
     tm_p2p_request_t *req = p ? tm_p2p_request_new(r, TM_P2P_REQ_PERSISTENT) : NULL;
     if (!req) {
         free(p);
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
     }
     p->run = run;
-    memcpy(p->args, args, size);
+    p->args = *a;
     req->op = TM_P2P_PERSIST_COLL;
     req->comm = c;
     req->call = call;
@@ -54,7 +52,7 @@ int tm_mpi_coll_start(tm_mpi_rank_t *r, tm_p2p_request_t *p)
 {
     const persistent_t *kept = p->coll;
     MPI_Request h;
-    int err = kept->run(p->call, kept->args, &h, TM_MPI_COLL_NONBLOCKING);
+    int err = kept->run(p->call, &kept->args, &h, TM_MPI_COLL_NONBLOCKING);
     if (err != MPI_SUCCESS)
         return err;
     tm_p2p_request_t *op = tm_p2p_request_lookup(r, h);

@@ -72,20 +72,9 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 
 /* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
 
-typedef struct reduce_args {
-    const void *sendbuf;
-    void *recvbuf;
-    int count;
-    MPI_Datatype datatype;
-    MPI_Op op;
-    int root;
-    MPI_Comm comm;
-} reduce_args_t;
-
-static int reduce_run(const char *call, const void *args, MPI_Request *request,
+static int reduce_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,
                       tm_mpi_coll_mode_t mode)
 {
-    const reduce_args_t *a = args;
     return reduce(call, a->sendbuf, a->recvbuf, a->count, a->datatype, a->op, a->root, a->comm,
                   request, mode);
 }
@@ -93,7 +82,13 @@ static int reduce_run(const char *call, const void *args, MPI_Request *request,
 int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                      MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    reduce_args_t a = {sendbuf, recvbuf, count, datatype, op, root, comm};
-    return tm_mpi_coll_init("MPI_Reduce_init", reduce_run, &a, sizeof a, comm, info, request);
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .recvbuf = recvbuf,
+                            .count = count,
+                            .datatype = datatype,
+                            .op = op,
+                            .root = root,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Reduce_init", reduce_run, &a, info, request);
 }
 #pragma weak MPI_Reduce_init = PMPI_Reduce_init

@@ -118,19 +118,9 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 
 /* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
 
-typedef struct reduce_scatter_args {
-    const void *sendbuf;
-    void *recvbuf;
-    const int *recvcounts;
-    MPI_Datatype datatype;
-    MPI_Op op;
-    MPI_Comm comm;
-} reduce_scatter_args_t;
-
-static int reduce_scatter_run(const char *call, const void *args, MPI_Request *request,
+static int reduce_scatter_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,
                               tm_mpi_coll_mode_t mode)
 {
-    const reduce_scatter_args_t *a = args;
     return reduce_scatter(call, a->sendbuf, a->recvbuf, false, a->recvcounts, 0, a->datatype, a->op,
                           a->comm, request, mode);
 }
@@ -139,25 +129,19 @@ int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvc
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                              MPI_Request *request)
 {
-    reduce_scatter_args_t a = {sendbuf, recvbuf, recvcounts, datatype, op, comm};
-    return tm_mpi_coll_init("MPI_Reduce_scatter_init", reduce_scatter_run, &a, sizeof a, comm, info,
-                            request);
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .recvbuf = recvbuf,
+                            .recvcounts = recvcounts,
+                            .datatype = datatype,
+                            .op = op,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Reduce_scatter_init", reduce_scatter_run, &a, info, request);
 }
 #pragma weak MPI_Reduce_scatter_init = PMPI_Reduce_scatter_init
 
-typedef struct reduce_scatter_block_args {
-    const void *sendbuf;
-    void *recvbuf;
-    int recvcount;
-    MPI_Datatype datatype;
-    MPI_Op op;
-    MPI_Comm comm;
-} reduce_scatter_block_args_t;
-
-static int reduce_scatter_block_run(const char *call, const void *args, MPI_Request *request,
-                                    tm_mpi_coll_mode_t mode)
+static int reduce_scatter_block_run(const char *call, const tm_mpi_coll_args_t *a,
+                                    MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
-    const reduce_scatter_block_args_t *a = args;
     return reduce_scatter(call, a->sendbuf, a->recvbuf, true, NULL, a->recvcount, a->datatype,
                           a->op, a->comm, request, mode);
 }
@@ -166,8 +150,13 @@ int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvc
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                    MPI_Request *request)
 {
-    reduce_scatter_block_args_t a = {sendbuf, recvbuf, recvcount, datatype, op, comm};
-    return tm_mpi_coll_init("MPI_Reduce_scatter_block_init", reduce_scatter_block_run, &a, sizeof a,
-                            comm, info, request);
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .recvbuf = recvbuf,
+                            .recvcount = recvcount,
+                            .datatype = datatype,
+                            .op = op,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Reduce_scatter_block_init", reduce_scatter_block_run, &a, info,
+                            request);
 }
 #pragma weak MPI_Reduce_scatter_block_init = PMPI_Reduce_scatter_block_init

@@ -81,20 +81,9 @@ int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 
 /* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
 
-/* The arguments of MPI_Scan_init and MPI_Exscan_init. */
-typedef struct scan_args {
-    const void *sendbuf;
-    void *recvbuf;
-    int count;
-    MPI_Datatype datatype;
-    MPI_Op op;
-    MPI_Comm comm;
-} scan_args_t;
-
-static int scan_run(const char *call, const void *args, MPI_Request *request,
+static int scan_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,
                     tm_mpi_coll_mode_t mode)
 {
-    const scan_args_t *a = args;
     return scan(call, a->sendbuf, a->recvbuf, a->count, a->datatype, a->op, a->comm, request, false,
                 mode);
 }
@@ -102,15 +91,19 @@ static int scan_run(const char *call, const void *args, MPI_Request *request,
 int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    scan_args_t a = {sendbuf, recvbuf, count, datatype, op, comm};
-    return tm_mpi_coll_init("MPI_Scan_init", scan_run, &a, sizeof a, comm, info, request);
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .recvbuf = recvbuf,
+                            .count = count,
+                            .datatype = datatype,
+                            .op = op,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Scan_init", scan_run, &a, info, request);
 }
 #pragma weak MPI_Scan_init = PMPI_Scan_init
 
-static int exscan_run(const char *call, const void *args, MPI_Request *request,
+static int exscan_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,
                       tm_mpi_coll_mode_t mode)
 {
-    const scan_args_t *a = args;
     return scan(call, a->sendbuf, a->recvbuf, a->count, a->datatype, a->op, a->comm, request, true,
                 mode);
 }
@@ -118,7 +111,12 @@ static int exscan_run(const char *call, const void *args, MPI_Request *request,
 int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                      MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    scan_args_t a = {sendbuf, recvbuf, count, datatype, op, comm};
-    return tm_mpi_coll_init("MPI_Exscan_init", exscan_run, &a, sizeof a, comm, info, request);
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .recvbuf = recvbuf,
+                            .count = count,
+                            .datatype = datatype,
+                            .op = op,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Exscan_init", exscan_run, &a, info, request);
 }
 #pragma weak MPI_Exscan_init = PMPI_Exscan_init

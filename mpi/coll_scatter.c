@@ -158,21 +158,9 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
 
 /* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
 
-typedef struct scatter_args {
-    const void *sendbuf;
-    int sendcount;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    int recvcount;
-    MPI_Datatype recvtype;
-    int root;
-    MPI_Comm comm;
-} scatter_args_t;
-
-static int scatter_run(const char *call, const void *args, MPI_Request *request,
+static int scatter_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,
                        tm_mpi_coll_mode_t mode)
 {
-    const scatter_args_t *a = args;
     return scatter(call, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
                    a->recvtype, a->root, a->comm, request, mode);
 }
@@ -181,27 +169,21 @@ int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                       MPI_Request *request)
 {
-    scatter_args_t a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm};
-    return tm_mpi_coll_init("MPI_Scatter_init", scatter_run, &a, sizeof a, comm, info, request);
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcount = sendcount,
+                            .sendtype = sendtype,
+                            .recvbuf = recvbuf,
+                            .recvcount = recvcount,
+                            .recvtype = recvtype,
+                            .root = root,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Scatter_init", scatter_run, &a, info, request);
 }
 #pragma weak MPI_Scatter_init = PMPI_Scatter_init
 
-typedef struct scatterv_args {
-    const void *sendbuf;
-    const int *sendcounts;
-    const int *displs;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    int recvcount;
-    MPI_Datatype recvtype;
-    int root;
-    MPI_Comm comm;
-} scatterv_args_t;
-
-static int scatterv_run(const char *call, const void *args, MPI_Request *request,
+static int scatterv_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,
                         tm_mpi_coll_mode_t mode)
 {
-    const scatterv_args_t *a = args;
     return scatterv(call, a->sendbuf, a->sendcounts, a->displs, a->sendtype, a->recvbuf,
                     a->recvcount, a->recvtype, a->root, a->comm, request, mode);
 }
@@ -210,8 +192,15 @@ int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int di
                        MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                        int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    scatterv_args_t a = {sendbuf,   sendcounts, displs, sendtype, recvbuf,
-                         recvcount, recvtype,   root,   comm};
-    return tm_mpi_coll_init("MPI_Scatterv_init", scatterv_run, &a, sizeof a, comm, info, request);
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcounts = sendcounts,
+                            .displs = displs,
+                            .sendtype = sendtype,
+                            .recvbuf = recvbuf,
+                            .recvcount = recvcount,
+                            .recvtype = recvtype,
+                            .root = root,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Scatterv_init", scatterv_run, &a, info, request);
 }
 #pragma weak MPI_Scatterv_init = PMPI_Scatterv_init
