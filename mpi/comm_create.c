@@ -515,8 +515,9 @@ static int tm_mpi_comm_create_from_leader(tm_mpi_rank_t *r, tm_mpi_comm_t *c, co
 }
 
 /* Collective over comm. Each member passes a group, the same as the other members of that group
- * pass, and disjoint from the others' (MPI 3.1, 6.4.2): each group becomes a communicator. That
- * is a split whose color is the parent rank of the group's first member and whose key is the
+ * pass, and disjoint from the others' (MPI 3.1, 6.4.2): each group becomes a communicator (on an
+ * intercommunicator: a subgroup of each side, the intercommunicator between them, intercomm.c).
+ * That is a split whose color is the parent rank of the group's first member and whose key is the
  * rank in the group. A rank outside its group gets MPI_COMM_NULL. */
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
@@ -525,7 +526,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     tm_mpi_comm_t *c;
     tm_mpi_group_t *g;
     int *parent_rank;
-    int err = tm_mpi_comm_get_intra(r, comm, call, &c);
+    int err = tm_mpi_comm_get(r, comm, call, &c);
 
     if (err != MPI_SUCCESS)
         return err;
@@ -537,6 +538,10 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     if (parent_rank == NULL)
         return tm_mpi_comm_out_of_memory(r, c, call);
     err = tm_mpi_comm_check_subgroup(r, c, call, g, parent_rank);
+    if (err == MPI_SUCCESS && tm_mpi_comm_is_inter(c)) {
+        free(parent_rank);
+        return tm_mpi_intercomm_create_sub(r, c, call, g, newcomm);
+    }
     int key = tm_mpi_group_rank_of(g, r->rt->world_rank);
     int color = key == MPI_UNDEFINED ? MPI_UNDEFINED : parent_rank[0];
     free(parent_rank);

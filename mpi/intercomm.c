@@ -1,6 +1,6 @@
 /*
  * Intercommunicators (MPI 3.1, 6.6): MPI_Intercomm_create, MPI_Intercomm_merge,
- * MPI_Comm_remote_size (MPI_Comm_remote_group: group.c).
+ * MPI_Comm_remote_size (MPI_Comm_remote_group: group.c), and MPI_Comm_create of one.
  *
  * A member's view of an intercommunicator has its own group as members (rank, size,
  * MPI_Comm_group) and the other group as the peers that point-to-point calls name
@@ -35,6 +35,21 @@ static int out_of_memory(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
 static bool request_done(void *arg)
 {
     return tm_p2p_request_is_complete(arg);
+}
+
+/* Waits for the n requests of reqs (NULL ones skipped) and releases them. */
+static void wait_all(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, tm_p2p_request_t **reqs,
+                     int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (!reqs[i])
+            continue;
+        if (!tm_p2p_request_is_complete(reqs[i])) {
+            tm_p2p_note_blocked(r, "%s(comm=%s): waiting for the remote group", call, c->name);
+            tm_p2p_wait_until(r, request_done, reqs[i]);
+        }
+        tm_p2p_request_release(r, reqs[i]);
+    }
 }
 
 /* The leaders' swap over peer comm p with the program's tag: sends `bytes` of out to `peer` and
@@ -193,27 +208,25 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     tm_mpi_comm_coll_view(&view, c);
     tm_mpi_type_t *byte;
     tm_mpi_type_lookup(MPI_BYTE, &byte);
-    tm_p2p_request_t *sreq;
-    if (tm_p2p_isend(r, &mine, sizeof mine, byte, sizeof mine, 0, TM_MPI_TAG_INTERCOMM, &view,
-                     false, &sreq) < 0)
-        return out_of_memory(r, c, call);
-    sreq->call = call;
-    if (c->rank == 0) {
+    /* Each receive is posted before the sends it could hold up (rendezvous: a send waits for its
+     * receive); the leader's answer comes after the remote leader's own high, so it is posted
+     * after those are in. */
+    tm_p2p_request_t *reqs[2] = {NULL, NULL};
+    bool failed = tm_p2p_isend(r, &mine, sizeof mine, byte, sizeof mine, 0, TM_MPI_TAG_INTERCOMM,
+                               &view, false, &reqs[0]) < 0;
+    if (!failed && c->rank == 0) {
         /* (A group's members pass the same high, MPI 3.1, 6.6.2.) */
-        for (int i = 0; i < c->remote->size; i++)
-            if (tm_mpi_comm_recv(r, &view, call, &theirs, sizeof theirs, i, TM_MPI_TAG_INTERCOMM) <
-                0)
-                return out_of_memory(r, c, call);
-        for (int i = 0; i < c->remote->size; i++)
-            if (tm_mpi_comm_send(r, &view, call, &mine, sizeof mine, i, TM_MPI_TAG_INTERCOMM) < 0)
-                return out_of_memory(r, c, call);
+        for (int i = 0; !failed && i < c->remote->size; i++)
+            failed = tm_mpi_comm_recv(r, &view, call, &theirs, sizeof theirs, i,
+                                      TM_MPI_TAG_INTERCOMM) < 0;
     }
-    if (!tm_p2p_request_is_complete(sreq)) {
-        tm_p2p_note_blocked(r, "%s(comm=%s): telling the remote group's rank 0", call, c->name);
-        tm_p2p_wait_until(r, request_done, sreq);
-    }
-    tm_p2p_request_release(r, sreq);
-    if (tm_mpi_comm_recv(r, &view, call, &theirs, sizeof theirs, 0, TM_MPI_TAG_INTERCOMM) < 0)
+    if (!failed)
+        failed = tm_p2p_irecv(r, &theirs, sizeof theirs, byte, 0, TM_MPI_TAG_INTERCOMM, &view,
+                              &reqs[1]) < 0;
+    for (int i = 0; !failed && c->rank == 0 && i < c->remote->size; i++)
+        failed = tm_mpi_comm_send(r, &view, call, &mine, sizeof mine, i, TM_MPI_TAG_INTERCOMM) < 0;
+    wait_all(r, c, call, reqs, 2);
+    if (failed)
         return out_of_memory(r, c, call);
     bool first = mine != theirs
                      ? !mine
@@ -253,3 +266,78 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
+
+int tm_mpi_intercomm_create_sub(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                                tm_mpi_group_t *g, MPI_Comm *newcomm)
+{
+    /* The leader of the lower world rank allocates the context id and tells the other one; each
+     * leader sends every remote member its group's part, which every member receives into room
+     * for the whole remote group, all receives posted first: no send waits for another. */
+    int remote = c->remote->size, nreqs = 0;
+    bool leader = c->rank == 0;
+    bool allocates = tm_mpi_group_world_rank(c->group, 0) < tm_mpi_group_world_rank(c->remote, 0);
+    header_t mine = {g->size, -1}, theirs = {0, -1};
+    int id = -1, *ranks = malloc(((size_t)remote + 1) * sizeof *ranks);
+    tm_p2p_request_t **reqs = malloc(((size_t)remote * 2 + 4) * sizeof *reqs);
+    tm_mpi_comm_t view;
+    tm_mpi_type_t *byte;
+    tm_mpi_type_lookup(MPI_BYTE, &byte);
+    tm_mpi_comm_coll_view(&view, c);
+    bool failed = !ranks || !reqs;
+    if (!failed && leader && !allocates)
+        failed |= tm_p2p_irecv(r, &id, sizeof id, byte, 0, TM_MPI_TAG_INTERCOMM, &view,
+                               &reqs[nreqs++]) < 0;
+    if (!failed)
+        failed |= tm_p2p_irecv(r, &theirs, sizeof theirs, byte, 0, TM_MPI_TAG_INTERCOMM, &view,
+                               &reqs[nreqs++]) < 0 ||
+                  tm_p2p_irecv(r, ranks, (size_t)remote * sizeof(int), byte, 0,
+                               TM_MPI_TAG_INTERCOMM, &view, &reqs[nreqs++]) < 0;
+    if (!failed && leader) {
+        if (allocates) {
+            id = tm_mpi_comm_context_alloc();
+            failed |= tm_p2p_isend(r, &id, sizeof id, byte, sizeof id, 0, TM_MPI_TAG_INTERCOMM,
+                                   &view, false, &reqs[nreqs++]) < 0;
+        } else {
+            /* the id must be there before it goes on */
+            wait_all(r, c, call, reqs, 1);
+            reqs[0] = NULL;
+        }
+        mine.context_id = id;
+        for (int j = 0; !failed && j < remote; j++)
+            failed |= tm_p2p_isend(r, &mine, sizeof mine, byte, sizeof mine, j,
+                                   TM_MPI_TAG_INTERCOMM, &view, false, &reqs[nreqs++]) < 0 ||
+                      tm_p2p_isend(r, g->world_ranks, (size_t)g->size * sizeof(int), byte,
+                                   (size_t)g->size * sizeof(int), j, TM_MPI_TAG_INTERCOMM, &view,
+                                   false, &reqs[nreqs++]) < 0;
+    }
+    if (reqs)
+        wait_all(r, c, call, reqs, nreqs); /* what was posted, even after a failure */
+    free(reqs);
+    *newcomm = MPI_COMM_NULL;
+    int rank = tm_mpi_group_rank_of(g, r->rt->world_rank);
+    tm_mpi_group_t *rg = NULL;
+    if (failed || (rank != MPI_UNDEFINED && theirs.size > 0 && g->size > 0 &&
+                   !(rg = tm_mpi_group_create(theirs.size)))) {
+        free(ranks);
+        return out_of_memory(r, c, call);
+    }
+    if (!rg) { /* not a member, or an empty side */
+        free(ranks);
+        return MPI_SUCCESS;
+    }
+    memcpy(rg->world_ranks, ranks, (size_t)theirs.size * sizeof(int));
+    free(ranks);
+    if (theirs.context_id < 0) {
+        tm_mpi_group_release(rg);
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_INTERN, "out of context ids");
+    }
+    tm_mpi_comm_t *nc;
+    tm_mpi_group_retain(g);
+    if (tm_mpi_comm_view_new(r, c, theirs.context_id, g, rank, &nc) < 0) {
+        tm_mpi_group_release(rg);
+        return out_of_memory(r, c, call);
+    }
+    nc->remote = rg;
+    *newcomm = nc->handle;
+    return MPI_SUCCESS;
+}

@@ -52,6 +52,12 @@ int tm_mpi_comm_view_new(tm_mpi_rank_t *r, const tm_mpi_comm_t *parent, int cont
  * the ids ran out); 0 or -ENOMEM. */
 int tm_mpi_comm_agree_context(tm_mpi_comm_t *c, int *id_p);
 
+/* MPI_Comm_create on intercommunicator c (intercomm.c): the intercommunicator between g, a
+ * subgroup of c's local group that all its members pass, and the remote group's; MPI_COMM_NULL
+ * outside g or when a side is empty. */
+int tm_mpi_intercomm_create_sub(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                                tm_mpi_group_t *g, MPI_Comm *newcomm);
+
 /* The local part of duplicating c (MPI_Comm_dup, MPI_Comm_idup), once the members agree on
  * `context_id` (-1: the ids ran out): r's view with c's group, topology and error handler and the
  * attributes c's copy callbacks copy. MPI_SUCCESS with *newcomm set; otherwise reports the error

@@ -15,7 +15,7 @@ int tm_mpi_comm_get_intra(tm_mpi_rank_t *r, MPI_Comm handle, const char *call,
     return tm_mpi_error_raise(r->rt, *comm_p, call, MPI_ERR_COMM,
                               "%s is an intercommunicator, which %s does not take yet "
                               "(intercommunicators carry point-to-point messages, the collectives "
-                              "but the scans, MPI_Comm_dup, MPI_Comm_idup, "
+                              "but the scans, MPI_Comm_dup, MPI_Comm_idup, MPI_Comm_create, "
                               "MPI_Intercomm_merge, MPI_Comm_free)",
                               (*comm_p)->name, call);
 }

@@ -3,7 +3,8 @@
  * (a ping-pong of leaders, small and large; every member to the remote rank 0 with
  * MPI_ANY_SOURCE, whose status names the sender's rank in its group; MPI_Sendrecv between
  * partners); MPI_Comm_dup and MPI_Comm_idup, whose messages stay apart from the original's;
- * MPI_Comm_compare; MPI_Intercomm_merge with high flags and with a tie; the collectives, v
+ * MPI_Comm_compare; MPI_Intercomm_merge with high flags and with a tie; MPI_Comm_create on
+ * it; the collectives, v
  * and w forms too (MPI_ROOT and MPI_PROC_NULL roots, reductions in the remote group's rank order,
  * non-blocking and persistent forms, a bad root, MPI_IN_PLACE); pairs of MPI_COMM_SELF joined over
  * MPI_COMM_WORLD; what is refused (scans, topologies,
@@ -313,6 +314,35 @@ int main(int argc, char **argv)
     free(vec);
     free(blk);
     free(rcounts);
+
+    /* MPI_Comm_create on the intercommunicator: each side without its last member (when it
+     * has two or more); then the empty group, which makes nothing */
+    MPI_Group lg, sub;
+    MPI_Comm_group(inter, &lg);
+    int drop[1] = {nmine - 1};
+    if (nmine > 1)
+        MPI_Group_excl(lg, 1, drop, &sub);
+    else
+        MPI_Group_incl(lg, 1, drop, &sub);
+    MPI_Comm ic;
+    CHECK(MPI_Comm_create(inter, sub, &ic) == MPI_SUCCESS);
+    if (nmine > 1 && me == nmine - 1) {
+        CHECK(ic == MPI_COMM_NULL);
+    } else {
+        int rsz = -1, got = -1;
+        CHECK(MPI_Comm_test_inter(ic, &flag) == MPI_SUCCESS && flag);
+        CHECK(MPI_Comm_remote_size(ic, &rsz) == MPI_SUCCESS &&
+              rsz == (ntheirs > 1 ? ntheirs - 1 : 1));
+        CHECK(MPI_Comm_size(ic, &n) == MPI_SUCCESS && n == (nmine > 1 ? nmine - 1 : 1));
+        int expect = 0;
+        for (int i = 0; i < rsz; i++)
+            expect += world_of(other, i);
+        CHECK(MPI_Allreduce(&rank, &got, 1, MPI_INT, MPI_SUM, ic) == MPI_SUCCESS && got == expect);
+        MPI_Comm_free(&ic);
+    }
+    CHECK(MPI_Comm_create(inter, MPI_GROUP_EMPTY, &ic) == MPI_SUCCESS && ic == MPI_COMM_NULL);
+    MPI_Group_free(&sub);
+    MPI_Group_free(&lg);
 
     /* refused */
     CHECK(MPI_Scan(&rank, v, 1, MPI_INT, MPI_SUM, inter) == MPI_ERR_COMM);

@@ -5,6 +5,8 @@
 basic=$(tm_build p2p_basic.c)
 persistent=$(tm_build p2p_persistent.c)
 cancel=$(tm_build p2p_cancel.c)
+isendrecv=$(tm_build p2p_isendrecv.c)
+inter=$(tm_build intercomm.c)
 for limit in 0 1 64K; do
     tm_run_env THREADMPI_P2P_EAGER_LIMIT=$limit 7 "$basic"
     expect_status 0 "p2p_basic with eager_limit = $limit"
@@ -12,6 +14,11 @@ for limit in 0 1 64K; do
     expect_status 0 "p2p_persistent with eager_limit = $limit"
     tm_run_env THREADMPI_P2P_EAGER_LIMIT=$limit 3 "$cancel"
     expect_status 0 "p2p_cancel with eager_limit = $limit"
+    tm_run_env THREADMPI_P2P_EAGER_LIMIT=$limit 3 "$isendrecv"
+    expect_status 0 "p2p_isendrecv with eager_limit = $limit"
+    # (the intercommunicators' own messages, between the leaders and to the remote group)
+    tm_run_env THREADMPI_P2P_EAGER_LIMIT=$limit 5 "$inter"
+    expect_status 0 "intercomm with eager_limit = $limit"
 done
 tm_run_env THREADMPI_P2P_EAGER_LIMIT=2M 2 "$basic"
 expect_status 2 "eager_limit above 1M"

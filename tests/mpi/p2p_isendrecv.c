@@ -108,14 +108,16 @@ int main(int argc, char **argv)
     CHECK(MPI_Get_count(&st, every2, &count) == MPI_SUCCESS && count == 1);
     MPI_Type_free(&every2);
 
-    /* _replace, small, with MPI_PROC_NULL as the source: the data still goes out */
-    double one = value(rank, 50, 0);
+    /* _replace, small, with MPI_PROC_NULL as the source: the data still goes out (to a receive
+     * posted first: a send may wait for its receive) */
+    double one = value(rank, 50, 0), got50 = -1;
+    MPI_Request r50;
+    CHECK(MPI_Irecv(&got50, 1, MPI_DOUBLE, prev, 50, MPI_COMM_WORLD, &r50) == MPI_SUCCESS);
     CHECK(MPI_Isendrecv_replace(&one, 1, MPI_DOUBLE, next, 50, MPI_PROC_NULL, 50, MPI_COMM_WORLD,
                                 &req) == MPI_SUCCESS);
     CHECK(MPI_Wait(&req, &st) == MPI_SUCCESS && st.MPI_SOURCE == MPI_PROC_NULL);
     CHECK(one == value(rank, 50, 0));
-    CHECK(MPI_Recv(&one, 1, MPI_DOUBLE, prev, 50, MPI_COMM_WORLD, &st) == MPI_SUCCESS);
-    CHECK(one == value(prev, 50, 0));
+    CHECK(MPI_Wait(&r50, &st) == MPI_SUCCESS && got50 == value(prev, 50, 0));
     /* MPI_PROC_NULL as the destination */
     fill(out, 4, rank, 51);
     CHECK(MPI_Isendrecv(in, 4, MPI_DOUBLE, MPI_PROC_NULL, 51, in2, 4, MPI_DOUBLE, MPI_PROC_NULL, 51,
@@ -146,8 +148,10 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Send(out, big, MPI_DOUBLE, next, 80, MPI_COMM_WORLD);
     /* the receive above matched first; a message behind it with the same tag proves it done */
+    MPI_Request r80;
+    MPI_Irecv(in2, 1, MPI_DOUBLE, prev, 80, MPI_COMM_WORLD, &r80);
     MPI_Send(out, 1, MPI_DOUBLE, next, 80, MPI_COMM_WORLD);
-    CHECK(MPI_Recv(in2, 1, MPI_DOUBLE, prev, 80, MPI_COMM_WORLD, &st) == MPI_SUCCESS);
+    CHECK(MPI_Wait(&r80, &st) == MPI_SUCCESS);
     CHECK(same(in, big, prev, 80));
 
     free(out);
