@@ -1150,11 +1150,12 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag);
  * MPI_Alltoall(v,w), MPI_Reduce, MPI_Allreduce, MPI_Reduce_scatter(_block), blocking, non-blocking
  * and persistent, rooted ones with MPI_ROOT at the root and MPI_PROC_NULL at the rest of its
  * group; MPI_Comm_create takes a subgroup of each side and makes the intercommunicator between
- * them (MPI_COMM_NULL outside them, or when one is empty); the scans, topologies, MPI_Comm_split
- * and MPI_Comm_create_group refuse intercommunicators (MPI_ERR_COMM). MPI_Intercomm_merge: the
- * intracommunicator of both groups, the one that passes high = false first (on a tie, the one
- * whose rank 0 has the lower rank in MPI_COMM_WORLD). MPI_Comm_remote_size, MPI_Comm_remote_group:
- * the remote group. */
+ * them (MPI_COMM_NULL outside them, or when one is empty); MPI_Comm_split makes one
+ * intercommunicator per color that both sides have (MPI_COMM_NULL for the others); the scans,
+ * topologies, MPI_Comm_split_type and MPI_Comm_create_group refuse intercommunicators
+ * (MPI_ERR_COMM). MPI_Intercomm_merge: the intracommunicator of both groups, the one that passes
+ * high = false first (on a tie, the one whose rank 0 has the lower rank in MPI_COMM_WORLD).
+ * MPI_Comm_remote_size, MPI_Comm_remote_group: the remote group. */
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                          int remote_leader, int tag, MPI_Comm *newintercomm);
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,

@@ -409,7 +409,7 @@ static int tm_mpi_comm_split(const char *call, MPI_Comm comm, int color, int key
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c, *nc, view;
     tm_mpi_comm_msg_t msg = {-1, NULL};
-    int err = tm_mpi_comm_get_intra(r, comm, call, &c);
+    int err = tm_mpi_comm_get(r, comm, call, &c);
 
     if (err != MPI_SUCCESS)
         return err;
@@ -419,6 +419,8 @@ static int tm_mpi_comm_split(const char *call, MPI_Comm comm, int color, int key
                                   color);
     if ((err = tm_mpi_comm_check_newcomm(r, c, call, newcomm)) != MPI_SUCCESS)
         return err;
+    if (tm_mpi_comm_is_inter(c))
+        return tm_mpi_intercomm_split(r, c, call, color, key, newcomm);
     tm_mpi_comm_coll_view(&view, c);
     if (c->rank == 0) {
         err = tm_mpi_comm_split_lead(r, &view, call, color, key, &msg);

@@ -1,6 +1,7 @@
 /*
  * Intercommunicators (MPI 3.1, 6.6): MPI_Intercomm_create, MPI_Intercomm_merge,
- * MPI_Comm_remote_size (MPI_Comm_remote_group: group.c), and MPI_Comm_create of one.
+ * MPI_Comm_remote_size (MPI_Comm_remote_group: group.c), and MPI_Comm_create and MPI_Comm_split
+ * of one.
  *
  * A member's view of an intercommunicator has its own group as members (rank, size,
  * MPI_Comm_group) and the other group as the peers that point-to-point calls name
@@ -334,6 +335,174 @@ int tm_mpi_intercomm_create_sub(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *
     tm_mpi_comm_t *nc;
     tm_mpi_group_retain(g);
     if (tm_mpi_comm_view_new(r, c, theirs.context_id, g, rank, &nc) < 0) {
+        tm_mpi_group_release(rg);
+        return out_of_memory(r, c, call);
+    }
+    nc->remote = rg;
+    *newcomm = nc->handle;
+    return MPI_SUCCESS;
+}
+
+/* Of n (color, key) pairs, the members of `color` in new-rank order (by key, then rank): their
+ * ranks into order[], their number returned. */
+static int color_members(const int *pairs, int n, int color, int *order)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (pairs[2 * i] != color)
+            continue;
+        int at = m++;
+        while (at > 0 && pairs[2 * order[at - 1] + 1] > pairs[2 * i + 1]) {
+            order[at] = order[at - 1];
+            at--;
+        }
+        order[at] = i;
+    }
+    return m;
+}
+
+/* The colors (not MPI_UNDEFINED) that both sides have, ascending, into common[]; their number. */
+static int common_colors(const int *a, int na, const int *b, int nb, int *common)
+{
+    int k = 0;
+    for (int i = 0; i < na; i++) {
+        int color = a[2 * i], dup = 0, there = 0;
+        if (color == MPI_UNDEFINED)
+            continue;
+        for (int j = 0; j < k && !dup; j++)
+            dup = common[j] == color;
+        for (int j = 0; j < nb && !there; j++)
+            there = b[2 * j] == color;
+        if (dup || !there)
+            continue;
+        int at = k++;
+        while (at > 0 && common[at - 1] > color) {
+            common[at] = common[at - 1];
+            at--;
+        }
+        common[at] = color;
+    }
+    return k;
+}
+
+int tm_mpi_intercomm_split(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, int color, int key,
+                           MPI_Comm *newcomm)
+{
+    /* Every member tells the remote rank 0 its (color, key); the leaders swap what they heard,
+     * so that each knows both sides; the leader of the lower world rank allocates a context id
+     * per color both sides have and tells the other; each leader then sends every remote member
+     * both sides' pairs and the ids, and every member makes its part. Receives are posted before
+     * the sends they could hold up. */
+    int local = c->size, remote = c->remote->size, most = local < remote ? local : remote;
+    bool leader = c->rank == 0;
+    bool allocates = tm_mpi_group_world_rank(c->group, 0) < tm_mpi_group_world_rank(c->remote, 0);
+    size_t msg_ints = 2 * (size_t)(local + remote) + 1 + (size_t)most;
+    int mine[2] = {color, key}, *msg = malloc(msg_ints * sizeof(int));
+    /* the leader's: the remote pairs it heard, its own side's from the other leader, the ids */
+    int *heard = malloc((2 * (size_t)remote + 1) * sizeof(int));
+    int *own = malloc((2 * (size_t)local + 1) * sizeof(int));
+    int *ids = malloc(((size_t)most + 1) * sizeof(int)), *out = malloc(msg_ints * sizeof(int));
+    tm_p2p_request_t **reqs = malloc(((size_t)remote + 6) * sizeof *reqs);
+    int nreqs = 0, nids = 0;
+    tm_mpi_comm_t view;
+    tm_mpi_type_t *byte;
+    tm_mpi_type_lookup(MPI_BYTE, &byte);
+    tm_mpi_comm_coll_view(&view, c);
+    bool failed = !msg || !heard || !own || !ids || !out || !reqs;
+    failed = failed || tm_p2p_isend(r, mine, sizeof mine, byte, sizeof mine, 0,
+                                    TM_MPI_TAG_INTERCOMM, &view, false, &reqs[nreqs++]) < 0;
+    if (!failed && leader) {
+        for (int j = 0; !failed && j < remote; j++)
+            failed = tm_mpi_comm_recv(r, &view, call, heard + 2 * j, 2 * sizeof(int), j,
+                                      TM_MPI_TAG_INTERCOMM) < 0;
+        tm_p2p_request_t *swap[2] = {NULL, NULL};
+        failed = failed ||
+                 tm_p2p_irecv(r, own, 2 * (size_t)local * sizeof(int), byte, 0,
+                              TM_MPI_TAG_INTERCOMM, &view, &swap[0]) < 0 ||
+                 tm_p2p_isend(r, heard, 2 * (size_t)remote * sizeof(int), byte,
+                              2 * (size_t)remote * sizeof(int), 0, TM_MPI_TAG_INTERCOMM, &view,
+                              false, &swap[1]) < 0;
+        wait_all(r, c, call, swap, 2);
+        if (!failed) {
+            nids = common_colors(own, local, heard, remote, ids);
+            if (allocates) {
+                for (int k = 0; k < nids; k++)
+                    ids[k] = tm_mpi_comm_context_alloc();
+                failed =
+                    nids > 0 && tm_mpi_comm_send(r, &view, call, ids, (size_t)nids * sizeof(int), 0,
+                                                 TM_MPI_TAG_INTERCOMM) < 0;
+            } else if (nids > 0) {
+                failed = tm_mpi_comm_recv(r, &view, call, ids, (size_t)nids * sizeof(int), 0,
+                                          TM_MPI_TAG_INTERCOMM) < 0;
+            }
+        }
+    }
+    /* what the remote leader sends each member: its side's pairs, this side's, the ids */
+    failed = failed || tm_p2p_irecv(r, msg, msg_ints * sizeof(int), byte, 0, TM_MPI_TAG_INTERCOMM,
+                                    &view, &reqs[nreqs++]) < 0;
+    if (!failed && leader) {
+        memcpy(out, own, 2 * (size_t)local * sizeof(int));
+        memcpy(out + 2 * local, heard, 2 * (size_t)remote * sizeof(int));
+        out[2 * (local + remote)] = nids;
+        memcpy(out + 2 * (local + remote) + 1, ids, (size_t)nids * sizeof(int));
+        for (int j = 0; !failed && j < remote; j++)
+            failed = tm_p2p_isend(r, out, msg_ints * sizeof(int), byte, msg_ints * sizeof(int), j,
+                                  TM_MPI_TAG_INTERCOMM, &view, false, &reqs[nreqs++]) < 0;
+    }
+    if (reqs)
+        wait_all(r, c, call, reqs, nreqs);
+    free(reqs);
+    free(heard);
+    free(own);
+    free(ids);
+    free(out);
+    *newcomm = MPI_COMM_NULL;
+    if (failed) {
+        free(msg);
+        return out_of_memory(r, c, call);
+    }
+    /* msg: the remote side's pairs (remote of them), this side's (local), the ids */
+    const int *theirs = msg, *ours = msg + 2 * remote, *idlist = msg + 2 * (local + remote) + 1;
+    int ncommon = msg[2 * (local + remote)], common[most + 1], slot = -1;
+    common_colors(ours, local, theirs, remote, common);
+    for (int k = 0; k < ncommon && color != MPI_UNDEFINED; k++)
+        if (common[k] == color)
+            slot = k;
+    if (slot < 0) {
+        free(msg);
+        return MPI_SUCCESS;
+    }
+    int *order = malloc(((size_t)(local > remote ? local : remote) + 1) * sizeof *order);
+    tm_mpi_group_t *lg = NULL, *rg = NULL;
+    int nl = 0, nr = 0, me = -1;
+    if (order) {
+        nl = color_members(ours, local, color, order);
+        if ((lg = tm_mpi_group_create(nl)))
+            for (int i = 0; i < nl; i++) {
+                lg->world_ranks[i] = tm_mpi_group_world_rank(c->group, order[i]);
+                if (order[i] == c->rank)
+                    me = i;
+            }
+        nr = color_members(theirs, remote, color, order);
+        if ((rg = tm_mpi_group_create(nr)))
+            for (int i = 0; i < nr; i++)
+                rg->world_ranks[i] = tm_mpi_group_world_rank(c->remote, order[i]);
+    }
+    int id = idlist[slot];
+    free(order);
+    free(msg);
+    if (!lg || !rg) {
+        tm_mpi_group_release(lg);
+        tm_mpi_group_release(rg);
+        return out_of_memory(r, c, call);
+    }
+    if (id < 0) {
+        tm_mpi_group_release(lg);
+        tm_mpi_group_release(rg);
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_INTERN, "out of context ids");
+    }
+    tm_mpi_comm_t *nc;
+    if (tm_mpi_comm_view_new(r, c, id, lg, me, &nc) < 0) {
         tm_mpi_group_release(rg);
         return out_of_memory(r, c, call);
     }

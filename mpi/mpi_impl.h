@@ -58,6 +58,12 @@ int tm_mpi_comm_agree_context(tm_mpi_comm_t *c, int *id_p);
 int tm_mpi_intercomm_create_sub(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                                 tm_mpi_group_t *g, MPI_Comm *newcomm);
 
+/* MPI_Comm_split on intercommunicator c (intercomm.c): for each color both sides have, the
+ * intercommunicator between its members on each side, ordered by key then rank; MPI_COMM_NULL
+ * for the others. */
+int tm_mpi_intercomm_split(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, int color,
+                           int key, MPI_Comm *newcomm);
+
 /* The local part of duplicating c (MPI_Comm_dup, MPI_Comm_idup), once the members agree on
  * `context_id` (-1: the ids ran out): r's view with c's group, topology and error handler and the
  * attributes c's copy callbacks copy. MPI_SUCCESS with *newcomm set; otherwise reports the error

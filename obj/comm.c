@@ -12,12 +12,13 @@ int tm_mpi_comm_get_intra(tm_mpi_rank_t *r, MPI_Comm handle, const char *call,
     int err = tm_mpi_comm_get(r, handle, call, comm_p);
     if (err != MPI_SUCCESS || !tm_mpi_comm_is_inter(*comm_p))
         return err;
-    return tm_mpi_error_raise(r->rt, *comm_p, call, MPI_ERR_COMM,
-                              "%s is an intercommunicator, which %s does not take yet "
-                              "(intercommunicators carry point-to-point messages, the collectives "
-                              "but the scans, MPI_Comm_dup, MPI_Comm_idup, MPI_Comm_create, "
-                              "MPI_Intercomm_merge, MPI_Comm_free)",
-                              (*comm_p)->name, call);
+    return tm_mpi_error_raise(
+        r->rt, *comm_p, call, MPI_ERR_COMM,
+        "%s is an intercommunicator, which %s does not take yet "
+        "(intercommunicators carry point-to-point messages, the collectives "
+        "but the scans, MPI_Comm_dup, MPI_Comm_idup, MPI_Comm_create, MPI_Comm_split, "
+        "MPI_Intercomm_merge, MPI_Comm_free)",
+        (*comm_p)->name, call);
 }
 
 int tm_mpi_comm_get_slow(tm_mpi_rank_t *r, MPI_Comm handle, const char *call,

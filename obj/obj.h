@@ -222,8 +222,8 @@ static inline tm_mpi_group_t *tm_mpi_comm_peers(const tm_mpi_comm_t *c)
 }
 
 /* tm_mpi_comm_get for the calls intercommunicators do not take (yet): the scans and the
- * neighbourhood collectives, which MPI defines for intracommunicators only, MPI_Comm_split(_type),
- * MPI_Comm_create_group, the topologies: MPI_ERR_COMM for one. */
+ * neighbourhood collectives, which MPI defines for intracommunicators only,
+ * MPI_Comm_split_type, MPI_Comm_create_group, the topologies: MPI_ERR_COMM for one. */
 int tm_mpi_comm_get_intra(tm_mpi_rank_t *r, MPI_Comm handle, const char *call,
                           tm_mpi_comm_t **comm_p);
 

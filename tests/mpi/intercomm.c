@@ -1,14 +1,13 @@
-/* Intercommunicators: MPI_Intercomm_create between the even and the odd ranks (leaders: their
- * rank 0, over MPI_COMM_WORLD); sizes, remote group, MPI_Comm_test_inter; point-to-point across
- * (a ping-pong of leaders, small and large; every member to the remote rank 0 with
- * MPI_ANY_SOURCE, whose status names the sender's rank in its group; MPI_Sendrecv between
- * partners); MPI_Comm_dup and MPI_Comm_idup, whose messages stay apart from the original's;
- * MPI_Comm_compare; MPI_Intercomm_merge with high flags and with a tie; MPI_Comm_create on
- * it; the collectives, v
- * and w forms too (MPI_ROOT and MPI_PROC_NULL roots, reductions in the remote group's rank order,
- * non-blocking and persistent forms, a bad root, MPI_IN_PLACE); pairs of MPI_COMM_SELF joined over
- * MPI_COMM_WORLD; what is refused (scans, topologies,
- * splits: MPI_ERR_COMM; MPI_Comm_remote_size of an intracommunicator). Needs 2 ranks or more. */
+/* Intercommunicators: MPI_Intercomm_create between the even and the odd ranks (leaders: their rank
+ * 0, over MPI_COMM_WORLD); sizes, remote group, MPI_Comm_test_inter; point-to-point across (a
+ * ping-pong of leaders, small and large; every member to the remote rank 0 with MPI_ANY_SOURCE,
+ * whose status names the sender's rank in its group; MPI_Sendrecv between partners); MPI_Comm_dup
+ * and MPI_Comm_idup, whose messages stay apart from the original's; MPI_Comm_compare;
+ * MPI_Intercomm_merge with high flags and with a tie; MPI_Comm_create and MPI_Comm_split on it;
+ * the collectives, v and w forms too (MPI_ROOT and MPI_PROC_NULL roots, reductions in the remote
+ * group's rank order, non-blocking and persistent forms, a bad root, MPI_IN_PLACE); pairs of
+ * MPI_COMM_SELF joined over MPI_COMM_WORLD; what is refused (scans, topologies: MPI_ERR_COMM;
+ * MPI_Comm_remote_size of an intracommunicator). Needs 2 ranks or more. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -344,10 +343,38 @@ int main(int argc, char **argv)
     MPI_Group_free(&sub);
     MPI_Group_free(&lg);
 
+    /* MPI_Comm_split on the intercommunicator: color = rank % 2 on both sides, ordered by
+     * reversed rank; the even side's rank 2 alone takes color 5 (no partner: MPI_COMM_NULL); the
+     * odd side's rank 2 passes MPI_UNDEFINED */
+    int color = me % 2, sk = -me;
+    if (me == 2)
+        color = parity == 0 ? 5 : MPI_UNDEFINED;
+    CHECK(MPI_Comm_split(inter, color, sk, &ic) == MPI_SUCCESS);
+    int lsz = 0, rsz = 0, lpos = 0, rsum = 0;
+    for (int i = 0; i < nmine; i++)
+        if (i != 2 && i % 2 == color) {
+            lsz++;
+            lpos += i > me; /* members after me in rank come first */
+        }
+    for (int i = 0; i < ntheirs; i++)
+        if (i != 2 && i % 2 == color) {
+            rsz++;
+            rsum += world_of(other, i);
+        }
+    if (me == 2 || rsz == 0) {
+        CHECK(ic == MPI_COMM_NULL);
+    } else {
+        int got = -1;
+        CHECK(MPI_Comm_size(ic, &n) == MPI_SUCCESS && n == lsz);
+        CHECK(MPI_Comm_rank(ic, &n) == MPI_SUCCESS && n == lpos);
+        CHECK(MPI_Comm_remote_size(ic, &n) == MPI_SUCCESS && n == rsz);
+        CHECK(MPI_Allreduce(&rank, &got, 1, MPI_INT, MPI_SUM, ic) == MPI_SUCCESS && got == rsum);
+        MPI_Comm_free(&ic);
+    }
+
     /* refused */
     CHECK(MPI_Scan(&rank, v, 1, MPI_INT, MPI_SUM, inter) == MPI_ERR_COMM);
     MPI_Comm bad;
-    CHECK(MPI_Comm_split(inter, 0, 0, &bad) == MPI_ERR_COMM);
     int dims[1] = {nmine}, periods[1] = {0};
     CHECK(MPI_Cart_create(inter, 1, dims, periods, 0, &bad) == MPI_ERR_COMM);
     CHECK(MPI_Comm_remote_size(local, &n) == MPI_ERR_COMM);
