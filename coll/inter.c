@@ -161,6 +161,26 @@ int tm_coll_inter_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, c
     return tm_coll_run(r, c, call, s, request);
 }
 
+/* A leader's part of reducing across the groups, on slots 0 .. remote of s: the remote members'
+ * pieces, combined into slot remote-1 in their rank order; the swap with the remote leader,
+ * whose combination of this group's pieces lands in slot remote; and that to every remote
+ * member, which waits for it (the leaders are the only path between a group's members). */
+static void leader_relay(tm_nbc_sched_t *s, size_t bytes, int remote, size_t count,
+                         tm_mpi_type_t *type, tm_mpi_op_t *op)
+{
+    char *acc = slot(s, bytes, remote - 1, count, type);
+    char *ours = slot(s, bytes, remote, count, type);
+    for (int j = 0; j < remote; j++)
+        tm_nbc_sched_recv(s, slot(s, bytes, j, count, type), count, type, j);
+    combine(s, bytes, remote, acc, count, type, op);
+    tm_nbc_sched_barrier(s, TM_NBC_ANY);
+    tm_nbc_sched_send(s, acc, count, type, 0);
+    tm_nbc_sched_recv(s, ours, count, type, 0);
+    tm_nbc_sched_barrier(s, TM_NBC_ANY);
+    for (int j = 0; j < remote; j++)
+        tm_nbc_sched_send(s, ours, count, type, j);
+}
+
 int tm_coll_inter_allreduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
                             void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
                             MPI_Request *request)
@@ -173,19 +193,8 @@ int tm_coll_inter_allreduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, bytes * (size_t)(remote + 1));
     if (s) {
         tm_nbc_sched_send(s, data, count, type, 0);
-        if (leader) {
-            char *acc = slot(s, bytes, remote - 1, count, type);
-            char *ours = slot(s, bytes, remote, count, type);
-            for (int j = 0; j < remote; j++)
-                tm_nbc_sched_recv(s, slot(s, bytes, j, count, type), count, type, j);
-            combine(s, bytes, remote, acc, count, type, op);
-            tm_nbc_sched_barrier(s, TM_NBC_ANY);
-            tm_nbc_sched_send(s, acc, count, type, 0);
-            tm_nbc_sched_recv(s, ours, count, type, 0);
-            tm_nbc_sched_barrier(s, TM_NBC_ANY);
-            for (int j = 0; j < remote; j++)
-                tm_nbc_sched_send(s, ours, count, type, j);
-        }
+        if (leader)
+            leader_relay(s, bytes, remote, count, type, op);
         tm_nbc_sched_recv(s, recvbuf, count, type, 0);
     }
     return tm_coll_run(r, c, call, s, request);
@@ -211,19 +220,8 @@ int tm_coll_inter_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char 
     if (s) {
         char *all = slot(s, bytes, whole, total, type);
         tm_nbc_sched_send(s, data, total, type, 0);
-        if (leader) {
-            char *acc = slot(s, bytes, remote - 1, total, type);
-            char *ours = slot(s, bytes, remote, total, type);
-            for (int j = 0; j < remote; j++)
-                tm_nbc_sched_recv(s, slot(s, bytes, j, total, type), total, type, j);
-            combine(s, bytes, remote, acc, total, type, op);
-            tm_nbc_sched_barrier(s, TM_NBC_ANY);
-            tm_nbc_sched_send(s, acc, total, type, 0);
-            tm_nbc_sched_recv(s, ours, total, type, 0);
-            tm_nbc_sched_barrier(s, TM_NBC_ANY);
-            for (int j = 0; j < remote; j++)
-                tm_nbc_sched_send(s, ours, total, type, j);
-        }
+        if (leader)
+            leader_relay(s, bytes, remote, total, type, op);
         tm_nbc_sched_recv(s, all, total, type, 0);
         tm_nbc_sched_barrier(s, TM_NBC_ANY);
         if (mine_count > 0)
