@@ -1154,7 +1154,8 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag);
  * intercommunicator per color that both sides have (MPI_COMM_NULL for the others); the scans,
  * topologies, MPI_Comm_split_type and MPI_Comm_create_group refuse intercommunicators
  * (MPI_ERR_COMM). MPI_Intercomm_merge: the intracommunicator of both groups, the one that passes
- * high = false first (on a tie, the one whose rank 0 has the lower rank in MPI_COMM_WORLD).
+ * high = false first (a group's high is its rank 0's; on a tie, the one whose rank 0 has the lower
+ * rank in MPI_COMM_WORLD).
  * MPI_Comm_remote_size, MPI_Comm_remote_group: the remote group. */
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                          int remote_leader, int tag, MPI_Comm *newintercomm);

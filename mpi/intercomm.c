@@ -203,9 +203,11 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
         return err;
     if (newintracomm == NULL)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "newintracomm is NULL");
-    /* Over the collective context: the remote group's first member learns this group's high from
-     * each member, and answers each with its own group's. */
-    int mine = high != 0, theirs = 0;
+    /* Over the collective context: the remote group's rank 0 hears each member's high and answers
+     * each with two: its own group's high and the one this group's rank 0 passed, which every
+     * member then takes as its group's (as MPICH does): a group whose members disagree, an
+     * erroneous program, still gets one order on all its members. */
+    int mine = high != 0, answer[2] = {0, 0};
     tm_mpi_comm_coll_view(&view, c);
     tm_mpi_type_t *byte;
     tm_mpi_type_lookup(MPI_BYTE, &byte);
@@ -215,20 +217,24 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     tm_p2p_request_t *reqs[2] = {NULL, NULL};
     bool failed = tm_p2p_isend(r, &mine, sizeof mine, byte, sizeof mine, 0, TM_MPI_TAG_INTERCOMM,
                                &view, false, &reqs[0]) < 0;
-    if (!failed && c->rank == 0) {
-        /* (A group's members pass the same high, MPI 3.1, 6.6.2.) */
-        for (int i = 0; !failed && i < c->remote->size; i++)
-            failed = tm_mpi_comm_recv(r, &view, call, &theirs, sizeof theirs, i,
-                                      TM_MPI_TAG_INTERCOMM) < 0;
+    int told[2] = {mine, 0}; /* what the leader answers: its high, the remote rank 0's */
+    for (int i = 0; !failed && c->rank == 0 && i < c->remote->size; i++) {
+        int heard = 0;
+        failed =
+            tm_mpi_comm_recv(r, &view, call, &heard, sizeof heard, i, TM_MPI_TAG_INTERCOMM) < 0;
+        if (i == 0)
+            told[1] = heard;
     }
     if (!failed)
-        failed = tm_p2p_irecv(r, &theirs, sizeof theirs, byte, 0, TM_MPI_TAG_INTERCOMM, &view,
+        failed = tm_p2p_irecv(r, answer, sizeof answer, byte, 0, TM_MPI_TAG_INTERCOMM, &view,
                               &reqs[1]) < 0;
     for (int i = 0; !failed && c->rank == 0 && i < c->remote->size; i++)
-        failed = tm_mpi_comm_send(r, &view, call, &mine, sizeof mine, i, TM_MPI_TAG_INTERCOMM) < 0;
+        failed = tm_mpi_comm_send(r, &view, call, told, sizeof told, i, TM_MPI_TAG_INTERCOMM) < 0;
     wait_all(r, c, call, reqs, 2);
     if (failed)
         return out_of_memory(r, c, call);
+    int theirs = answer[0];
+    mine = answer[1];
     bool first = mine != theirs
                      ? !mine
                      : tm_mpi_group_world_rank(c->group, 0) < tm_mpi_group_world_rank(c->remote, 0);

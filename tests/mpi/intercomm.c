@@ -157,6 +157,15 @@ int main(int argc, char **argv)
     want = parity == 1 ? me : size / 2 + me;
     CHECK(MPI_Comm_rank(merged, &n) == MPI_SUCCESS && n == want);
     MPI_Comm_free(&merged);
+    /* a group whose members pass different highs (erroneous): its rank 0's counts, so every
+     * member sees the same order (the even group's rank 0 says high: it goes second) */
+    CHECK(MPI_Intercomm_merge(inter, parity == 0 ? me == 0 : me != 0, &merged) == MPI_SUCCESS);
+    int *order = malloc(size * sizeof(int));
+    CHECK(MPI_Allgather(&rank, 1, MPI_INT, order, 1, MPI_INT, merged) == MPI_SUCCESS);
+    for (int i = 0; i < size; i++) /* the odd ranks, then the even ones */
+        CHECK(order[i] == (i < size / 2 ? 2 * i + 1 : 2 * (i - size / 2)));
+    free(order);
+    MPI_Comm_free(&merged);
 
     /* collectives: the even group's rank 0 roots the broadcast and the gather, the odd group's
      * rank 0 the reduction and the scatter */
