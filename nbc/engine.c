@@ -34,24 +34,46 @@
 #include "sched.h"
 
 /* A progress thread with nothing to do polls a while before it sleeps, as a waiting rank does
- * (p2p/wait.c): a few rounds when it shares its core, longer alone on a core. */
+ * (p2p/wait.c): a few rounds when it shares its core with ranks. */
 #define IDLE_YIELDS_BEFORE_SLEEP 2
 #define IDLE_POLLS_BEFORE_SLEEP  2000
+/* Alone on a core (progress = idle or comm), it polls for IDLE_SPIN_SECONDS after its last work:
+ * that core is the job's, and a thread that polls takes a schedule handed over at the cost of the
+ * line that says so, where waking a sleeping one costs the rank a system call and the thread
+ * its core's wake-up, several microseconds. Past that, a job that computes without collectives
+ * gets the core back. */
+#define IDLE_SPIN_SECONDS 0.001
+/* Alone on a core, it leaves rounds it may run to the rank for GRACE_SECONDS after it sees them
+ * (or last ran one), unless the rank is back in a call that runs them first: a collective started
+ * and at once waited for is the rank's alone (two sides on one schedule would pass its lines to
+ * and fro), and a computation that it overlaps is longer than that. */
+#define GRACE_SECONDS 2e-6
+/* Alone on a core, it looks for work this often. */
+#define POLL_INTERVAL_SECONDS 0.5e-6
 
 struct tm_nbc_engine {
+    /* The holder's, behind the lock. */
     _Atomic int lock; /* 0: free, 1: held */
     tm_p2p_matcher_t match;
     tm_nbc_sched_t *head, *tail; /* under way, in start order */
     _Atomic int nscheds;         /* their number, read without the lock as a hint */
     tm_mpi_rank_t *rank;
     tm_p2p_mailbox_t *p2p_mailbox; /* the rank's, to poke it */
-    tm_sched_ult_t *progress;      /* the progress thread, made at the first background round */
-    _Atomic int stop;              /* MPI_Finalize: the progress thread ends */
-    _Atomic int exited;            /* the progress thread no longer touches the engine */
-    /* Some schedule is at a round the progress thread may run: written by each pass, read by
-     * the thread going to sleep. */
-    _Atomic bool background;
-    tm_nbc_sched_t *spare; /* the rank's (tm_nbc_engine_spare_take) */
+    tm_sched_ult_t *progress;      /* the progress thread, NULL with progress = none */
+    tm_nbc_sched_t *spare;         /* the rank's (tm_nbc_engine_spare_take) */
+    /* What the progress thread polls, on a line of its own that changes only with news for it
+     * (a line it shares with the holder's would come and go with every lock). */
+    /* Some schedule is at a round the progress thread may run: written by the passes that
+     * change it. */
+    alignas(TM_SHM_CACHE_LINE) _Atomic bool background;
+    _Atomic int stop;        /* MPI_Finalize: the progress thread ends */
+    _Atomic int exited;      /* the progress thread no longer touches the engine */
+    _Atomic bool *am_posted; /* its mailbox's (p2p.h), fixed */
+    bool alone;              /* its core hosts no rank: it polls longer before it sleeps */
+    /* The rank's passes over the engine, counted: while the count moves, the rank is at the
+     * engine itself, and a progress thread alone on its core keeps off (progress_may_run). On
+     * a line of its own, which the thread reads once per GRACE_SECONDS at most. */
+    alignas(TM_SHM_CACHE_LINE) _Atomic unsigned rank_passes;
 };
 
 static void progress_main(void *arg);
@@ -80,9 +102,13 @@ static const tm_p2p_hook_t engine_hook = {
 
 int tm_nbc_engine_create(tm_mpi_rank_t *r)
 {
-    tm_nbc_engine_t *e = calloc(1, sizeof *e);
+    /* aligned: the hints' line is a line of its own */
+    size_t bytes =
+        (sizeof(tm_nbc_engine_t) + TM_SHM_CACHE_LINE - 1) & ~(size_t)(TM_SHM_CACHE_LINE - 1);
+    tm_nbc_engine_t *e = aligned_alloc(TM_SHM_CACHE_LINE, bytes);
     if (!e)
         return -ENOMEM;
+    memset(e, 0, sizeof *e);
     e->rank = r;
     e->match.mailbox = tm_p2p_mailbox_get(r->rt->world_rank, true);
     e->match.world_rank = r->rt->world_rank;
@@ -91,6 +117,8 @@ int tm_nbc_engine_create(tm_mpi_rank_t *r)
      * any time, and must go on down its tree while the rank computes. */
     int vp = tm_rt_progress_vp(r->rt->world_rank);
     if (vp >= 0) { /* else [placement] progress = none: the rank runs everything in its calls */
+        e->alone = !tm_rt_vp_hosts_ranks(vp);
+        e->am_posted = &e->match.mailbox->am_posted;
         int rc = tm_sched_ult_create(vp, progress_main, e, 0, &e->progress);
         if (rc < 0) {
             free(e);
@@ -315,8 +343,11 @@ static bool engine_pass(tm_nbc_engine_t *e, bool by_rank, bool *rank_work_p,
     }
     if (!e->head) /* nothing under way: a moment without sends from the collectives' side */
         tm_p2p_matcher_trim(&e->match);
-    *background_rose_p = background && !atomic_load_explicit(&e->background, memory_order_relaxed);
-    atomic_store_explicit(&e->background, background, memory_order_relaxed);
+    /* Stored only when it changes: the progress thread polls its line. */
+    bool was = atomic_load_explicit(&e->background, memory_order_relaxed);
+    *background_rose_p = background && !was;
+    if (background != was)
+        atomic_store_explicit(&e->background, background, memory_order_relaxed);
     return did;
 }
 
@@ -325,6 +356,10 @@ bool tm_nbc_progress(tm_nbc_engine_t *e, bool by_rank)
     TM_RT_PROFILE_SCOPE(ENGINE);
     if (!engine_trylock(e))
         return true; /* the other side is at it */
+    if (by_rank)
+        atomic_store_explicit(&e->rank_passes,
+                              atomic_load_explicit(&e->rank_passes, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
     bool rank_work = false, background_rose = false;
     bool did = engine_pass(e, by_rank, &rank_work, &background_rose);
     engine_unlock(e);
@@ -332,7 +367,7 @@ bool tm_nbc_progress(tm_nbc_engine_t *e, bool by_rank)
         tm_p2p_mailbox_poke_rank(e->p2p_mailbox);
         tm_p2p_mailbox_poke_rank(e->match.mailbox);
     }
-    if (by_rank && background_rose) {
+    if (by_rank && background_rose && e->progress) {
         /* The other half of the thread's sleep: `background` stored, then am_helper loaded. */
         atomic_thread_fence(memory_order_seq_cst);
         if (atomic_load_explicit(&e->match.mailbox->am_helper, memory_order_relaxed))
@@ -343,49 +378,116 @@ bool tm_nbc_progress(tm_nbc_engine_t *e, bool by_rank)
 
 /* ---- the progress thread ---- */
 
+/* Whether the progress thread may have something to do: rounds it may run, or an active
+ * message. Loads of its own line and of am_posted's only: polling moves no line while nothing
+ * changes. Messages for the rank's own rounds are the rank's business. */
+static bool progress_has_work(const tm_nbc_engine_t *e)
+{
+    return atomic_load_explicit(&e->background, memory_order_relaxed) ||
+           atomic_load_explicit(e->am_posted, memory_order_relaxed);
+}
+
+/* Whether the progress thread, which has seen rounds for it or an active message, may run a
+ * pass now. Sharing its rank's core, it runs only when the rank yields: always. Alone on a core,
+ * only once the rank has left the engine alone for GRACE_SECONDS: a collective started and at
+ * once waited for is the rank's (two sides on one schedule would pass its lines to and fro),
+ * while a rank that computes, or that sleeps, or whose core runs other ranks, lets its count of
+ * passes rest. *since: when the thread last saw the count move (-1: not looked yet); *seen: the
+ * count then. */
+static bool progress_may_run(tm_nbc_engine_t *e, double *since, unsigned *seen)
+{
+    if (!e->alone)
+        return true;
+    double now = tm_rt_wtime();
+    if (*since >= 0 && now - *since < GRACE_SECONDS)
+        return false;
+    unsigned passes = atomic_load_explicit(&e->rank_passes, memory_order_relaxed);
+    if (*since < 0 || passes != *seen) {
+        *since = now;
+        *seen = passes;
+        return false;
+    }
+    return true;
+}
+
+/* The thread has had nothing to do for a while: it sleeps until poked, as `helper` of the
+ * collective mailbox while some schedule is at a round it may run (any message wakes it), else as
+ * `am_helper`, which only active messages and the rank's pass that leaves rounds for it wake. */
+static void progress_sleep(tm_nbc_engine_t *e, tm_sched_ult_t *self)
+{
+    /* Publish, fence, look once more (the other half of tm_p2p_mailbox_poke's, of
+     * tm_p2p_am_send's and of tm_nbc_progress's). A schedule handed over meanwhile unparks us:
+     * the permit makes park return at once. */
+    bool background = atomic_load_explicit(&e->background, memory_order_relaxed);
+    tm_p2p_mailbox_t *mb = e->match.mailbox;
+    tm_sched_ult_t *_Atomic *as = background ? &mb->helper : &mb->am_helper;
+    /* release: a poker on another core reads the ULT through this pointer */
+    atomic_store_explicit(as, self, memory_order_release);
+    atomic_thread_fence(memory_order_seq_cst);
+    bool news = background ? !tm_p2p_mailbox_idle(mb)
+                           : atomic_load_explicit(e->am_posted, memory_order_relaxed) ||
+                                 atomic_load_explicit(&e->background, memory_order_relaxed);
+    if (!news && !atomic_load_explicit(&e->stop, memory_order_relaxed))
+        tm_sched_park();
+    atomic_store_explicit(as, NULL, memory_order_relaxed);
+}
+
 static void progress_main(void *arg)
 {
     tm_nbc_engine_t *e = arg;
     tm_sched_ult_t *self = tm_sched_self();
     int yields = 0, polls = 0;
+    double idle_since = -1; /* alone: since when it has had nothing to do */
+    double rank_since = -1; /* progress_may_run's */
+    unsigned rank_seen = 0;
     tm_rt_profile_attach_self(e->rank->rt->world_rank, true);
     tm_rt_progress_attach_self(e->rank->rt->world_rank);
     while (!atomic_load_explicit(&e->stop, memory_order_acquire)) {
-        /* Profiled as passes, each counted: the time between them is not the rank's. */
-        tm_rt_profile_stream_t *pass =
-            tm_rt_profile_call_begin(TM_RT_PROFILE_PROGRESS_PASS, TM_RT_PROFILE_ENGINE);
-        bool did = tm_nbc_progress(e, false);
-        tm_rt_profile_call_end(pass);
+        bool did = false;
+        if (!progress_has_work(e)) {
+            rank_since = -1;
+        } else if (progress_may_run(e, &rank_since, &rank_seen)) {
+            /* acquire: the active messages posted before the flag (tm_p2p_am_send) */
+            if (atomic_load_explicit(e->am_posted, memory_order_relaxed))
+                atomic_exchange_explicit(e->am_posted, false, memory_order_acquire);
+            /* Profiled as passes, each counted: the time between them is not the rank's. */
+            tm_rt_profile_stream_t *pass =
+                tm_rt_profile_call_begin(TM_RT_PROFILE_PROGRESS_PASS, TM_RT_PROFILE_ENGINE);
+            did = tm_nbc_progress(e, false);
+            tm_rt_profile_call_end(pass);
+        }
         if (did) {
             yields = polls = 0;
+            idle_since = -1;
             tm_sched_yield(); /* ranks of this core, if any, run between passes */
             continue;
         }
-        if (yields < IDLE_YIELDS_BEFORE_SLEEP && ++polls < IDLE_POLLS_BEFORE_SLEEP) {
+        if (e->alone) {
+            /* Polls at intervals: each look at lines that the rank writes costs it their
+             * transfer back at its next write. Other progress threads of this core run in
+             * between. */
+            double now = tm_rt_wtime();
+            if (idle_since < 0)
+                idle_since = now;
+            if (now - idle_since < IDLE_SPIN_SECONDS) {
+                tm_sched_yield();
+                while (tm_rt_wtime() - now < POLL_INTERVAL_SECONDS)
+                    tm_sched_cpu_relax();
+                continue;
+            }
+        } else if (yields < IDLE_YIELDS_BEFORE_SLEEP && ++polls < IDLE_POLLS_BEFORE_SLEEP) {
             yields += tm_sched_yield();
             continue;
         }
         yields = polls = 0;
-        /* Sleep: publish, fence, look once more (tm_p2p_mailbox_poke's other half; with no
-         * rounds to run, also the rank's in tm_nbc_progress). A schedule handed over meanwhile
-         * unparks us: the permit makes park return at once. */
-        bool background = atomic_load_explicit(&e->background, memory_order_relaxed);
-        tm_sched_ult_t *_Atomic *as =
-            background ? &e->match.mailbox->helper : &e->match.mailbox->am_helper;
-        /* release: a poker on another core reads the ULT through this pointer */
-        atomic_store_explicit(as, self, memory_order_release);
-        atomic_thread_fence(memory_order_seq_cst);
-        if (tm_p2p_mailbox_idle(e->match.mailbox) &&
-            !atomic_load_explicit(&e->stop, memory_order_relaxed) &&
-            (background || !atomic_load_explicit(&e->background, memory_order_relaxed)))
-            tm_sched_park();
-        atomic_store_explicit(as, NULL, memory_order_relaxed);
+        idle_since = -1;
+        progress_sleep(e, self);
     }
     /* release: the rank frees the engine once it sees this */
     atomic_store_explicit(&e->exited, 1, memory_order_release);
 }
 
-void tm_nbc_engine_add(tm_mpi_rank_t *r, tm_nbc_sched_t *s, bool background)
+void tm_nbc_engine_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s)
 {
     tm_nbc_engine_t *e = r->nbc;
     engine_lock(e);
@@ -397,8 +499,9 @@ void tm_nbc_engine_add(tm_mpi_rank_t *r, tm_nbc_sched_t *s, bool background)
     e->tail = s;
     atomic_fetch_add_explicit(&e->nscheds, 1, memory_order_relaxed);
     engine_unlock(e);
-    if (background && e->progress)
-        tm_rt_profile_unpark(e->progress);
+    /* Start what can start now (the first sends, a reduction's leaf levels as far as their data
+     * is there) without waiting for anybody: a non-blocking collective call is local. */
+    tm_nbc_progress(e, true);
 }
 
 tm_nbc_sched_t *tm_nbc_engine_spare_take(tm_nbc_engine_t *e)

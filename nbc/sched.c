@@ -296,13 +296,7 @@ int tm_nbc_sched_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, tm_p2p_request_t *re
         atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
         return 0;
     }
-    bool background = false;
-    for (int k = 0; k < s->nrounds && !background; k++)
-        background = s->rounds[k].where == TM_NBC_ANY;
-    tm_nbc_engine_add(r, s, background);
-    /* Start what can start now (the first sends, a reduction's leaf levels as far as their data
-     * is there) without waiting for anybody: a non-blocking collective call is local. The rest
-     * of its RANK rounds runs in the rank's later MPI calls. */
-    tm_nbc_progress(r->nbc, true);
+    /* The rest of its RANK rounds runs in the rank's later MPI calls. */
+    tm_nbc_engine_start(r, s);
     return 0;
 }

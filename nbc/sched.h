@@ -113,7 +113,8 @@ bool tm_nbc_engine_spare_keep(tm_nbc_engine_t *e, tm_nbc_sched_t *s);
 /* Frees the memory of a schedule whose references tm_nbc_sched_free has dropped: the spare. */
 void tm_nbc_sched_free_memory(tm_nbc_sched_t *s);
 
-/* Adds started schedule s to r's engine (which runs it from now on). */
-void tm_nbc_engine_add(tm_mpi_rank_t *r, tm_nbc_sched_t *s, bool background);
+/* Adds started schedule s to r's engine, which runs it from now on, and runs what can run at
+ * once. */
+void tm_nbc_engine_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s);
 
 #endif /* TM_NBC_SCHED_H */

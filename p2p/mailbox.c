@@ -87,6 +87,7 @@ static void mailboxes_create(void)
         atomic_init(&mailboxes[i].sleeper, NULL);
         atomic_init(&mailboxes[i].helper, NULL);
         atomic_init(&mailboxes[i].am_helper, NULL);
+        atomic_init(&mailboxes[i].am_posted, false);
         atomic_init(&mailboxes[i].copy_offer, NULL);
         for (int c = 0; c < TM_P2P_CELL_CLASSES; c++)
             mailboxes[i].pools[c] = NULL;

@@ -119,6 +119,10 @@ typedef struct tm_p2p_mailbox {
     alignas(TM_SHM_CACHE_LINE) tm_p2p_fastbox_t *_Atomic fastboxes[TM_P2P_FASTBOX_MAX];
     _Atomic int nfastboxes;
     _Atomic int fastboxes_taken;
+    /* An active message came since the progress thread last looked (collective mailboxes): the
+     * thread polls this line alone, where the queue's and the fastboxes' lines move with every
+     * message to the rank (nbc/engine.c). */
+    alignas(TM_SHM_CACHE_LINE) _Atomic bool am_posted;
 } tm_p2p_mailbox_t;
 
 /* The messages that arrived before their receive, in bins by source (the sender's rank in its

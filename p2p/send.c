@@ -234,7 +234,11 @@ int tm_p2p_am_kind(tm_shm_cell_t *cell)
 void tm_p2p_am_send(tm_shm_cell_t *cell, int to)
 {
     tm_p2p_mailbox_t *mailbox = tm_p2p_mailbox_get(to, true);
+    /* Flagged before the post, for a progress thread going to sleep (the post fences before it
+     * looks for sleepers), and after, for one that polls (release: it then sees the message). */
+    atomic_store_explicit(&mailbox->am_posted, true, memory_order_relaxed);
     tm_p2p_mailbox_post(cell, mailbox);
+    atomic_store_explicit(&mailbox->am_posted, true, memory_order_release);
     /* Also the progress thread asleep with no rounds to run: it runs the handlers, whatever the
      * rank is doing. The post's poke fenced after the push. */
     tm_sched_ult_t *ult = atomic_load_explicit(&mailbox->am_helper, memory_order_acquire);

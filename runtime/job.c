@@ -122,6 +122,14 @@ int tm_rt_progress_vp(int world_rank)
     return job.placement.progress_vp[world_rank];
 }
 
+bool tm_rt_vp_hosts_ranks(int vp)
+{
+    for (int r = 0; r < job.placement.nranks; r++)
+        if (job.placement.rank_vp[r] == vp)
+            return true;
+    return false;
+}
+
 int tm_rt_memory_node(int world_rank)
 {
     int node = job.vp_mem_node[job.placement.rank_vp[world_rank]];

@@ -135,6 +135,9 @@ int tm_rt_rank_vp(int world_rank);
  * when ranks have no progress thread (progress = none: collectives progress in MPI calls). */
 int tm_rt_progress_vp(int world_rank);
 
+/* Whether any rank runs on VP `vp` (a VP of progress threads only does not). */
+bool tm_rt_vp_hosts_ranks(int vp);
+
 /* Where the memory of world rank `world_rank` (its mailbox cells) should come from ([memory]
  * policy): a NUMA node as libnuma numbers them, or one of these. */
 #define TM_RT_MEMORY_NODE_ANY        (-1) /* no preference: where first touched */

@@ -9,43 +9,13 @@
  * busy; the ranks take turns being late, over eager and rendezvous sizes, and the result is
  * checked after MPI_Wait. If nothing runs the operation, the ranks spin: each gives up after 20
  * s and the test fails, naming the round. */
-#include <mpi.h>
-#include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
+
+#include "coll_progress.h"
 
 #define ROUNDS    20
 #define LATE_MS   20   /* how long the late rank computes before it starts */
 #define GIVE_UP_S 20.0 /* how long a rank computes waiting for its operation */
-
-/* The calls of the operation by any rank: rank 0's heap word, whose address it broadcasts. */
-static _Atomic int *op_calls;
-
-static void count_sum(void *in, void *inout, int *len, MPI_Datatype *type)
-{
-    (void)type;
-    const long *a = in;
-    long *b = inout;
-    for (int i = 0; i < *len; i++)
-        b[i] += a[i];
-    atomic_fetch_add_explicit(op_calls, 1, memory_order_release);
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* Computes (no MPI call) for ms milliseconds. */
-static void compute_for(int ms)
-{
-    double end = now() + ms * 1e-3;
-    while (now() < end)
-        ;
-}
 
 int main(int argc, char **argv)
 {
@@ -53,13 +23,7 @@ int main(int argc, char **argv)
     int rank, size, errors = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (rank == 0 && !(op_calls = malloc(sizeof *op_calls)))
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    if (rank == 0)
-        atomic_init(op_calls, 0);
-    MPI_Bcast(&op_calls, sizeof op_calls, MPI_BYTE, 0, MPI_COMM_WORLD);
-    MPI_Op op;
-    MPI_Op_create(count_sum, 1, &op);
+    MPI_Op op = count_sum_create();
     static const int counts[] = {1, 16384}; /* 8 bytes (eager), 128 KiB (rendezvous) */
     long *in = malloc(16384 * sizeof *in), *out = malloc(16384 * sizeof *out);
     if (!in || !out)
@@ -94,10 +58,7 @@ int main(int argc, char **argv)
             }
         }
     }
-    MPI_Op_free(&op);
-    MPI_Barrier(MPI_COMM_WORLD); /* nobody counts any more */
-    if (rank == 0)
-        free((void *)op_calls);
+    count_sum_free(&op);
     free(in);
     free(out);
     MPI_Finalize();

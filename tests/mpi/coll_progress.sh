@@ -8,3 +8,11 @@ exe=$(tm_build coll_progress.c) || exit 1
 tm_run_env HWLOC_SYNTHETIC="core:4 pu:1" 2 --set nbc.split_levels=0 "$exe"
 expect_status 0 "coll_progress at 2 ranks, progress threads on their own cores"
 expect_no_temp_files "coll_progress"
+
+# On 2 cores with a communication core (issue 29's item 5): the ranks share one core, their
+# progress threads the other, and a rank that cannot run has its part run by its thread.
+exe=$(tm_build coll_progress_comm.c) || exit 1
+tm_run_env HWLOC_SYNTHETIC="core:2 pu:1" 2 --set placement.progress=comm \
+    --set placement.comm_cores=1 --set nbc.split_levels=0 "$exe"
+expect_status 0 "coll_progress_comm at 2 ranks on one core, progress threads on the other"
+expect_no_temp_files "coll_progress_comm"

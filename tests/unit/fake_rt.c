@@ -86,6 +86,11 @@ int tm_rt_progress_vp(int world_rank)
     return -1;
 }
 
+bool tm_rt_vp_hosts_ranks(int vp)
+{
+    return vp == 0;
+}
+
 int tm_rt_memory_node(int world_rank)
 {
     (void)world_rank;
