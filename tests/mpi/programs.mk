@@ -125,6 +125,11 @@ MPI_SCRIPT_TESTS += tests/mpi/bench_ring.sh
 # of tiny measurements on 2 ranks prints a row for each policy, level and collective.
 MPI_SCRIPT_TESTS += tests/mpi/bench_overlap.sh
 
+# bench/manycore.sh (the progress engine's targets on a many-core node): one run of tiny
+# measurements on a synthetic machine of 2 cores prints figures for what it can test, and says
+# what the rest needs.
+MPI_SCRIPT_TESTS += tests/mpi/bench_manycore.sh
+
 # bench/run.sh, the side-by-side suite: its usage, and its plots drawn from a small CSV (no
 # benchmark runs).
 MPI_SCRIPT_TESTS += tests/mpi/bench_run.sh
