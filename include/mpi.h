@@ -983,6 +983,19 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
 
+/* MPI_Type_create_f90_integer, _real, _complex: the datatype of Fortran's
+ * SELECTED_INT_KIND(r) and SELECTED_REAL_KIND(p, r) (either may be MPI_UNDEFINED, not both):
+ * 1, 2, 4 or 8-byte integers, float, double or long double (complex: two of them). The same
+ * handle for the same arguments; predefined: committed, never freed (MPI_ERR_TYPE); its
+ * envelope's combiner is MPI_COMBINER_F90_*, its contents the arguments. No such kind:
+ * MPI_ERR_ARG. */
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+
 /* MPI_Get_address: the address of location, as an MPI_Aint. */
 int MPI_Get_address(const void *location, MPI_Aint *address);
 int PMPI_Get_address(const void *location, MPI_Aint *address);
@@ -1350,6 +1363,12 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
  * complete first. MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed (MPI_ERR_COMM). */
 int MPI_Comm_free(MPI_Comm *comm);
 int PMPI_Comm_free(MPI_Comm *comm);
+
+/* MPI_Comm_disconnect: collective; the requests on comm that the program freed while pending
+ * complete, the members meet, then comm is freed as by MPI_Comm_free. Every rank is in the job
+ * from its start (no dynamic processes), so there is nothing else to disconnect from. */
+int MPI_Comm_disconnect(MPI_Comm *comm);
+int PMPI_Comm_disconnect(MPI_Comm *comm);
 
 /* MPI_Comm_set_info: info is checked and ignored (ThreadMPI takes no communicator hints). */
 int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);

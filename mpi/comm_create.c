@@ -606,20 +606,23 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
 
 /* Local: the other members keep their views. Requests still pending on the communicator must
  * be completed before it is freed (ThreadMPI does not defer the free). */
-int PMPI_Comm_free(MPI_Comm *comm)
+/* The view *comm of MPI_Comm_free and MPI_Comm_disconnect, checked: MPI_SUCCESS and *c_p, or
+ * the error reported. */
+static int comm_to_free(tm_mpi_rank_t *r, MPI_Comm *comm, const char *call, tm_mpi_comm_t **c_p)
 {
-    static const char call[] = "MPI_Comm_free";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
-    tm_mpi_comm_t *c;
-    int err;
-
     if (comm == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "comm is NULL");
-    if ((err = tm_mpi_comm_get(r, *comm, call, &c)) != MPI_SUCCESS)
-        return err;
-    if (c == &r->world || c == &r->self)
-        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_COMM, "%s cannot be freed", c->name);
-    err = tm_mpi_attr_delete_all(c);
+    int err = tm_mpi_comm_get(r, *comm, call, c_p);
+    if (err == MPI_SUCCESS && (*c_p == &r->world || *c_p == &r->self))
+        return tm_mpi_error_raise(r->rt, *c_p, call, MPI_ERR_COMM, "%s cannot be freed",
+                                  (*c_p)->name);
+    return err;
+}
+
+/* Frees view c of *comm: its attributes' delete callbacks, then the view. */
+static int comm_free(tm_mpi_rank_t *r, tm_mpi_comm_t *c, MPI_Comm *comm, const char *call)
+{
+    int err = tm_mpi_attr_delete_all(c);
     if (err != MPI_SUCCESS)
         return tm_mpi_error_raise(r->rt, c, call,
                                   err > 0 && tm_mpi_error_class_name(err) ? err : MPI_ERR_OTHER,
@@ -629,7 +632,38 @@ int PMPI_Comm_free(MPI_Comm *comm)
     *comm = MPI_COMM_NULL;
     return err;
 }
+
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    static const char call[] = "MPI_Comm_free";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    int err = comm_to_free(r, comm, call, &c);
+    return err == MPI_SUCCESS ? comm_free(r, c, comm, call) : err;
+}
 #pragma weak MPI_Comm_free = PMPI_Comm_free
+
+/* Without processes to disconnect from (every rank is in the job from the start), what remains
+ * of MPI_Comm_disconnect (MPI 3.1 section 10.5.4) is MPI_Comm_free once the communication on the
+ * communicator is over: the requests on it that this rank freed while pending complete, then
+ * the members meet in a barrier (so no view goes while a member still sends to it). */
+int PMPI_Comm_disconnect(MPI_Comm *comm)
+{
+    static const char call[] = "MPI_Comm_disconnect";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    int err = comm_to_free(r, comm, call, &c);
+    if (err != MPI_SUCCESS)
+        return err;
+    tm_p2p_request_zombies_wait_comm(r, c);
+    err = tm_mpi_comm_is_inter(c)
+              ? tm_mpi_coll_inter_barrier(r, c, call, NULL, TM_MPI_COLL_BLOCKING)
+              : tm_coll_barrier(r, c, call, NULL);
+    if (err != MPI_SUCCESS)
+        return err;
+    return comm_free(r, c, comm, call);
+}
+#pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect
 
 /* ThreadMPI takes no hints: the info is checked and ignored. */
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)

@@ -1,6 +1,7 @@
 /*
- * Datatype constructors (contiguous ... create_resized, dup, create_subarray, create_darray, and
- * MPI-1's hvector, hindexed and struct), MPI_Type_commit and MPI_Type_free.
+ * Datatype constructors (contiguous ... create_resized, dup, create_subarray, create_darray,
+ * MPI-1's hvector, hindexed and struct, and the Fortran 90 kinds' create_f90_integer, _real and
+ * _complex), MPI_Type_commit and MPI_Type_free.
  * Each constructor turns its arguments into pieces (blocklen copies of a type at a byte
  * displacement), which tm_mpi_type_build flattens, and keeps its arguments for
  * MPI_Type_get_contents.
@@ -8,6 +9,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <float.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -446,6 +449,10 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     if (t->predefined)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_TYPE,
                                   "%s is predefined and cannot be freed", t->name);
+    if (t->f90)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_TYPE,
+                                  "a type of MPI_Type_create_f90_* is predefined and cannot be "
+                                  "freed");
     if (tm_mpi_type_unpublish(*datatype) != 0)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_TYPE,
                                   "invalid datatype 0x%08x: no such datatype", (unsigned)*datatype);
@@ -804,3 +811,129 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_create_darray = PMPI_Type_create_darray
+
+/* ---- the Fortran 90 kinds (MPI 3.1 section 17.1.9) ----
+ *
+ * Each distinct (combiner, p, r) gets one type for the process, made at its first call and kept
+ * to the end (MPI: the same handle for the same arguments, never freed), a duplicate of the C
+ * type of that kind whose envelope says how it was asked for. */
+
+typedef struct f90_type {
+    int combiner, p, r;
+    MPI_Datatype handle;
+    struct f90_type *next;
+} f90_type_t;
+
+static pthread_mutex_t f90_lock = PTHREAD_MUTEX_INITIALIZER;
+static f90_type_t *f90_types;
+
+/* Makes the type of combiner (p, r) from `base` and adds it to f90_types (its lock held). */
+static int f90_make(tm_mpi_rank_t *r, const char *call, int combiner, int p, int range,
+                    MPI_Datatype base, f90_type_t **f_p)
+{
+    f90_type_t *f = malloc(sizeof *f);
+    tm_mpi_type_piece_t *pieces = tm_mpi_type_pieces(1);
+    if (!f || !pieces) {
+        free(f);
+        free(pieces);
+        return TM_MPI_TYPE_NOMEM();
+    }
+    tm_mpi_type_t *old, *t;
+    tm_mpi_type_lookup(base, &old);
+    pieces[0] = (tm_mpi_type_piece_t){old, 1, 0};
+    bool integer = combiner == MPI_COMBINER_F90_INTEGER;
+    int ints[2] = {integer ? range : p, range};
+    int err = tm_mpi_type_make(r, call, combiner, pieces, 1, 0,
+                               &(tm_mpi_type_args_t){integer ? 1 : 2, 0, 0, ints, NULL, NULL},
+                               &f->handle);
+    if (err != MPI_SUCCESS) {
+        free(f);
+        return err;
+    }
+    tm_mpi_type_lookup(f->handle, &t);
+    t->committed = 1;
+    t->f90 = 1;
+    t->align = old->align;
+    *f = (f90_type_t){combiner, p, range, f->handle, f90_types};
+    f90_types = f;
+    *f_p = f;
+    return MPI_SUCCESS;
+}
+
+/* The kind's type for combiner (p, r): found, or made from `base`. */
+static int f90_type(tm_mpi_rank_t *r, const char *call, int combiner, int p, int range,
+                    MPI_Datatype base, MPI_Datatype *newtype)
+{
+    int err = MPI_SUCCESS;
+    pthread_mutex_lock(&f90_lock);
+    f90_type_t *f = f90_types;
+    while (f && (f->combiner != combiner || f->p != p || f->r != range))
+        f = f->next;
+    if (!f)
+        err = f90_make(r, call, combiner, p, range, base, &f);
+    if (err == MPI_SUCCESS)
+        *newtype = f->handle;
+    pthread_mutex_unlock(&f90_lock);
+    return err;
+}
+
+/* SELECTED_INT_KIND(r): the smallest integer with at least r decimal digits of range (that of
+ * an n-byte integer: the digits of its largest value, less one). */
+int PMPI_Type_create_f90_integer(int range, MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_create_f90_integer";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    int err = tm_mpi_type_check(r, call, 0, newtype);
+    if (err != MPI_SUCCESS)
+        return err;
+    MPI_Datatype base = range == MPI_UNDEFINED ? MPI_DATATYPE_NULL
+                        : range <= 2           ? MPI_INT8_T
+                        : range <= 4           ? MPI_INT16_T
+                        : range <= 9           ? MPI_INT32_T
+                        : range <= 18          ? MPI_INT64_T
+                                               : MPI_DATATYPE_NULL;
+    if (base == MPI_DATATYPE_NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
+                                  "no integer kind has a decimal range of %d (at most 18)", range);
+    return f90_type(r, call, MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, range, base, newtype);
+}
+#pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
+
+/* SELECTED_REAL_KIND(p, r): the smallest of float, double and long double with at least p
+ * decimal digits of precision and a decimal exponent range of at least r, or MPI_ERR_ARG. */
+static int f90_real(const char *call, int combiner, int p, int range, MPI_Datatype *newtype)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    int err = tm_mpi_type_check(r, call, 0, newtype);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (p == MPI_UNDEFINED && range == MPI_UNDEFINED)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "p and r are both MPI_UNDEFINED");
+    int want_p = p == MPI_UNDEFINED ? 0 : p, want_r = range == MPI_UNDEFINED ? 0 : range;
+    bool complex = combiner == MPI_COMBINER_F90_COMPLEX;
+    MPI_Datatype base = MPI_DATATYPE_NULL;
+    if (want_p <= FLT_DIG && want_r <= -FLT_MIN_10_EXP)
+        base = complex ? MPI_C_FLOAT_COMPLEX : MPI_FLOAT;
+    else if (want_p <= DBL_DIG && want_r <= -DBL_MIN_10_EXP)
+        base = complex ? MPI_C_DOUBLE_COMPLEX : MPI_DOUBLE;
+    else if (want_p <= LDBL_DIG && want_r <= -LDBL_MIN_10_EXP)
+        base = complex ? MPI_C_LONG_DOUBLE_COMPLEX : MPI_LONG_DOUBLE;
+    if (base == MPI_DATATYPE_NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
+                                  "no real kind has %d digits of precision and a decimal range "
+                                  "of %d (at most %d and %d)",
+                                  p, range, LDBL_DIG, -LDBL_MIN_10_EXP);
+    return f90_type(r, call, combiner, p, range, base, newtype);
+}
+
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
+{
+    return f90_real("MPI_Type_create_f90_real", MPI_COMBINER_F90_REAL, p, r, newtype);
+}
+#pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
+
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
+{
+    return f90_real("MPI_Type_create_f90_complex", MPI_COMBINER_F90_COMPLEX, p, r, newtype);
+}
+#pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex

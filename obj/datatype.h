@@ -57,6 +57,7 @@ typedef struct tm_mpi_type {
     unsigned ub_mark : 1;
     unsigned lb_contrib : 1; /* 0 for MPI_UB: contributes no lower bound */
     unsigned ub_contrib : 1; /* 0 for MPI_LB */
+    unsigned f90 : 1;        /* made by MPI_Type_create_f90_*: predefined, never freed */
     size_t size;             /* bytes of data in one element */
     size_t elements;         /* basic elements in one element */
     /* Its type signature, order aside: the sum over its basic elements of a hash of what each

@@ -564,6 +564,9 @@ void tm_p2p_request_release(tm_mpi_rank_t *r, tm_p2p_request_t *req);
  * they forget it (comm NULL: their hang notes name no communicator, their errors go to
  * MPI_COMM_WORLD's handler). */
 void tm_p2p_request_forget_comm(tm_mpi_rank_t *r, const tm_mpi_comm_t *c);
+/* Waits (progressing) until every request of r's on view c that the program freed while pending
+ * (a send, or a receive still posted) is complete (MPI_Comm_disconnect). */
+void tm_p2p_request_zombies_wait_comm(tm_mpi_rank_t *r, const tm_mpi_comm_t *c);
 
 /* ---- generalized requests (the calls: mpi/greq.c) ---- */
 

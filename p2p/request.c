@@ -202,6 +202,35 @@ bool tm_p2p_request_zombies_done(void *arg)
     return true;
 }
 
+typedef struct zombies_of {
+    tm_mpi_rank_t *r;
+    const tm_mpi_comm_t *c;
+} zombies_of_t;
+
+/* Whether r's requests on c that the program freed while pending are all complete: the sends
+ * and checked ones among the zombies, and the receives still posted. */
+static bool zombies_of_done(void *arg)
+{
+    const zombies_of_t *z = arg;
+    for (tm_p2p_request_t *req = z->r->p2p->zombies; req; req = req->next)
+        if (req->comm == z->c && !zombie_done(req))
+            return false;
+    for (tm_p2p_request_t *req = z->r->p2p->match.posted_head; req; req = req->next)
+        if (req->freed && req->comm == z->c)
+            return false;
+    return true;
+}
+
+void tm_p2p_request_zombies_wait_comm(tm_mpi_rank_t *r, const tm_mpi_comm_t *c)
+{
+    zombies_of_t z = {r, c};
+    if (!zombies_of_done(&z)) {
+        tm_p2p_note_blocked(r, "MPI_Comm_disconnect(the requests on it freed while pending)");
+        tm_p2p_wait_until(r, zombies_of_done, &z);
+    }
+    tm_p2p_request_zombies_sweep(r);
+}
+
 /* ---- generalized requests' handles ----
  *
  * A generalized request's handle names a slot of a process-wide table, so that the program may

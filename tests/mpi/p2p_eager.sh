@@ -7,6 +7,7 @@ persistent=$(tm_build p2p_persistent.c)
 cancel=$(tm_build p2p_cancel.c)
 isendrecv=$(tm_build p2p_isendrecv.c)
 inter=$(tm_build intercomm.c)
+disconnect=$(tm_build comm_disconnect.c)
 for limit in 0 1 64K; do
     tm_run_env THREADMPI_P2P_EAGER_LIMIT=$limit 7 "$basic"
     expect_status 0 "p2p_basic with eager_limit = $limit"
@@ -19,6 +20,8 @@ for limit in 0 1 64K; do
     # (the intercommunicators' own messages, between the leaders and to the remote group)
     tm_run_env THREADMPI_P2P_EAGER_LIMIT=$limit 5 "$inter"
     expect_status 0 "intercomm with eager_limit = $limit"
+    tm_run_env THREADMPI_P2P_EAGER_LIMIT=$limit 2 "$disconnect"
+    expect_status 0 "comm_disconnect with eager_limit = $limit"
 done
 tm_run_env THREADMPI_P2P_EAGER_LIMIT=2M 2 "$basic"
 expect_status 2 "eager_limit above 1M"

@@ -49,6 +49,8 @@ MPI_TEST_PROGS += \
 	tests/mpi/mpi_handles.x \
 	tests/mpi/mpi_removed.x \
 	tests/mpi/intercomm.x \
+	tests/mpi/comm_disconnect.x \
+	tests/mpi/type_f90.x \
 	tests/mpi/mpi_version.x \
 	tests/mpi/mpi_errors.x \
 	tests/mpi/mpi_pmpi.x
