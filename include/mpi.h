@@ -671,6 +671,64 @@ int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                            int source, int recvtag, MPI_Comm comm, MPI_Request *request);
 
+/* The large-count forms (MPI-4.0): the same calls with MPI_Count counts. A count whose bytes are
+ * more than memory can hold is MPI_ERR_COUNT. */
+int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm);
+int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm);
+int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm);
+int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm);
+int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm);
+int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm);
+int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm, MPI_Request *request);
+int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request);
+int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request);
+int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request);
+int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request);
+int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request);
+int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+               MPI_Comm comm, MPI_Status *status);
+int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                MPI_Comm comm, MPI_Status *status);
+int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                MPI_Comm comm, MPI_Request *request);
+int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                 MPI_Comm comm, MPI_Request *request);
+int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                   int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                   int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                    int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                           int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                            int sendtag, int source, int recvtag, MPI_Comm comm,
+                            MPI_Status *status);
+int MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                    int source, int recvtag, MPI_Comm comm, MPI_Request *request);
+int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                     int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                     int source, int recvtag, MPI_Comm comm, MPI_Request *request);
+int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                            int sendtag, int source, int recvtag, MPI_Comm comm,
+                            MPI_Request *request);
+int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                             int sendtag, int source, int recvtag, MPI_Comm comm,
+                             MPI_Request *request);
+
 /* Probes: the status of a message that a receive with (source, tag) would get, without
  * receiving it. MPI_Probe waits for one; MPI_Iprobe sets *flag. */
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
@@ -790,6 +848,11 @@ int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
 int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+/* Their large-count forms (MPI-4.0). */
+int MPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+int MPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
 
 /* Completion. Wait/Test complete one request and set it to MPI_REQUEST_NULL; the -all forms
  * complete all (MPI_ERR_IN_STATUS when some failed: see each status's MPI_ERROR); -any one
@@ -951,6 +1014,13 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent);
 int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
+/* The large-count forms (MPI-4.0) of the three _x calls. */
+int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size);
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size);
+int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
+int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
+int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
 
 /* MPI_Type_get_envelope: how the type was made (MPI_COMBINER_*) and the sizes of its
  * arguments, for MPI_Type_get_contents. */

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,19 +24,21 @@
 #define HOT  inline __attribute__((always_inline))
 #define COLD __attribute__((cold, noinline))
 
-static COLD int buffer_error(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int count)
+static COLD int buffer_error(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
+                             MPI_Count count)
 {
     if (count < 0)
-        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_COUNT, "negative count %d", count);
-    return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_BUFFER, "buffer is NULL for %d elements",
-                              count);
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_COUNT, "negative count %lld",
+                                  (long long)count);
+    return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_BUFFER, "buffer is NULL for %lld elements",
+                              (long long)count);
 }
 
 /* Checks buf/count/datatype (committed) and computes the bytes they hold. A NULL buffer is
  * fine with absolute addresses (MPI_BOTTOM) in a derived type, not with a predefined one. */
 static HOT int check_buffer(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
-                            const void *buf, int count, MPI_Datatype handle, tm_mpi_type_t **type_p,
-                            size_t *bytes_p)
+                            const void *buf, MPI_Count count, MPI_Datatype handle,
+                            tm_mpi_type_t **type_p, size_t *bytes_p)
 {
     int err;
     if (count < 0)
@@ -44,6 +47,13 @@ static HOT int check_buffer(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *c
         return err;
     if (buf == NULL && count > 0 && (*type_p)->predefined && (*type_p)->size > 0)
         return buffer_error(r, comm, call, count);
+    /* Counts and sizes of 31 bits at most cannot overflow: one test on the usual path. */
+    if (__builtin_expect(((uint64_t)count | (*type_p)->size) >> 31, 0) &&
+        (__builtin_mul_overflow((size_t)count, (*type_p)->size, bytes_p) ||
+         *bytes_p > (size_t)PTRDIFF_MAX))
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_COUNT,
+                                  "%lld elements of %zu bytes are more than memory can hold",
+                                  (long long)count, (*type_p)->size);
     *bytes_p = (size_t)count * (*type_p)->size;
     return MPI_SUCCESS;
 }
@@ -114,7 +124,7 @@ static COLD int out_of_memory(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char 
 }
 
 /* Everything a send call checks, in the order of its arguments. */
-static HOT int check_send(tm_mpi_rank_t *r, const char *call, const void *buf, int count,
+static HOT int check_send(tm_mpi_rank_t *r, const char *call, const void *buf, MPI_Count count,
                           MPI_Datatype type, int dest, int tag, MPI_Comm handle,
                           tm_mpi_comm_t **comm_p, tm_mpi_type_t **type_p, size_t *bytes_p)
 {
@@ -128,14 +138,14 @@ static HOT int check_send(tm_mpi_rank_t *r, const char *call, const void *buf, i
     return err;
 }
 
-int tm_mpi_check_send(tm_mpi_rank_t *r, const char *call, const void *buf, int count,
+int tm_mpi_check_send(tm_mpi_rank_t *r, const char *call, const void *buf, MPI_Count count,
                       MPI_Datatype type, int dest, int tag, MPI_Comm handle, tm_mpi_comm_t **comm_p,
                       tm_mpi_type_t **type_p, size_t *bytes_p)
 {
     return check_send(r, call, buf, count, type, dest, tag, handle, comm_p, type_p, bytes_p);
 }
 
-static HOT int check_recv(tm_mpi_rank_t *r, const char *call, void *buf, int count,
+static HOT int check_recv(tm_mpi_rank_t *r, const char *call, void *buf, MPI_Count count,
                           MPI_Datatype type, int source, int tag, MPI_Comm handle,
                           tm_mpi_comm_t **comm_p, tm_mpi_type_t **type_p)
 {
@@ -150,9 +160,9 @@ static HOT int check_recv(tm_mpi_rank_t *r, const char *call, void *buf, int cou
     return err;
 }
 
-int tm_mpi_check_recv(tm_mpi_rank_t *r, const char *call, void *buf, int count, MPI_Datatype type,
-                      int source, int tag, MPI_Comm handle, tm_mpi_comm_t **comm_p,
-                      tm_mpi_type_t **type_p)
+int tm_mpi_check_recv(tm_mpi_rank_t *r, const char *call, void *buf, MPI_Count count,
+                      MPI_Datatype type, int source, int tag, MPI_Comm handle,
+                      tm_mpi_comm_t **comm_p, tm_mpi_type_t **type_p)
 {
     return check_recv(r, call, buf, count, type, source, tag, handle, comm_p, type_p);
 }
@@ -193,7 +203,7 @@ static int finish(tm_mpi_rank_t *r, const char *call, tm_p2p_request_t *req, MPI
  * ------------------------------------------------------------------------------------------ */
 
 /* Starts a send whose arguments were checked: *req_p is NULL for MPI_PROC_NULL. */
-static HOT int send_post(tm_mpi_rank_t *r, const char *call, const void *buf, int count,
+static HOT int send_post(tm_mpi_rank_t *r, const char *call, const void *buf, MPI_Count count,
                          tm_mpi_type_t *type, size_t bytes, int dest, int tag, tm_mpi_comm_t *comm,
                          bool synchronous, tm_p2p_request_t **req_p)
 {
@@ -208,10 +218,10 @@ static HOT int send_post(tm_mpi_rank_t *r, const char *call, const void *buf, in
 
 /* Checks a send's arguments (and `request`, for the non-blocking calls: checked when not NULL
  * is wanted, i.e. when check_request) and starts it. *req_p is NULL for MPI_PROC_NULL. */
-static HOT int send_start(const char *call, const void *buf, int count, MPI_Datatype type, int dest,
-                          int tag, MPI_Comm handle, bool synchronous, const MPI_Request *request,
-                          bool check_request, tm_mpi_rank_t **r_p, tm_mpi_comm_t **comm_p,
-                          tm_p2p_request_t **req_p)
+static HOT int send_start(const char *call, const void *buf, MPI_Count count, MPI_Datatype type,
+                          int dest, int tag, MPI_Comm handle, bool synchronous,
+                          const MPI_Request *request, bool check_request, tm_mpi_rank_t **r_p,
+                          tm_mpi_comm_t **comm_p, tm_p2p_request_t **req_p)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_type_t *t;
@@ -234,7 +244,7 @@ static HOT bool send_at_once(int dest, size_t bytes, bool synchronous)
 }
 
 /* A blocking send whose arguments were checked. */
-static HOT int send_checked(tm_mpi_rank_t *r, const char *call, const void *buf, int count,
+static HOT int send_checked(tm_mpi_rank_t *r, const char *call, const void *buf, MPI_Count count,
                             tm_mpi_type_t *type, size_t bytes, int dest, int tag,
                             tm_mpi_comm_t *comm, bool synchronous)
 {
@@ -250,8 +260,8 @@ static HOT int send_checked(tm_mpi_rank_t *r, const char *call, const void *buf,
     return finish(r, call, req, MPI_STATUS_IGNORE);
 }
 
-static int send_blocking(const char *call, const void *buf, int count, MPI_Datatype type, int dest,
-                         int tag, MPI_Comm handle, bool synchronous)
+static HOT int send_blocking(const char *call, const void *buf, MPI_Count count, MPI_Datatype type,
+                             int dest, int tag, MPI_Comm handle, bool synchronous)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *comm;
@@ -263,9 +273,9 @@ static int send_blocking(const char *call, const void *buf, int count, MPI_Datat
     return send_checked(r, call, buf, count, t, bytes, dest, tag, comm, synchronous);
 }
 
-static HOT int send_nonblocking(const char *call, const void *buf, int count, MPI_Datatype type,
-                                int dest, int tag, MPI_Comm comm, bool synchronous,
-                                MPI_Request *request)
+static HOT int send_nonblocking(const char *call, const void *buf, MPI_Count count,
+                                MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                                bool synchronous, MPI_Request *request)
 {
     tm_mpi_rank_t *r;
     tm_mpi_comm_t *c;
@@ -287,6 +297,14 @@ int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 }
 #pragma weak MPI_Send = PMPI_Send
 
+int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm)
+{
+    TM_MPI_PROFILE_CALL(SEND);
+    return send_blocking("MPI_Send_c", buf, count, datatype, dest, tag, comm, false);
+}
+#pragma weak MPI_Send_c = PMPI_Send_c
+
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     TM_MPI_PROFILE_CALL(SSEND);
@@ -294,12 +312,28 @@ int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 }
 #pragma weak MPI_Ssend = PMPI_Ssend
 
+int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    TM_MPI_PROFILE_CALL(SSEND);
+    return send_blocking("MPI_Ssend_c", buf, count, datatype, dest, tag, comm, true);
+}
+#pragma weak MPI_Ssend_c = PMPI_Ssend_c
+
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     TM_MPI_PROFILE_CALL(RSEND);
     return send_blocking("MPI_Rsend", buf, count, datatype, dest, tag, comm, false);
 }
 #pragma weak MPI_Rsend = PMPI_Rsend
+
+int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    TM_MPI_PROFILE_CALL(RSEND);
+    return send_blocking("MPI_Rsend_c", buf, count, datatype, dest, tag, comm, false);
+}
+#pragma weak MPI_Rsend_c = PMPI_Rsend_c
 
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
@@ -309,6 +343,14 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 }
 #pragma weak MPI_Isend = PMPI_Isend
 
+int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(ISEND);
+    return send_nonblocking("MPI_Isend_c", buf, count, datatype, dest, tag, comm, false, request);
+}
+#pragma weak MPI_Isend_c = PMPI_Isend_c
+
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
@@ -316,6 +358,14 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int
     return send_nonblocking("MPI_Issend", buf, count, datatype, dest, tag, comm, true, request);
 }
 #pragma weak MPI_Issend = PMPI_Issend
+
+int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(ISSEND);
+    return send_nonblocking("MPI_Issend_c", buf, count, datatype, dest, tag, comm, true, request);
+}
+#pragma weak MPI_Issend_c = PMPI_Issend_c
 
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
@@ -325,11 +375,19 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 }
 #pragma weak MPI_Irsend = PMPI_Irsend
 
+int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(IRSEND);
+    return send_nonblocking("MPI_Irsend_c", buf, count, datatype, dest, tag, comm, false, request);
+}
+#pragma weak MPI_Irsend_c = PMPI_Irsend_c
+
 /* ---- receives ----------------------------------------------------------------------------------
  */
 
 /* Posts a receive whose arguments were checked: *req_p is NULL for MPI_PROC_NULL. */
-static HOT int recv_post(tm_mpi_rank_t *r, const char *call, void *buf, int count,
+static HOT int recv_post(tm_mpi_rank_t *r, const char *call, void *buf, MPI_Count count,
                          tm_mpi_type_t *type, int source, int tag, tm_mpi_comm_t *comm,
                          tm_p2p_request_t **req_p)
 {
@@ -344,9 +402,10 @@ static HOT int recv_post(tm_mpi_rank_t *r, const char *call, void *buf, int coun
 
 /* Checks a receive's arguments (and `request`, as send_start does) and posts it. *req_p is NULL
  * for MPI_PROC_NULL. */
-static HOT int recv_start(const char *call, void *buf, int count, MPI_Datatype type, int source,
-                          int tag, MPI_Comm handle, const MPI_Request *request, bool check_request,
-                          tm_mpi_rank_t **r_p, tm_mpi_comm_t **comm_p, tm_p2p_request_t **req_p)
+static HOT int recv_start(const char *call, void *buf, MPI_Count count, MPI_Datatype type,
+                          int source, int tag, MPI_Comm handle, const MPI_Request *request,
+                          bool check_request, tm_mpi_rank_t **r_p, tm_mpi_comm_t **comm_p,
+                          tm_p2p_request_t **req_p)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_type_t *t;
@@ -362,7 +421,7 @@ static HOT int recv_start(const char *call, void *buf, int count, MPI_Datatype t
 
 /* A blocking receive whose arguments were checked: at once when the message is there or comes
  * through its fastbox soon (tm_p2p_recv_now), else through a posted request. */
-static HOT int recv_checked(tm_mpi_rank_t *r, const char *call, void *buf, int count,
+static HOT int recv_checked(tm_mpi_rank_t *r, const char *call, void *buf, MPI_Count count,
                             tm_mpi_type_t *type, int source, int tag, tm_mpi_comm_t *comm,
                             MPI_Status *status)
 {
@@ -382,11 +441,9 @@ static HOT int recv_checked(tm_mpi_rank_t *r, const char *call, void *buf, int c
     return finish(r, call, req, status);
 }
 
-int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-              MPI_Status *status)
+static HOT int recv(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype, int source,
+                    int tag, MPI_Comm comm, MPI_Status *status)
 {
-    TM_MPI_PROFILE_CALL(RECV);
-    static const char call[] = "MPI_Recv";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *t;
@@ -395,13 +452,26 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
         return err;
     return recv_checked(r, call, buf, count, t, source, tag, c, status);
 }
+
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status *status)
+{
+    TM_MPI_PROFILE_CALL(RECV);
+    return recv("MPI_Recv", buf, count, datatype, source, tag, comm, status);
+}
 #pragma weak MPI_Recv = PMPI_Recv
 
-int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-               MPI_Request *request)
+int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                MPI_Comm comm, MPI_Status *status)
 {
-    TM_MPI_PROFILE_CALL(IRECV);
-    static const char call[] = "MPI_Irecv";
+    TM_MPI_PROFILE_CALL(RECV);
+    return recv("MPI_Recv_c", buf, count, datatype, source, tag, comm, status);
+}
+#pragma weak MPI_Recv_c = PMPI_Recv_c
+
+static HOT int irecv(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                     int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
     tm_mpi_rank_t *r;
     tm_mpi_comm_t *c;
     tm_p2p_request_t *req;
@@ -414,14 +484,28 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     *request = tm_p2p_request_handle(req);
     return MPI_SUCCESS;
 }
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(IRECV);
+    return irecv("MPI_Irecv", buf, count, datatype, source, tag, comm, request);
+}
 #pragma weak MPI_Irecv = PMPI_Irecv
 
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                  MPI_Comm comm, MPI_Status *status)
+int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                 MPI_Comm comm, MPI_Request *request)
 {
-    TM_MPI_PROFILE_CALL(SENDRECV);
-    static const char call[] = "MPI_Sendrecv";
+    TM_MPI_PROFILE_CALL(IRECV);
+    return irecv("MPI_Irecv_c", buf, count, datatype, source, tag, comm, request);
+}
+#pragma weak MPI_Irecv_c = PMPI_Irecv_c
+
+static int sendrecv(const char *call, const void *sendbuf, MPI_Count sendcount,
+                    MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                    MPI_Comm comm, MPI_Status *status)
+{
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *rt, *st;
@@ -462,13 +546,31 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     }
     return finish(r, call, rreq, status);
 }
+
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status *status)
+{
+    TM_MPI_PROFILE_CALL(SENDRECV);
+    return sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                    recvtype, source, recvtag, comm, status);
+}
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
 
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                    int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    TM_MPI_PROFILE_CALL(SENDRECV_REPLACE);
-    static const char call[] = "MPI_Sendrecv_replace";
+    TM_MPI_PROFILE_CALL(SENDRECV);
+    return sendrecv("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                    recvcount, recvtype, source, recvtag, comm, status);
+}
+#pragma weak MPI_Sendrecv_c = PMPI_Sendrecv_c
+
+static int sendrecv_replace(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                            int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
+                            MPI_Status *status)
+{
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *t;
@@ -484,19 +586,36 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     tm_rt_profile_mark_t copying = tm_rt_profile_begin(TM_RT_PROFILE_COPY);
     tm_mpi_type_pack(buf, (size_t)count, t, 0, bytes, copy);
     tm_rt_profile_end(copying);
-    err = PMPI_Sendrecv(copy, (int)bytes, MPI_BYTE, dest, sendtag, buf, count, datatype, source,
-                        recvtag, comm, status);
+    err = sendrecv(call, copy, (MPI_Count)bytes, MPI_BYTE, dest, sendtag, buf, count, datatype,
+                   source, recvtag, comm, status);
     free(copy);
     return err;
 }
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    TM_MPI_PROFILE_CALL(SENDRECV_REPLACE);
+    return sendrecv_replace("MPI_Sendrecv_replace", buf, count, datatype, dest, sendtag, source,
+                            recvtag, comm, status);
+}
 #pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+
+int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                            int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    TM_MPI_PROFILE_CALL(SENDRECV_REPLACE);
+    return sendrecv_replace("MPI_Sendrecv_replace_c", buf, count, datatype, dest, sendtag, source,
+                            recvtag, comm, status);
+}
+#pragma weak MPI_Sendrecv_replace_c = PMPI_Sendrecv_replace_c
 
 /* MPI_Isendrecv's request: a CHECKED one of its receive, posted first as in MPI_Sendrecv, and its
  * send. `copy` (or NULL) is freed with the request. */
-static int isendrecv(tm_mpi_rank_t *r, const char *call, const void *sendbuf, int sendcount,
+static int isendrecv(tm_mpi_rank_t *r, const char *call, const void *sendbuf, MPI_Count sendcount,
                      tm_mpi_type_t *st, size_t sendbytes, int dest, int sendtag, void *recvbuf,
-                     int recvcount, tm_mpi_type_t *rt, int source, int recvtag, tm_mpi_comm_t *c,
-                     void *copy, MPI_Request *request)
+                     MPI_Count recvcount, tm_mpi_type_t *rt, int source, int recvtag,
+                     tm_mpi_comm_t *c, void *copy, MPI_Request *request)
 {
     tm_p2p_request_t *pair = tm_p2p_request_new(r, TM_P2P_REQ_CHECKED), *rreq, *sreq;
     if (!pair) {
@@ -527,12 +646,11 @@ static int isendrecv(tm_mpi_rank_t *r, const char *call, const void *sendbuf, in
     return MPI_SUCCESS;
 }
 
-int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                   MPI_Comm comm, MPI_Request *request)
+static int isendrecv_checked(const char *call, const void *sendbuf, MPI_Count sendcount,
+                             MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                             MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                             MPI_Comm comm, MPI_Request *request)
 {
-    TM_MPI_PROFILE_CALL(ISENDRECV);
-    static const char call[] = "MPI_Isendrecv";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *rt, *st;
@@ -548,13 +666,31 @@ int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, in
     return isendrecv(r, call, sendbuf, sendcount, st, sendbytes, dest, sendtag, recvbuf, recvcount,
                      rt, source, recvtag, c, NULL, request);
 }
+
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(ISENDRECV);
+    return isendrecv_checked("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                             recvcount, recvtype, source, recvtag, comm, request);
+}
 #pragma weak MPI_Isendrecv = PMPI_Isendrecv
 
-int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                           int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                     int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                     int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    TM_MPI_PROFILE_CALL(ISENDRECV_REPLACE);
-    static const char call[] = "MPI_Isendrecv_replace";
+    TM_MPI_PROFILE_CALL(ISENDRECV);
+    return isendrecv_checked("MPI_Isendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag,
+                             recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+}
+#pragma weak MPI_Isendrecv_c = PMPI_Isendrecv_c
+
+static int isendrecv_replace(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                             int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
+                             MPI_Request *request)
+{
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *t, *bytes_type;
@@ -575,10 +711,28 @@ int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest
     tm_rt_profile_mark_t copying = tm_rt_profile_begin(TM_RT_PROFILE_COPY);
     tm_mpi_type_pack(buf, (size_t)count, t, 0, bytes, copy);
     tm_rt_profile_end(copying);
-    return isendrecv(r, call, copy, (int)bytes, bytes_type, bytes, dest, sendtag, buf, count, t,
-                     source, recvtag, c, copy, request);
+    return isendrecv(r, call, copy, (MPI_Count)bytes, bytes_type, bytes, dest, sendtag, buf, count,
+                     t, source, recvtag, c, copy, request);
+}
+
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                           int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(ISENDRECV_REPLACE);
+    return isendrecv_replace("MPI_Isendrecv_replace", buf, count, datatype, dest, sendtag, source,
+                             recvtag, comm, request);
 }
 #pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
+
+int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                             int sendtag, int source, int recvtag, MPI_Comm comm,
+                             MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(ISENDRECV_REPLACE);
+    return isendrecv_replace("MPI_Isendrecv_replace_c", buf, count, datatype, dest, sendtag, source,
+                             recvtag, comm, request);
+}
+#pragma weak MPI_Isendrecv_replace_c = PMPI_Isendrecv_replace_c
 
 /* ---- probes and counts
  * --------------------------------------------------------------------------- */
@@ -621,9 +775,11 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 }
 #pragma weak MPI_Iprobe = PMPI_Iprobe
 
-int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+/* Whole elements of datatype in the data a status describes; MPI_UNDEFINED when the data ends
+ * inside one, or when there are more than `most`. */
+static int get_count(const char *call, const MPI_Status *status, MPI_Datatype datatype,
+                     MPI_Count most, const void *count, MPI_Count *n_p)
 {
-    static const char call[] = "MPI_Get_count";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_type_t *t;
     int err;
@@ -636,24 +792,41 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
         return err;
     MPI_Count bytes = status->tm_count, size = (MPI_Count)t->size;
     if (size == 0)
-        *count = bytes == 0 ? 0 : MPI_UNDEFINED;
-    else if (bytes % size != 0 || bytes / size > INT_MAX)
-        *count = MPI_UNDEFINED;
+        *n_p = bytes == 0 ? 0 : MPI_UNDEFINED;
+    else if (bytes % size != 0 || bytes / size > most)
+        *n_p = MPI_UNDEFINED;
     else
-        *count = (int)(bytes / size);
+        *n_p = bytes / size;
     return MPI_SUCCESS;
+}
+
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    MPI_Count n;
+    int err = get_count("MPI_Get_count", status, datatype, INT_MAX, count, &n);
+    if (err == MPI_SUCCESS)
+        *count = (int)n;
+    return err;
 }
 #pragma weak MPI_Get_count = PMPI_Get_count
 
+int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    return get_count("MPI_Get_count_c", status, datatype, INT64_MAX, count, count);
+}
+#pragma weak MPI_Get_count_c = PMPI_Get_count_c
+
 /* Basic elements in the data a status describes; *elements_p = MPI_UNDEFINED when the data ends
- * inside a basic element. */
+ * inside a basic element. `count` is the program's output argument, checked. */
 static int get_elements(const char *call, const MPI_Status *status, MPI_Datatype datatype,
-                        MPI_Count *elements_p)
+                        const void *count, MPI_Count *elements_p)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_type_t *t;
     size_t n;
     int err;
+    if (count == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "count is NULL");
     if (status == NULL || status == MPI_STATUS_IGNORE)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "status is %s",
                                   status ? "MPI_STATUS_IGNORE" : "NULL");
@@ -668,22 +841,20 @@ static int get_elements(const char *call, const MPI_Status *status, MPI_Datatype
 
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    static const char call[] = "MPI_Get_elements_x";
-    if (count == NULL)
-        return tm_mpi_error_raise(tm_mpi_rank_get(call)->rt, NULL, call, MPI_ERR_ARG,
-                                  "count is NULL");
-    return get_elements(call, status, datatype, count);
+    return get_elements("MPI_Get_elements_x", status, datatype, count, count);
 }
 #pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
 
+int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    return get_elements("MPI_Get_elements_c", status, datatype, count, count);
+}
+#pragma weak MPI_Get_elements_c = PMPI_Get_elements_c
+
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-    static const char call[] = "MPI_Get_elements";
     MPI_Count n;
-    if (count == NULL)
-        return tm_mpi_error_raise(tm_mpi_rank_get(call)->rt, NULL, call, MPI_ERR_ARG,
-                                  "count is NULL");
-    int err = get_elements(call, status, datatype, &n);
+    int err = get_elements("MPI_Get_elements", status, datatype, count, &n);
     if (err == MPI_SUCCESS)
         *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
     return err;

@@ -27,14 +27,14 @@ void tm_mpi_bsend_drain(tm_mpi_rank_t *r);
 /* The argument checks of send and receive calls, in the order of their arguments; each reports
  * what it finds (through comm's handler) and returns the error class, or MPI_SUCCESS with the
  * communicator, the type and (sends) the bytes of data resolved. */
-int tm_mpi_check_send(tm_mpi_rank_t *r, const char *call, const void *buf, int count,
+int tm_mpi_check_send(tm_mpi_rank_t *r, const char *call, const void *buf, MPI_Count count,
                       MPI_Datatype type, int dest, int tag, MPI_Comm handle, tm_mpi_comm_t **comm_p,
                       tm_mpi_type_t **type_p, size_t *bytes_p);
 /* A tag to send with (`any` false) or to receive with (`any` true: MPI_ANY_TAG allowed). */
 int tm_mpi_check_tag(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int tag, bool any);
-int tm_mpi_check_recv(tm_mpi_rank_t *r, const char *call, void *buf, int count, MPI_Datatype type,
-                      int source, int tag, MPI_Comm handle, tm_mpi_comm_t **comm_p,
-                      tm_mpi_type_t **type_p);
+int tm_mpi_check_recv(tm_mpi_rank_t *r, const char *call, void *buf, MPI_Count count,
+                      MPI_Datatype type, int source, int tag, MPI_Comm handle,
+                      tm_mpi_comm_t **comm_p, tm_mpi_type_t **type_p);
 
 /* Reports request handle h, which names no request the call can take, as the program wrote it:
  * "the request is MPI_REQUEST_NULL" or "invalid request 0x...", then `what` (may be ""). Returns

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -33,14 +34,30 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size)
 }
 #pragma weak MPI_Type_size = PMPI_Type_size
 
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+/* MPI_Type_size_x and _c. */
+static int size_count(const char *call, MPI_Datatype datatype, MPI_Count *size)
 {
-    TM_MPI_TYPE_QUERY_BEGIN("MPI_Type_size_x");
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_type_t *t;
+    int err = tm_mpi_type_get(r, NULL, datatype, 0, call, &t);
+    if (err != MPI_SUCCESS)
+        return err;
     TM_MPI_TYPE_CHECK_OUT(size);
     *size = (MPI_Count)t->size;
     return MPI_SUCCESS;
 }
+
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+    return size_count("MPI_Type_size_x", datatype, size);
+}
 #pragma weak MPI_Type_size_x = PMPI_Type_size_x
+
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
+{
+    return size_count("MPI_Type_size_c", datatype, size);
+}
+#pragma weak MPI_Type_size_c = PMPI_Type_size_c
 
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
@@ -53,16 +70,35 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 }
 #pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
 
-int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+/* MPI_Type_get_extent_x and _c, and their true_extent forms (`true_bounds`). */
+static int extent_count(const char *call, MPI_Datatype datatype, bool true_bounds, MPI_Count *lb,
+                        MPI_Count *extent)
 {
-    TM_MPI_TYPE_QUERY_BEGIN("MPI_Type_get_extent_x");
-    TM_MPI_TYPE_CHECK_OUT(lb);
-    TM_MPI_TYPE_CHECK_OUT(extent);
-    *lb = t->lb;
-    *extent = t->extent;
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_type_t *t;
+    int err = tm_mpi_type_get(r, NULL, datatype, 0, call, &t);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (lb == NULL || extent == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "%s is NULL",
+                                  lb ? (true_bounds ? "true_extent" : "extent")
+                                     : (true_bounds ? "true_lb" : "lb"));
+    *lb = true_bounds ? t->true_lb : t->lb;
+    *extent = true_bounds ? t->true_extent : t->extent;
     return MPI_SUCCESS;
 }
+
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    return extent_count("MPI_Type_get_extent_x", datatype, false, lb, extent);
+}
 #pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
+
+int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    return extent_count("MPI_Type_get_extent_c", datatype, false, lb, extent);
+}
+#pragma weak MPI_Type_get_extent_c = PMPI_Type_get_extent_c
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
@@ -77,14 +113,15 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint
 
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
-    TM_MPI_TYPE_QUERY_BEGIN("MPI_Type_get_true_extent_x");
-    TM_MPI_TYPE_CHECK_OUT(true_lb);
-    TM_MPI_TYPE_CHECK_OUT(true_extent);
-    *true_lb = t->true_lb;
-    *true_extent = t->true_extent;
-    return MPI_SUCCESS;
+    return extent_count("MPI_Type_get_true_extent_x", datatype, true, true_lb, true_extent);
 }
 #pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
+
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+    return extent_count("MPI_Type_get_true_extent_c", datatype, true, true_lb, true_extent);
+}
+#pragma weak MPI_Type_get_true_extent_c = PMPI_Type_get_true_extent_c
 
 /* The MPI-1 inquiries, which MPI-3.0 removed and MPICH still provides: MPI_Type_get_extent in
  * three calls. */

@@ -6,6 +6,7 @@ basic=$(tm_build p2p_basic.c)
 persistent=$(tm_build p2p_persistent.c)
 cancel=$(tm_build p2p_cancel.c)
 isendrecv=$(tm_build p2p_isendrecv.c)
+large_count=$(tm_build p2p_large_count.c)
 inter=$(tm_build intercomm.c)
 disconnect=$(tm_build comm_disconnect.c)
 for limit in 0 1 64K; do
@@ -17,6 +18,8 @@ for limit in 0 1 64K; do
     expect_status 0 "p2p_cancel with eager_limit = $limit"
     tm_run_env THREADMPI_P2P_EAGER_LIMIT=$limit 3 "$isendrecv"
     expect_status 0 "p2p_isendrecv with eager_limit = $limit"
+    tm_run_env THREADMPI_P2P_EAGER_LIMIT=$limit 3 "$large_count"
+    expect_status 0 "p2p_large_count with eager_limit = $limit"
     # (the intercommunicators' own messages, between the leaders and to the remote group)
     tm_run_env THREADMPI_P2P_EAGER_LIMIT=$limit 5 "$inter"
     expect_status 0 "intercomm with eager_limit = $limit"

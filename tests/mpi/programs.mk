@@ -60,7 +60,7 @@ EXTRA_DIST += tests/mpi/mpi_fatal.c
 # Point-to-point.
 MPI_TEST_PROGS += tests/mpi/p2p_basic.x tests/mpi/p2p_ring.x tests/mpi/p2p_flood.x tests/mpi/p2p_datatype.x \
 	tests/mpi/p2p_large.x tests/mpi/p2p_persistent.x tests/mpi/p2p_cancel.x \
-	tests/mpi/p2p_grequest.x tests/mpi/p2p_isendrecv.x
+	tests/mpi/p2p_grequest.x tests/mpi/p2p_isendrecv.x tests/mpi/p2p_large_count.x
 MPI_SCRIPT_TESTS += tests/mpi/p2p_errors.sh tests/mpi/hang.sh tests/mpi/p2p_eager.sh
 EXTRA_DIST += tests/mpi/p2p_errors.c tests/mpi/hang.c
 

@@ -1,0 +1,173 @@
+/* The large-count forms of MPI-4.0 (MPI_Count counts): every point-to-point call's _c form moves
+ * its data around a ring of ranks (eager and rendezvous sizes, a derived type on the receiving
+ * side), MPI_Get_count_c and MPI_Get_elements_c read the statuses, and MPI_Type_size_c,
+ * _get_extent_c and _get_true_extent_c describe a type. Counts beyond an int: a status of 3e9
+ * bytes (MPI_Status_set_elements_x) gives MPI_Get_count_c 3e9 where MPI_Get_count says
+ * MPI_UNDEFINED; a message of 3e9 empty elements goes through; a count whose bytes overflow and a
+ * negative count are MPI_ERR_COUNT. */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static int rank, errors;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "p2p_large_count: rank %d, line %d: %s\n", rank, __LINE__, #cond);     \
+            errors++;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+enum { BIG = 5000 }; /* ints: 20000 bytes, past the eager limit */
+static int out[BIG], in[BIG];
+
+static void fill(int n, int seed)
+{
+    for (int i = 0; i < n; i++)
+        out[i] = seed * 100000 + i;
+    memset(in, 0xff, sizeof in);
+}
+
+/* Whether in holds the n ints that fill(n, seed) gave out (on every rank alike). */
+static int arrived(int n, int seed)
+{
+    for (int i = 0; i < n; i++)
+        if (in[i] != seed * 100000 + i)
+            return 0;
+    return 1;
+}
+
+static int error_class(int code)
+{
+    int class;
+    MPI_Error_class(code, &class);
+    return class;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int to = (rank + 1) % size, from = (rank + size - 1) % size;
+    MPI_Count counts[2] = {3, BIG};
+    MPI_Status st;
+    MPI_Request reqs[2];
+
+    for (int k = 0; k < 2; k++) {
+        MPI_Count n = counts[k];
+        int seed = 10 * k;
+        /* Send_c, Recv_c */
+        fill((int)n, seed + 1);
+        MPI_Irecv_c(in, n, MPI_INT, from, 1, MPI_COMM_WORLD, &reqs[0]);
+        CHECK(MPI_Send_c(out, n, MPI_INT, to, 1, MPI_COMM_WORLD) == MPI_SUCCESS);
+        MPI_Wait(&reqs[0], &st);
+        CHECK(arrived((int)n, seed + 1));
+        MPI_Count c = -1, e = -1;
+        CHECK(MPI_Get_count_c(&st, MPI_INT, &c) == MPI_SUCCESS && c == n);
+        CHECK(MPI_Get_elements_c(&st, MPI_INT, &e) == MPI_SUCCESS && e == n);
+        /* Isend_c, Recv_c; Ssend_c to a posted receive */
+        fill((int)n, seed + 2);
+        MPI_Isend_c(out, n, MPI_INT, to, 2, MPI_COMM_WORLD, &reqs[1]);
+        CHECK(MPI_Recv_c(in, n, MPI_INT, from, 2, MPI_COMM_WORLD, &st) == MPI_SUCCESS);
+        MPI_Wait(&reqs[1], MPI_STATUS_IGNORE);
+        CHECK(arrived((int)n, seed + 2));
+        fill((int)n, seed + 3);
+        MPI_Irecv_c(in, n, MPI_INT, from, 2, MPI_COMM_WORLD, &reqs[0]);
+        CHECK(MPI_Ssend_c(out, n, MPI_INT, to, 2, MPI_COMM_WORLD) == MPI_SUCCESS);
+        MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+        CHECK(arrived((int)n, seed + 3));
+        /* Rsend_c to a receive posted before a barrier; Isend_c, Issend_c, Irsend_c */
+        fill((int)n, seed + 3);
+        MPI_Irecv_c(in, n, MPI_INT, from, 3, MPI_COMM_WORLD, &reqs[0]);
+        MPI_Barrier(MPI_COMM_WORLD);
+        CHECK(MPI_Rsend_c(out, n, MPI_INT, to, 3, MPI_COMM_WORLD) == MPI_SUCCESS);
+        MPI_Wait(&reqs[0], &st);
+        CHECK(arrived((int)n, seed + 3));
+        for (int kind = 0; kind < 3; kind++) {
+            fill((int)n, seed + 4 + kind);
+            MPI_Irecv_c(in, n, MPI_INT, from, 4, MPI_COMM_WORLD, &reqs[0]);
+            MPI_Barrier(MPI_COMM_WORLD);
+            int err = kind == 0   ? MPI_Isend_c(out, n, MPI_INT, to, 4, MPI_COMM_WORLD, &reqs[1])
+                      : kind == 1 ? MPI_Issend_c(out, n, MPI_INT, to, 4, MPI_COMM_WORLD, &reqs[1])
+                                  : MPI_Irsend_c(out, n, MPI_INT, to, 4, MPI_COMM_WORLD, &reqs[1]);
+            CHECK(err == MPI_SUCCESS);
+            MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+            CHECK(arrived((int)n, seed + 4 + kind));
+        }
+        /* Sendrecv_c, Sendrecv_replace_c, Isendrecv_c, Isendrecv_replace_c */
+        fill((int)n, seed + 7);
+        CHECK(MPI_Sendrecv_c(out, n, MPI_INT, to, 5, in, n, MPI_INT, from, 5, MPI_COMM_WORLD,
+                             &st) == MPI_SUCCESS);
+        CHECK(arrived((int)n, seed + 7));
+        fill((int)n, seed + 8);
+        memcpy(in, out, (size_t)n * sizeof(int));
+        CHECK(MPI_Sendrecv_replace_c(in, n, MPI_INT, to, 6, from, 6, MPI_COMM_WORLD, &st) ==
+              MPI_SUCCESS);
+        CHECK(arrived((int)n, seed + 8));
+        fill((int)n, seed + 9);
+        CHECK(MPI_Isendrecv_c(out, n, MPI_INT, to, 7, in, n, MPI_INT, from, 7, MPI_COMM_WORLD,
+                              &reqs[0]) == MPI_SUCCESS);
+        MPI_Wait(&reqs[0], &st);
+        CHECK(arrived((int)n, seed + 9));
+        CHECK(MPI_Get_count_c(&st, MPI_INT, &c) == MPI_SUCCESS && c == n);
+        fill((int)n, seed + 10);
+        memcpy(in, out, (size_t)n * sizeof(int));
+        CHECK(MPI_Isendrecv_replace_c(in, n, MPI_INT, to, 8, from, 8, MPI_COMM_WORLD, &reqs[0]) ==
+              MPI_SUCCESS);
+        MPI_Wait(&reqs[0], &st);
+        CHECK(arrived((int)n, seed + 10));
+    }
+
+    /* A derived type, queried and received into: pairs of ints one int apart. */
+    MPI_Datatype pairs;
+    MPI_Type_vector(2, 1, 2, MPI_INT, &pairs);
+    MPI_Type_commit(&pairs);
+    MPI_Count size_c, lb, extent, tlb, textent;
+    CHECK(MPI_Type_size_c(pairs, &size_c) == MPI_SUCCESS && size_c == 2 * sizeof(int));
+    CHECK(MPI_Type_get_extent_c(pairs, &lb, &extent) == MPI_SUCCESS && lb == 0 &&
+          extent == 3 * sizeof(int));
+    CHECK(MPI_Type_get_true_extent_c(pairs, &tlb, &textent) == MPI_SUCCESS && tlb == 0 &&
+          textent == 3 * sizeof(int));
+    fill(8, 50);
+    MPI_Irecv_c(in, 2, pairs, from, 9, MPI_COMM_WORLD, &reqs[0]);
+    MPI_Send_c(out, 4, MPI_INT, to, 9, MPI_COMM_WORLD);
+    MPI_Wait(&reqs[0], &st);
+    CHECK(in[0] == 50 * 100000 && in[2] == 50 * 100000 + 1 && in[3] == 50 * 100000 + 2 &&
+          in[5] == 50 * 100000 + 3);
+    MPI_Count c = -1, e = -1;
+    CHECK(MPI_Get_count_c(&st, pairs, &c) == MPI_SUCCESS && c == 2);
+    CHECK(MPI_Get_elements_c(&st, pairs, &e) == MPI_SUCCESS && e == 4);
+    MPI_Type_free(&pairs);
+
+    /* Beyond an int. */
+    MPI_Status big;
+    CHECK(MPI_Status_set_elements_x(&big, MPI_BYTE, INT64_C(3000000000)) == MPI_SUCCESS);
+    int small = 0;
+    CHECK(MPI_Get_count(&big, MPI_BYTE, &small) == MPI_SUCCESS && small == MPI_UNDEFINED);
+    CHECK(MPI_Get_count_c(&big, MPI_BYTE, &c) == MPI_SUCCESS && c == INT64_C(3000000000));
+    CHECK(MPI_Get_count_c(&big, MPI_SHORT, &c) == MPI_SUCCESS && c == INT64_C(1500000000));
+    MPI_Datatype empty;
+    MPI_Type_contiguous(0, MPI_INT, &empty);
+    MPI_Type_commit(&empty);
+    MPI_Irecv_c(in, INT64_C(3000000000), empty, from, 10, MPI_COMM_WORLD, &reqs[0]);
+    CHECK(MPI_Send_c(out, INT64_C(3000000000), empty, to, 10, MPI_COMM_WORLD) == MPI_SUCCESS);
+    CHECK(MPI_Wait(&reqs[0], &st) == MPI_SUCCESS);
+    CHECK(MPI_Get_count_c(&st, MPI_BYTE, &c) == MPI_SUCCESS && c == 0);
+    MPI_Type_free(&empty);
+    CHECK(error_class(MPI_Send_c(out, INT64_MAX / 2, MPI_INT, to, 11, MPI_COMM_WORLD)) ==
+          MPI_ERR_COUNT);
+    CHECK(error_class(MPI_Recv_c(in, -1, MPI_INT, from, 11, MPI_COMM_WORLD, &st)) == MPI_ERR_COUNT);
+    CHECK(error_class(MPI_Get_count_c(&st, MPI_INT, NULL)) == MPI_ERR_ARG);
+
+    int all = 0;
+    MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0 && all == 0)
+        printf("p2p_large_count: ok\n");
+    MPI_Finalize();
+    return all ? 1 : 0;
+}
