@@ -756,6 +756,19 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
                MPI_Request *request);
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request);
+/* Their large-count forms (MPI-4.0). */
+int MPI_Buffer_attach_c(void *buffer, MPI_Count size);
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size);
+int MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size);
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size);
+int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm);
+int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm);
+int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request);
+int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request);
 
 /* Persistent requests: MPI_*_init record the arguments of an operation in an inactive request;
  * MPI_Start/MPI_Startall start it; completing it (wait/test) makes it inactive again, with its
@@ -780,6 +793,27 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int t
                   MPI_Request *request);
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                    MPI_Request *request);
+/* Their large-count forms (MPI-4.0). */
+int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request);
+int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *request);
+int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *request);
+int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request);
+int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *request);
+int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request);
+int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *request);
+int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request);
+int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                    MPI_Comm comm, MPI_Request *request);
+int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                     MPI_Comm comm, MPI_Request *request);
 int MPI_Start(MPI_Request *request);
 int PMPI_Start(MPI_Request *request);
 int MPI_Startall(int count, MPI_Request requests[]);
@@ -802,6 +836,15 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
                MPI_Request *request);
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                 MPI_Request *request);
+/* Their large-count forms (MPI-4.0). */
+int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                MPI_Status *status);
+int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                 MPI_Status *status);
+int MPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                 MPI_Request *request);
+int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                  MPI_Request *request);
 
 /* MPI_Cancel: a receive still posted is cancelled (its status says so: MPI_Test_cancelled), and
  * so is a send (persistent or not, eager or not) whose message no receive has matched yet: no
@@ -837,6 +880,8 @@ int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
 int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
+int MPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
+int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
 int MPI_Status_set_cancelled(MPI_Status *status, int flag);
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag);
 

@@ -152,12 +152,12 @@ int PMPI_Buffer_iflush(MPI_Request *request)
 }
 #pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
 
-int PMPI_Buffer_attach(void *buffer, int size)
+static int buffer_attach(const char *call, void *buffer, MPI_Count size)
 {
-    static const char call[] = "MPI_Buffer_attach";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     if (size < 0)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "negative size %d", size);
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "negative size %lld",
+                                  (long long)size);
     if (buffer == NULL && size > 0)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_BUFFER, "buffer is NULL");
     if (r->bsend_buf)
@@ -167,25 +167,51 @@ int PMPI_Buffer_attach(void *buffer, int size)
     r->bsend_size = (size_t)size;
     return MPI_SUCCESS;
 }
+
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+    return buffer_attach("MPI_Buffer_attach", buffer, size);
+}
 #pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
 
-int PMPI_Buffer_detach(void *buffer_addr, int *size)
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
 {
-    static const char call[] = "MPI_Buffer_detach";
+    return buffer_attach("MPI_Buffer_attach_c", buffer, size);
+}
+#pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
+
+/* Detaches the buffer; its size in *size_p, which is `size`, the caller's argument. */
+static int buffer_detach(const char *call, void *buffer_addr, const void *size, MPI_Count *size_p)
+{
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     if (buffer_addr == NULL || size == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "%s is NULL",
                                   size ? "buffer_addr" : "size");
     /* The standard passes the address of a pointer as void *. */
     *(void **)buffer_addr = r->bsend_buf;
-    *size = (int)r->bsend_size;
+    *size_p = (MPI_Count)r->bsend_size;
     tm_mpi_bsend_drain(r);
     return MPI_SUCCESS;
 }
+
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    MPI_Count n = 0;
+    int err = buffer_detach("MPI_Buffer_detach", buffer_addr, size, &n);
+    if (err == MPI_SUCCESS)
+        *size = (int)n; /* attached as an int */
+    return err;
+}
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
 
-static int bsend(const char *call, const void *buf, int count, MPI_Datatype datatype, int dest,
-                 int tag, MPI_Comm comm, MPI_Request *request)
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    return buffer_detach("MPI_Buffer_detach_c", buffer_addr, size, size);
+}
+#pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
+
+static int bsend(const char *call, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                 int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -212,14 +238,35 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 }
 #pragma weak MPI_Bsend = PMPI_Bsend
 
-int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                MPI_Request *request)
+int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
 {
-    TM_MPI_PROFILE_CALL(IBSEND);
-    static const char call[] = "MPI_Ibsend";
+    TM_MPI_PROFILE_CALL(BSEND);
+    return bsend("MPI_Bsend_c", buf, count, datatype, dest, tag, comm, NULL);
+}
+#pragma weak MPI_Bsend_c = PMPI_Bsend_c
+
+static int ibsend(const char *call, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                  int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
     if (request == NULL)
         return tm_mpi_error_raise(tm_mpi_rank_get(call)->rt, NULL, call, MPI_ERR_ARG,
                                   "request is NULL");
     return bsend(call, buf, count, datatype, dest, tag, comm, request);
 }
+
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(IBSEND);
+    return ibsend("MPI_Ibsend", buf, count, datatype, dest, tag, comm, request);
+}
 #pragma weak MPI_Ibsend = PMPI_Ibsend
+
+int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(IBSEND);
+    return ibsend("MPI_Ibsend_c", buf, count, datatype, dest, tag, comm, request);
+}
+#pragma weak MPI_Ibsend_c = PMPI_Ibsend_c

@@ -214,6 +214,12 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Co
 }
 #pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
 
+int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    return set_elements("MPI_Status_set_elements_c", status, datatype, count);
+}
+#pragma weak MPI_Status_set_elements_c = PMPI_Status_set_elements_c
+
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
     static const char call[] = "MPI_Status_set_cancelled";

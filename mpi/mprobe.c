@@ -8,6 +8,8 @@
  */
 #include "config.h"
 
+#include <stdint.h>
+
 #include "p2p/p2p.h"
 #include "pt2pt.h"
 
@@ -61,7 +63,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
 #pragma weak MPI_Improbe = PMPI_Improbe
 
 /* Receives *message into a complete receive request (NULL for MPI_MESSAGE_NO_PROC). */
-static int mrecv(const char *call, void *buf, int count, MPI_Datatype datatype,
+static int mrecv(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
                  MPI_Message *message, tm_mpi_rank_t **r_p, tm_p2p_request_t **req_p)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
@@ -80,13 +82,17 @@ static int mrecv(const char *call, void *buf, int count, MPI_Datatype datatype,
     tm_mpi_type_t *t;
     int err;
     if (count < 0)
-        return tm_mpi_error_raise(r->rt, msg->comm, call, MPI_ERR_COUNT, "negative count %d",
-                                  count);
+        return tm_mpi_error_raise(r->rt, msg->comm, call, MPI_ERR_COUNT, "negative count %lld",
+                                  (long long)count);
     if ((err = tm_mpi_type_get(r, msg->comm, datatype, 1, call, &t)) != MPI_SUCCESS)
         return err;
     if (buf == NULL && count > 0 && t->predefined && t->size > 0)
         return tm_mpi_error_raise(r->rt, msg->comm, call, MPI_ERR_BUFFER,
-                                  "buffer is NULL for %d elements", count);
+                                  "buffer is NULL for %lld elements", (long long)count);
+    if ((size_t)count > SIZE_MAX / (t->size ? t->size : 1))
+        return tm_mpi_error_raise(r->rt, msg->comm, call, MPI_ERR_COUNT,
+                                  "%lld elements of %zu bytes are more than memory can hold",
+                                  (long long)count, t->size);
     *req_p = tm_p2p_mrecv(r, msg, buf, (size_t)count, t);
     if (!*req_p)
         return tm_mpi_error_raise(r->rt, msg->comm, call, MPI_ERR_NO_MEM, "out of memory");
@@ -94,11 +100,9 @@ static int mrecv(const char *call, void *buf, int count, MPI_Datatype datatype,
     return MPI_SUCCESS;
 }
 
-int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-               MPI_Status *status)
+static int mrecv_blocking(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                          MPI_Message *message, MPI_Status *status)
 {
-    TM_MPI_PROFILE_CALL(MRECV);
-    static const char call[] = "MPI_Mrecv";
     tm_mpi_rank_t *r;
     tm_p2p_request_t *req;
     int err = mrecv(call, buf, count, datatype, message, &r, &req);
@@ -116,13 +120,26 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
         return tm_mpi_error_raise(r->rt, comm, call, err, "message truncated on receive");
     return MPI_SUCCESS;
 }
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Status *status)
+{
+    TM_MPI_PROFILE_CALL(MRECV);
+    return mrecv_blocking("MPI_Mrecv", buf, count, datatype, message, status);
+}
 #pragma weak MPI_Mrecv = PMPI_Mrecv
 
-int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-                MPI_Request *request)
+int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                 MPI_Status *status)
 {
-    TM_MPI_PROFILE_CALL(IMRECV);
-    static const char call[] = "MPI_Imrecv";
+    TM_MPI_PROFILE_CALL(MRECV);
+    return mrecv_blocking("MPI_Mrecv_c", buf, count, datatype, message, status);
+}
+#pragma weak MPI_Mrecv_c = PMPI_Mrecv_c
+
+static int imrecv(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Message *message, MPI_Request *request)
+{
     tm_mpi_rank_t *r;
     tm_p2p_request_t *req;
     if (request == NULL)
@@ -137,7 +154,22 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
     *request = tm_p2p_request_handle(req);
     return MPI_SUCCESS;
 }
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(IMRECV);
+    return imrecv("MPI_Imrecv", buf, count, datatype, message, request);
+}
 #pragma weak MPI_Imrecv = PMPI_Imrecv
+
+int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                  MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(IMRECV);
+    return imrecv("MPI_Imrecv_c", buf, count, datatype, message, request);
+}
+#pragma weak MPI_Imrecv_c = PMPI_Imrecv_c
 
 int PMPI_Cancel(MPI_Request *request)
 {

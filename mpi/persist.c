@@ -10,7 +10,7 @@
 #include "p2p/p2p.h"
 #include "pt2pt.h"
 
-static int init(const char *call, tm_p2p_persistent_op_t op, const void *buf, int count,
+static int init(const char *call, tm_p2p_persistent_op_t op, const void *buf, MPI_Count count,
                 MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, MPI_Request *request)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
@@ -50,6 +50,14 @@ int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 }
 #pragma weak MPI_Send_init = PMPI_Send_init
 
+int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    return init("MPI_Send_init_c", TM_P2P_PERSIST_SEND, buf, count, datatype, dest, tag, comm,
+                request);
+}
+#pragma weak MPI_Send_init_c = PMPI_Send_init_c
+
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Request *request)
 {
@@ -57,6 +65,14 @@ int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                 request);
 }
 #pragma weak MPI_Ssend_init = PMPI_Ssend_init
+
+int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    return init("MPI_Ssend_init_c", TM_P2P_PERSIST_SSEND, buf, count, datatype, dest, tag, comm,
+                request);
+}
+#pragma weak MPI_Ssend_init_c = PMPI_Ssend_init_c
 
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Request *request)
@@ -66,6 +82,14 @@ int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 }
 #pragma weak MPI_Rsend_init = PMPI_Rsend_init
 
+int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    return init("MPI_Rsend_init_c", TM_P2P_PERSIST_RSEND, buf, count, datatype, dest, tag, comm,
+                request);
+}
+#pragma weak MPI_Rsend_init_c = PMPI_Rsend_init_c
+
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Request *request)
 {
@@ -74,6 +98,14 @@ int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 }
 #pragma weak MPI_Bsend_init = PMPI_Bsend_init
 
+int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    return init("MPI_Bsend_init_c", TM_P2P_PERSIST_BSEND, buf, count, datatype, dest, tag, comm,
+                request);
+}
+#pragma weak MPI_Bsend_init_c = PMPI_Bsend_init_c
+
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
@@ -81,6 +113,14 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
                 request);
 }
 #pragma weak MPI_Recv_init = PMPI_Recv_init
+
+int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    return init("MPI_Recv_init_c", TM_P2P_PERSIST_RECV, buf, count, datatype, source, tag, comm,
+                request);
+}
+#pragma weak MPI_Recv_init_c = PMPI_Recv_init_c
 
 /* Starts persistent request h: makes the operation of this activation. */
 static int start(tm_mpi_rank_t *r, const char *call, MPI_Request h)

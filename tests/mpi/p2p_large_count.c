@@ -1,10 +1,10 @@
 /* The large-count forms of MPI-4.0 (MPI_Count counts): every point-to-point call's _c form moves
  * its data around a ring of ranks (eager and rendezvous sizes, a derived type on the receiving
- * side), MPI_Get_count_c and MPI_Get_elements_c read the statuses, and MPI_Type_size_c,
- * _get_extent_c and _get_true_extent_c describe a type. Counts beyond an int: a status of 3e9
- * bytes (MPI_Status_set_elements_x) gives MPI_Get_count_c 3e9 where MPI_Get_count says
- * MPI_UNDEFINED; a message of 3e9 empty elements goes through; a count whose bytes overflow and a
- * negative count are MPI_ERR_COUNT. */
+ * side; buffered, persistent and matched-probe forms too), MPI_Get_count_c and MPI_Get_elements_c
+ * read the statuses, and MPI_Type_size_c, _get_extent_c and _get_true_extent_c describe a type.
+ * Counts beyond an int: a status of 3e9 bytes (MPI_Status_set_elements_c) gives MPI_Get_count_c 3e9
+ * where MPI_Get_count says MPI_UNDEFINED; a message of 3e9 empty elements goes through; a count
+ * whose bytes overflow and a negative count are MPI_ERR_COUNT. */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -123,6 +123,72 @@ int main(int argc, char **argv)
         CHECK(arrived((int)n, seed + 10));
     }
 
+    /* Buffered: Buffer_attach_c, Bsend_c, Ibsend_c, Buffer_detach_c. */
+    static char bbuf[2 * (BIG * sizeof(int) + MPI_BSEND_OVERHEAD)];
+    CHECK(MPI_Buffer_attach_c(bbuf, (MPI_Count)sizeof bbuf) == MPI_SUCCESS);
+    fill(BIG, 30);
+    MPI_Irecv_c(in, BIG, MPI_INT, from, 12, MPI_COMM_WORLD, &reqs[0]);
+    CHECK(MPI_Bsend_c(out, BIG, MPI_INT, to, 12, MPI_COMM_WORLD) == MPI_SUCCESS);
+    MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+    CHECK(arrived(BIG, 30));
+    fill(3, 31);
+    MPI_Irecv_c(in, 3, MPI_INT, from, 13, MPI_COMM_WORLD, &reqs[0]);
+    CHECK(MPI_Ibsend_c(out, 3, MPI_INT, to, 13, MPI_COMM_WORLD, &reqs[1]) == MPI_SUCCESS);
+    MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+    CHECK(arrived(3, 31));
+    void *detached = NULL;
+    MPI_Count detached_size = 0;
+    CHECK(MPI_Buffer_detach_c(&detached, &detached_size) == MPI_SUCCESS);
+    CHECK(detached == bbuf && detached_size == (MPI_Count)sizeof bbuf);
+
+    /* Persistent: each _init_c mode started twice. */
+    for (int mode = 0; mode < 3; mode++) {
+        MPI_Request send, recv;
+        MPI_Recv_init_c(in, BIG, MPI_INT, from, 14, MPI_COMM_WORLD, &recv);
+        int err = mode == 0   ? MPI_Send_init_c(out, BIG, MPI_INT, to, 14, MPI_COMM_WORLD, &send)
+                  : mode == 1 ? MPI_Ssend_init_c(out, BIG, MPI_INT, to, 14, MPI_COMM_WORLD, &send)
+                              : MPI_Rsend_init_c(out, BIG, MPI_INT, to, 14, MPI_COMM_WORLD, &send);
+        CHECK(err == MPI_SUCCESS);
+        for (int round = 0; round < 2; round++) {
+            fill(BIG, 40 + 2 * mode + round);
+            MPI_Start(&recv);
+            MPI_Barrier(MPI_COMM_WORLD); /* the receive is posted before the ready send */
+            MPI_Start(&send);
+            MPI_Wait(&send, MPI_STATUS_IGNORE);
+            MPI_Wait(&recv, &st);
+            CHECK(arrived(BIG, 40 + 2 * mode + round));
+        }
+        MPI_Request_free(&send);
+        MPI_Request_free(&recv);
+    }
+    MPI_Buffer_attach_c(bbuf, (MPI_Count)sizeof bbuf);
+    MPI_Request bsend;
+    CHECK(MPI_Bsend_init_c(out, 3, MPI_INT, to, 15, MPI_COMM_WORLD, &bsend) == MPI_SUCCESS);
+    fill(3, 47);
+    MPI_Start(&bsend);
+    CHECK(MPI_Recv_c(in, 3, MPI_INT, from, 15, MPI_COMM_WORLD, &st) == MPI_SUCCESS);
+    MPI_Wait(&bsend, MPI_STATUS_IGNORE);
+    CHECK(arrived(3, 47));
+    MPI_Request_free(&bsend);
+    MPI_Buffer_detach_c(&detached, &detached_size);
+
+    /* Matched probes: Mrecv_c and Imrecv_c. */
+    for (int k = 0; k < 2; k++) {
+        fill(BIG, 48 + k);
+        MPI_Isend_c(out, BIG, MPI_INT, to, 16, MPI_COMM_WORLD, &reqs[1]);
+        MPI_Message msg;
+        MPI_Mprobe(from, 16, MPI_COMM_WORLD, &msg, &st);
+        if (k == 0) {
+            CHECK(MPI_Mrecv_c(in, BIG, MPI_INT, &msg, &st) == MPI_SUCCESS);
+        } else {
+            CHECK(MPI_Imrecv_c(in, BIG, MPI_INT, &msg, &reqs[0]) == MPI_SUCCESS);
+            MPI_Wait(&reqs[0], &st);
+        }
+        CHECK(msg == MPI_MESSAGE_NULL);
+        MPI_Wait(&reqs[1], MPI_STATUS_IGNORE);
+        CHECK(arrived(BIG, 48 + k));
+    }
+
     /* A derived type, queried and received into: pairs of ints one int apart. */
     MPI_Datatype pairs;
     MPI_Type_vector(2, 1, 2, MPI_INT, &pairs);
@@ -146,7 +212,7 @@ int main(int argc, char **argv)
 
     /* Beyond an int. */
     MPI_Status big;
-    CHECK(MPI_Status_set_elements_x(&big, MPI_BYTE, INT64_C(3000000000)) == MPI_SUCCESS);
+    CHECK(MPI_Status_set_elements_c(&big, MPI_BYTE, INT64_C(3000000000)) == MPI_SUCCESS);
     int small = 0;
     CHECK(MPI_Get_count(&big, MPI_BYTE, &small) == MPI_SUCCESS && small == MPI_UNDEFINED);
     CHECK(MPI_Get_count_c(&big, MPI_BYTE, &c) == MPI_SUCCESS && c == INT64_C(3000000000));
