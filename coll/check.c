@@ -25,8 +25,8 @@
  * under way) may go unseen.
  *
  * Cost: per schedule collective or flat scan, an entry written in a line of the rank's own; per
- * flat call that sleeps, the same; a mismatch is found within CHECK_PERIOD_MS or two, by a thread that
- * reads two lines per member and new call.
+ * flat call that sleeps, the same; a mismatch is found within CHECK_PERIOD_MS or two, by a thread
+ * that reads two lines per member and new call.
  */
 #include "config.h"
 
@@ -44,9 +44,18 @@
 
 bool tm_coll_check_types = true;
 
+/* The length of a call's name less its "_c": a large-count form (MPI_Bcast_c) is the same
+ * collective as its int form, which other members may call (MPI 4.0, section 2.5.8). */
+static size_t kind_len(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 2 && name[n - 2] == '_' && name[n - 1] == 'c' ? n - 2 : n;
+}
+
 bool tm_coll_sig_names_equal(const char *a, const char *b)
 {
-    return strcmp(a, b) == 0;
+    size_t n = kind_len(a);
+    return n == kind_len(b) && memcmp(a, b, n) == 0;
 }
 
 /* The operation of a signature, in words. */
@@ -74,7 +83,7 @@ int tm_coll_mismatch_raise(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
         ra = m->b;
         rb = m->a;
     }
-    if (a->call != b->call && strcmp(a->call, b->call) != 0)
+    if (a->call != b->call && !tm_coll_sig_names_equal(a->call, b->call))
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_OTHER,
                                   "collective mismatch on %s: rank %d called %s, rank %d %s",
                                   c->name, ra, a->call, rb, b->call);
@@ -389,9 +398,9 @@ int tm_coll_check_begin_slow(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *cal
     /* The tag's signature bits: a hash of the name, root and operation (not of the name's
      * address, which may differ for equal names). */
     if (k->hashed_call != sig->call) {
-        uint32_t h = 2166136261u; /* FNV-1a */
-        for (const char *p = sig->call; *p; p++)
-            h = (h ^ (unsigned char)*p) * 16777619u;
+        uint32_t h = 2166136261u; /* FNV-1a, of the name less its "_c" */
+        for (size_t i = 0, n = kind_len(sig->call); i < n; i++)
+            h = (h ^ (unsigned char)sig->call[i]) * 16777619u;
         k->hashed_call = sig->call;
         k->call_hash = h;
     }

@@ -52,8 +52,9 @@ static inline tm_coll_sig_t tm_coll_sig(const char *call, int root, const tm_mpi
     return (tm_coll_sig_t){call, root, kind, bytes, types, key};
 }
 
-/* Whether two members' calls agree, their pieces of data aside: the names, roots and
- * operations (user-defined operations agree with each other: each rank made its own). */
+/* Whether two members' calls agree, their pieces of data aside: the names (a large-count
+ * form's, MPI_Bcast_c, is its int form's), roots and operations (user-defined operations agree
+ * with each other: each rank made its own). */
 bool tm_coll_sig_names_equal(const char *a, const char *b);
 static inline bool tm_coll_sig_calls_equal(const tm_coll_sig_t *a, const tm_coll_sig_t *b)
 {

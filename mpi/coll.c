@@ -3,27 +3,36 @@
  */
 #include "config.h"
 
+#include <stdint.h>
+
 #include "coll.h"
 #include "p2p/p2p.h"
 
 int tm_mpi_coll_check_buffer(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
-                             const void *buf, int count, MPI_Datatype handle,
+                             const void *buf, MPI_Count count, MPI_Datatype handle,
                              tm_mpi_type_t **type_p)
 {
     int err;
     if (count < 0)
-        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_COUNT, "negative count %d", count);
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_COUNT, "negative count %lld",
+                                  (long long)count);
     if ((err = tm_mpi_type_get(r, comm, handle, 1, call, type_p)) != MPI_SUCCESS)
         return err;
     if (buf == NULL && count > 0 && (*type_p)->predefined && (*type_p)->size > 0)
         return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_BUFFER,
-                                  "buffer is NULL for %d elements", count);
+                                  "buffer is NULL for %lld elements", (long long)count);
+    size_t bytes;
+    if (__builtin_mul_overflow((size_t)count, (*type_p)->size, &bytes) ||
+        bytes > (size_t)PTRDIFF_MAX)
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_COUNT,
+                                  "%lld elements of %zu bytes are more than memory can hold",
+                                  (long long)count, (*type_p)->size);
     return MPI_SUCCESS;
 }
 
 int tm_mpi_coll_check_root_side(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
-                                const char *name, const void *buf, int count, MPI_Datatype type,
-                                bool at_root, tm_mpi_type_t **type_p)
+                                const char *name, const void *buf, MPI_Count count,
+                                MPI_Datatype type, bool at_root, tm_mpi_type_t **type_p)
 {
     *type_p = NULL;
     if (buf != MPI_IN_PLACE)

@@ -12,14 +12,15 @@
 
 /* count >= 0, a committed datatype, a buffer unless there is no data; sets *type_p. */
 int tm_mpi_coll_check_buffer(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
-                             const void *buf, int count, MPI_Datatype type, tm_mpi_type_t **type_p);
+                             const void *buf, MPI_Count count, MPI_Datatype type,
+                             tm_mpi_type_t **type_p);
 
 /* One side of a rooted collective that may be MPI_IN_PLACE at the root only (gather's sendbuf,
  * scatter's recvbuf, named by `name`): MPI_SUCCESS with *type_p NULL when in place, else a
  * buffer of (count, type). */
 int tm_mpi_coll_check_root_side(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
-                                const char *name, const void *buf, int count, MPI_Datatype type,
-                                bool at_root, tm_mpi_type_t **type_p);
+                                const char *name, const void *buf, MPI_Count count,
+                                MPI_Datatype type, bool at_root, tm_mpi_type_t **type_p);
 
 /* The calling rank's own block, from sendbuf to recvbuf (not in place): it must fit, and the
  * buffers must differ when there is data (one address is allowed as MPI_BOTTOM, from which
@@ -50,7 +51,7 @@ int tm_mpi_coll_check_request(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char 
 int tm_mpi_coll_inter_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                               MPI_Request *request, tm_mpi_coll_mode_t mode);
 int tm_mpi_coll_inter_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *buf,
-                            int count, MPI_Datatype datatype, int root, MPI_Request *request,
+                            MPI_Count count, MPI_Datatype datatype, int root, MPI_Request *request,
                             tm_mpi_coll_mode_t mode);
 /* The v and w forms pass their arrays, the others NULL ones (counts, displs, types). */
 int tm_mpi_coll_inter_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
@@ -76,11 +77,11 @@ int tm_mpi_coll_inter_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *c
                                const MPI_Datatype *recvtypes, MPI_Request *request,
                                tm_mpi_coll_mode_t mode);
 int tm_mpi_coll_inter_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                             const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                             MPI_Op op_handle, int root, MPI_Request *request,
-                             tm_mpi_coll_mode_t mode);
+                             const void *sendbuf, void *recvbuf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Op op_handle, int root,
+                             MPI_Request *request, tm_mpi_coll_mode_t mode);
 int tm_mpi_coll_inter_allreduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                                const void *sendbuf, void *recvbuf, int count,
+                                const void *sendbuf, void *recvbuf, MPI_Count count,
                                 MPI_Datatype datatype, MPI_Op op_handle, MPI_Request *request,
                                 tm_mpi_coll_mode_t mode);
 
@@ -92,7 +93,8 @@ typedef struct tm_mpi_coll_args {
     void *buffer; /* MPI_Bcast's */
     const void *sendbuf;
     void *recvbuf;
-    int count, sendcount, recvcount, root;
+    MPI_Count count; /* the scalar-count calls' (MPI_Bcast ... MPI_Exscan), _c forms included */
+    int sendcount, recvcount, root;
     const int *sendcounts, *recvcounts, *displs, *sdispls, *rdispls;
     const MPI_Aint *sdispls_bytes, *rdispls_bytes; /* MPI_Neighbor_alltoallw's */
     MPI_Datatype datatype, sendtype, recvtype;

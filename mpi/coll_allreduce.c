@@ -7,7 +7,7 @@
 
 #include "coll.h"
 
-static int allreduce(const char *call, const void *sendbuf, void *recvbuf, int count,
+static int allreduce(const char *call, const void *sendbuf, void *recvbuf, MPI_Count count,
                      MPI_Datatype datatype, MPI_Op op_handle, MPI_Comm handle, MPI_Request *request,
                      tm_mpi_coll_mode_t mode)
 {
@@ -52,6 +52,15 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 }
 #pragma weak MPI_Allreduce = PMPI_Allreduce
 
+int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm)
+{
+    TM_MPI_PROFILE_CALL(ALLREDUCE);
+    return allreduce("MPI_Allreduce_c", sendbuf, recvbuf, count, datatype, op, comm, NULL,
+                     TM_MPI_COLL_BLOCKING);
+}
+#pragma weak MPI_Allreduce_c = PMPI_Allreduce_c
+
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                     MPI_Comm comm, MPI_Request *request)
 {
@@ -60,6 +69,15 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
                      TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Iallreduce = PMPI_Iallreduce
+
+int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                      MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(IALLREDUCE);
+    return allreduce("MPI_Iallreduce_c", sendbuf, recvbuf, count, datatype, op, comm, request,
+                     TM_MPI_COLL_NONBLOCKING);
+}
+#pragma weak MPI_Iallreduce_c = PMPI_Iallreduce_c
 
 /* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
 
@@ -82,3 +100,17 @@ int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datat
     return tm_mpi_coll_init("MPI_Allreduce_init", allreduce_run, &a, info, request);
 }
 #pragma weak MPI_Allreduce_init = PMPI_Allreduce_init
+
+int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                          MPI_Request *request)
+{
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .recvbuf = recvbuf,
+                            .count = count,
+                            .datatype = datatype,
+                            .op = op,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Allreduce_init_c", allreduce_run, &a, info, request);
+}
+#pragma weak MPI_Allreduce_init_c = PMPI_Allreduce_init_c

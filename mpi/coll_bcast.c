@@ -5,7 +5,7 @@
 
 #include "coll.h"
 
-static int bcast(const char *call, void *buf, int count, MPI_Datatype datatype, int root,
+static int bcast(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype, int root,
                  MPI_Comm handle, MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
@@ -35,6 +35,13 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 }
 #pragma weak MPI_Bcast = PMPI_Bcast
 
+int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    TM_MPI_PROFILE_CALL(BCAST);
+    return bcast("MPI_Bcast_c", buffer, count, datatype, root, comm, NULL, TM_MPI_COLL_BLOCKING);
+}
+#pragma weak MPI_Bcast_c = PMPI_Bcast_c
+
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                 MPI_Request *request)
 {
@@ -43,6 +50,15 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
                  TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Ibcast = PMPI_Ibcast
+
+int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(IBCAST);
+    return bcast("MPI_Ibcast_c", buffer, count, datatype, root, comm, request,
+                 TM_MPI_COLL_NONBLOCKING);
+}
+#pragma weak MPI_Ibcast_c = PMPI_Ibcast_c
 
 /* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
 
@@ -60,3 +76,12 @@ int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MP
     return tm_mpi_coll_init("MPI_Bcast_init", bcast_run, &a, info, request);
 }
 #pragma weak MPI_Bcast_init = PMPI_Bcast_init
+
+int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                      MPI_Info info, MPI_Request *request)
+{
+    tm_mpi_coll_args_t a = {
+        .buffer = buffer, .count = count, .datatype = datatype, .root = root, .comm = comm};
+    return tm_mpi_coll_init("MPI_Bcast_init_c", bcast_run, &a, info, request);
+}
+#pragma weak MPI_Bcast_init_c = PMPI_Bcast_init_c

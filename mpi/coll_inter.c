@@ -23,7 +23,7 @@ static int check_root(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, int 
 }
 
 static int check_buffer(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const char *name,
-                        const void *buf, int count, MPI_Datatype type, tm_mpi_type_t **type_p)
+                        const void *buf, MPI_Count count, MPI_Datatype type, tm_mpi_type_t **type_p)
 {
     if (buf == MPI_IN_PLACE)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
@@ -46,7 +46,7 @@ int tm_mpi_coll_inter_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *ca
 }
 
 int tm_mpi_coll_inter_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *buf,
-                            int count, MPI_Datatype datatype, int root, MPI_Request *request,
+                            MPI_Count count, MPI_Datatype datatype, int root, MPI_Request *request,
                             tm_mpi_coll_mode_t mode)
 {
     tm_mpi_type_t *type = NULL;
@@ -202,9 +202,9 @@ int tm_mpi_coll_inter_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *c
 }
 
 int tm_mpi_coll_inter_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                             const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                             MPI_Op op_handle, int root, MPI_Request *request,
-                             tm_mpi_coll_mode_t mode)
+                             const void *sendbuf, void *recvbuf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Op op_handle, int root,
+                             MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
     tm_mpi_type_t *type = NULL;
     tm_mpi_op_t *op = NULL;
@@ -224,7 +224,7 @@ int tm_mpi_coll_inter_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *cal
 }
 
 int tm_mpi_coll_inter_allreduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                                const void *sendbuf, void *recvbuf, int count,
+                                const void *sendbuf, void *recvbuf, MPI_Count count,
                                 MPI_Datatype datatype, MPI_Op op_handle, MPI_Request *request,
                                 tm_mpi_coll_mode_t mode)
 {

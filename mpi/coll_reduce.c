@@ -5,7 +5,7 @@
 
 #include "coll.h"
 
-static int reduce(const char *call, const void *sendbuf, void *recvbuf, int count,
+static int reduce(const char *call, const void *sendbuf, void *recvbuf, MPI_Count count,
                   MPI_Datatype datatype, MPI_Op op_handle, int root, MPI_Comm handle,
                   MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
@@ -61,6 +61,15 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 }
 #pragma weak MPI_Reduce = PMPI_Reduce
 
+int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, int root, MPI_Comm comm)
+{
+    TM_MPI_PROFILE_CALL(REDUCE);
+    return reduce("MPI_Reduce_c", sendbuf, recvbuf, count, datatype, op, root, comm, NULL,
+                  TM_MPI_COLL_BLOCKING);
+}
+#pragma weak MPI_Reduce_c = PMPI_Reduce_c
+
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  int root, MPI_Comm comm, MPI_Request *request)
 {
@@ -69,6 +78,15 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
                   TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Ireduce = PMPI_Ireduce
+
+int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                   MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(IREDUCE);
+    return reduce("MPI_Ireduce_c", sendbuf, recvbuf, count, datatype, op, root, comm, request,
+                  TM_MPI_COLL_NONBLOCKING);
+}
+#pragma weak MPI_Ireduce_c = PMPI_Ireduce_c
 
 /* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
 
@@ -92,3 +110,17 @@ int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
     return tm_mpi_coll_init("MPI_Reduce_init", reduce_run, &a, info, request);
 }
 #pragma weak MPI_Reduce_init = PMPI_Reduce_init
+
+int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                       MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .recvbuf = recvbuf,
+                            .count = count,
+                            .datatype = datatype,
+                            .op = op,
+                            .root = root,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Reduce_init_c", reduce_run, &a, info, request);
+}
+#pragma weak MPI_Reduce_init_c = PMPI_Reduce_init_c

@@ -6,7 +6,7 @@
 
 #include "coll.h"
 
-static int scan(const char *call, const void *sendbuf, void *recvbuf, int count,
+static int scan(const char *call, const void *sendbuf, void *recvbuf, MPI_Count count,
                 MPI_Datatype datatype, MPI_Op op_handle, MPI_Comm handle, MPI_Request *request,
                 bool exclusive, tm_mpi_coll_mode_t mode)
 {
@@ -52,6 +52,15 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 }
 #pragma weak MPI_Scan = PMPI_Scan
 
+int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                MPI_Op op, MPI_Comm comm)
+{
+    TM_MPI_PROFILE_CALL(SCAN);
+    return scan("MPI_Scan_c", sendbuf, recvbuf, count, datatype, op, comm, NULL, false,
+                TM_MPI_COLL_BLOCKING);
+}
+#pragma weak MPI_Scan_c = PMPI_Scan_c
+
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm comm, MPI_Request *request)
 {
@@ -60,6 +69,15 @@ int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
                 TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Iscan = PMPI_Iscan
+
+int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                 MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(ISCAN);
+    return scan("MPI_Iscan_c", sendbuf, recvbuf, count, datatype, op, comm, request, false,
+                TM_MPI_COLL_NONBLOCKING);
+}
+#pragma weak MPI_Iscan_c = PMPI_Iscan_c
 
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm)
@@ -70,6 +88,15 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 }
 #pragma weak MPI_Exscan = PMPI_Exscan
 
+int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm)
+{
+    TM_MPI_PROFILE_CALL(EXSCAN);
+    return scan("MPI_Exscan_c", sendbuf, recvbuf, count, datatype, op, comm, NULL, true,
+                TM_MPI_COLL_BLOCKING);
+}
+#pragma weak MPI_Exscan_c = PMPI_Exscan_c
+
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  MPI_Comm comm, MPI_Request *request)
 {
@@ -78,6 +105,15 @@ int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
                 TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Iexscan = PMPI_Iexscan
+
+int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(IEXSCAN);
+    return scan("MPI_Iexscan_c", sendbuf, recvbuf, count, datatype, op, comm, request, true,
+                TM_MPI_COLL_NONBLOCKING);
+}
+#pragma weak MPI_Iexscan_c = PMPI_Iexscan_c
 
 /* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
 
@@ -101,6 +137,19 @@ int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 }
 #pragma weak MPI_Scan_init = PMPI_Scan_init
 
+int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .recvbuf = recvbuf,
+                            .count = count,
+                            .datatype = datatype,
+                            .op = op,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Scan_init_c", scan_run, &a, info, request);
+}
+#pragma weak MPI_Scan_init_c = PMPI_Scan_init_c
+
 static int exscan_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,
                       tm_mpi_coll_mode_t mode)
 {
@@ -120,3 +169,16 @@ int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
     return tm_mpi_coll_init("MPI_Exscan_init", exscan_run, &a, info, request);
 }
 #pragma weak MPI_Exscan_init = PMPI_Exscan_init
+
+int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                       MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .recvbuf = recvbuf,
+                            .count = count,
+                            .datatype = datatype,
+                            .op = op,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Exscan_init_c", exscan_run, &a, info, request);
+}
+#pragma weak MPI_Exscan_init_c = PMPI_Exscan_init_c
