@@ -55,24 +55,24 @@ int tm_mpi_coll_inter_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call
                             tm_mpi_coll_mode_t mode);
 /* The v and w forms pass their arrays, the others NULL ones (counts, displs, types). */
 int tm_mpi_coll_inter_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                             const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                             void *recvbuf, int recvcount, const int *recvcounts, const int *displs,
-                             MPI_Datatype recvtype, int root, MPI_Request *request,
-                             tm_mpi_coll_mode_t mode);
+                             const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, MPI_Count recvcount, const int *recvcounts,
+                             const int *displs, MPI_Datatype recvtype, int root,
+                             MPI_Request *request, tm_mpi_coll_mode_t mode);
 int tm_mpi_coll_inter_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                              const void *sendbuf, int sendcount, const int *sendcounts,
+                              const void *sendbuf, MPI_Count sendcount, const int *sendcounts,
                               const int *displs, MPI_Datatype sendtype, void *recvbuf,
-                              int recvcount, MPI_Datatype recvtype, int root, MPI_Request *request,
-                              tm_mpi_coll_mode_t mode);
+                              MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                              MPI_Request *request, tm_mpi_coll_mode_t mode);
 int tm_mpi_coll_inter_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                                const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                void *recvbuf, int recvcount, const int *recvcounts,
+                                const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, MPI_Count recvcount, const int *recvcounts,
                                 const int *displs, MPI_Datatype recvtype, MPI_Request *request,
                                 tm_mpi_coll_mode_t mode);
 int tm_mpi_coll_inter_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                               const void *sendbuf, int sendcount, const int *sendcounts,
+                               const void *sendbuf, MPI_Count sendcount, const int *sendcounts,
                                const int *sdispls, MPI_Datatype sendtype,
-                               const MPI_Datatype *sendtypes, void *recvbuf, int recvcount,
+                               const MPI_Datatype *sendtypes, void *recvbuf, MPI_Count recvcount,
                                const int *recvcounts, const int *rdispls, MPI_Datatype recvtype,
                                const MPI_Datatype *recvtypes, MPI_Request *request,
                                tm_mpi_coll_mode_t mode);
@@ -93,8 +93,8 @@ typedef struct tm_mpi_coll_args {
     void *buffer; /* MPI_Bcast's */
     const void *sendbuf;
     void *recvbuf;
-    MPI_Count count; /* the scalar-count calls' (MPI_Bcast ... MPI_Exscan), _c forms included */
-    int sendcount, recvcount, root;
+    MPI_Count count, sendcount, recvcount; /* the _c forms' too */
+    int root;
     const int *sendcounts, *recvcounts, *displs, *sdispls, *rdispls;
     const MPI_Aint *sdispls_bytes, *rdispls_bytes; /* MPI_Neighbor_alltoallw's */
     MPI_Datatype datatype, sendtype, recvtype;

@@ -14,8 +14,8 @@
 /* The send side, unless in place: a buffer of (count, type) no larger than the rank's own block
  * of `recvbytes`, and not recvbuf itself. */
 static int check_send(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
-                      int sendcount, MPI_Datatype sendtype, const void *recvbuf, size_t recvbytes,
-                      tm_mpi_type_t **type_p)
+                      MPI_Count sendcount, MPI_Datatype sendtype, const void *recvbuf,
+                      size_t recvbytes, tm_mpi_type_t **type_p)
 {
     int err = tm_mpi_coll_check_buffer(r, c, call, sendbuf, sendcount, sendtype, type_p);
     if (err != MPI_SUCCESS)
@@ -31,9 +31,10 @@ static int check_send(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, cons
     return MPI_SUCCESS;
 }
 
-static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm handle,
-                     MPI_Request *request, tm_mpi_coll_mode_t mode)
+static int allgather(const char *call, const void *sendbuf, MPI_Count sendcount,
+                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                     MPI_Datatype recvtype, MPI_Comm handle, MPI_Request *request,
+                     tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -62,10 +63,10 @@ static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_D
                              mode == TM_MPI_COLL_NONBLOCKING ? request : NULL);
 }
 
-static int allgatherv(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                      void *recvbuf, const int recvcounts[], const int displs[],
-                      MPI_Datatype recvtype, MPI_Comm handle, MPI_Request *request,
-                      tm_mpi_coll_mode_t mode)
+static int allgatherv(const char *call, const void *sendbuf, MPI_Count sendcount,
+                      MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                      const int displs[], MPI_Datatype recvtype, MPI_Comm handle,
+                      MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -120,6 +121,15 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 }
 #pragma weak MPI_Allgather = PMPI_Allgather
 
+int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    TM_MPI_PROFILE_CALL(ALLGATHER);
+    return allgather("MPI_Allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                     comm, NULL, TM_MPI_COLL_BLOCKING);
+}
+#pragma weak MPI_Allgather_c = PMPI_Allgather_c
+
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
@@ -128,6 +138,16 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                      comm, request, TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Iallgather = PMPI_Iallgather
+
+int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                      MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(IALLGATHER);
+    return allgather("MPI_Iallgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                     comm, request, TM_MPI_COLL_NONBLOCKING);
+}
+#pragma weak MPI_Iallgather_c = PMPI_Iallgather_c
 
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
@@ -172,6 +192,21 @@ int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     return tm_mpi_coll_init("MPI_Allgather_init", allgather_run, &a, info, request);
 }
 #pragma weak MPI_Allgather_init = PMPI_Allgather_init
+
+int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                          MPI_Info info, MPI_Request *request)
+{
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcount = sendcount,
+                            .sendtype = sendtype,
+                            .recvbuf = recvbuf,
+                            .recvcount = recvcount,
+                            .recvtype = recvtype,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Allgather_init_c", allgather_run, &a, info, request);
+}
+#pragma weak MPI_Allgather_init_c = PMPI_Allgather_init_c
 
 static int allgatherv_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,
                           tm_mpi_coll_mode_t mode)

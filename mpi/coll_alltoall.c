@@ -52,9 +52,10 @@ static int check_w(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const c
     return MPI_SUCCESS;
 }
 
-static int alltoall(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm handle,
-                    MPI_Request *request, tm_mpi_coll_mode_t mode)
+static int alltoall(const char *call, const void *sendbuf, MPI_Count sendcount,
+                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                    MPI_Datatype recvtype, MPI_Comm handle, MPI_Request *request,
+                    tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -197,6 +198,15 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 }
 #pragma weak MPI_Alltoall = PMPI_Alltoall
 
+int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    TM_MPI_PROFILE_CALL(ALLTOALL);
+    return alltoall("MPI_Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                    comm, NULL, TM_MPI_COLL_BLOCKING);
+}
+#pragma weak MPI_Alltoall_c = PMPI_Alltoall_c
+
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
@@ -205,6 +215,16 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                     comm, request, TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Ialltoall = PMPI_Ialltoall
+
+int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(IALLTOALL);
+    return alltoall("MPI_Ialltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                    comm, request, TM_MPI_COLL_NONBLOCKING);
+}
+#pragma weak MPI_Ialltoall_c = PMPI_Ialltoall_c
 
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
@@ -270,6 +290,21 @@ int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     return tm_mpi_coll_init("MPI_Alltoall_init", alltoall_run, &a, info, request);
 }
 #pragma weak MPI_Alltoall_init = PMPI_Alltoall_init
+
+int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                         MPI_Info info, MPI_Request *request)
+{
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcount = sendcount,
+                            .sendtype = sendtype,
+                            .recvbuf = recvbuf,
+                            .recvcount = recvcount,
+                            .recvtype = recvtype,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Alltoall_init_c", alltoall_run, &a, info, request);
+}
+#pragma weak MPI_Alltoall_init_c = PMPI_Alltoall_init_c
 
 static int alltoallv_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,
                          tm_mpi_coll_mode_t mode)

@@ -10,9 +10,9 @@
 
 #include "coll.h"
 
-static int gather(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm handle,
-                  MPI_Request *request, tm_mpi_coll_mode_t mode)
+static int gather(const char *call, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                  MPI_Comm handle, MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -55,9 +55,10 @@ static int gather(const char *call, const void *sendbuf, int sendcount, MPI_Data
                           rtype, root, mode == TM_MPI_COLL_NONBLOCKING ? request : NULL);
 }
 
-static int gatherv(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                   void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                   int root, MPI_Comm handle, MPI_Request *request, tm_mpi_coll_mode_t mode)
+static int gatherv(const char *call, const void *sendbuf, MPI_Count sendcount,
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[],
+                   MPI_Datatype recvtype, int root, MPI_Comm handle, MPI_Request *request,
+                   tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -120,6 +121,15 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 }
 #pragma weak MPI_Gather = PMPI_Gather
 
+int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    TM_MPI_PROFILE_CALL(GATHER);
+    return gather("MPI_Gather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                  comm, NULL, TM_MPI_COLL_BLOCKING);
+}
+#pragma weak MPI_Gather_c = PMPI_Gather_c
+
 int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                  MPI_Request *request)
@@ -129,6 +139,16 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                   comm, request, TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Igather = PMPI_Igather
+
+int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(IGATHER);
+    return gather("MPI_Igather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                  comm, request, TM_MPI_COLL_NONBLOCKING);
+}
+#pragma weak MPI_Igather_c = PMPI_Igather_c
 
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
@@ -174,6 +194,22 @@ int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     return tm_mpi_coll_init("MPI_Gather_init", gather_run, &a, info, request);
 }
 #pragma weak MPI_Gather_init = PMPI_Gather_init
+
+int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcount = sendcount,
+                            .sendtype = sendtype,
+                            .recvbuf = recvbuf,
+                            .recvcount = recvcount,
+                            .recvtype = recvtype,
+                            .root = root,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Gather_init_c", gather_run, &a, info, request);
+}
+#pragma weak MPI_Gather_init_c = PMPI_Gather_init_c
 
 static int gatherv_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,
                        tm_mpi_coll_mode_t mode)

@@ -66,7 +66,7 @@ int tm_mpi_coll_inter_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call
  * types). Fills *b; the types of a w side go to a new array *held (NULL otherwise), which the
  * caller frees. */
 static int check_blocks(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const char *name,
-                        const void *buf, int count, const int *counts, const int *displs,
+                        const void *buf, MPI_Count count, const int *counts, const int *displs,
                         MPI_Datatype type, const MPI_Datatype *types, tm_coll_blocks_t *b,
                         tm_mpi_type_t ***held)
 {
@@ -138,28 +138,28 @@ static int rooted(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, bool roo
 }
 
 int tm_mpi_coll_inter_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                             const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                             void *recvbuf, int recvcount, const int *recvcounts, const int *displs,
-                             MPI_Datatype recvtype, int root, MPI_Request *request,
-                             tm_mpi_coll_mode_t mode)
+                             const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, MPI_Count recvcount, const int *recvcounts,
+                             const int *displs, MPI_Datatype recvtype, int root,
+                             MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
     return rooted(r, c, call, false, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount,
                   recvcounts, displs, recvtype, root, request, mode);
 }
 
 int tm_mpi_coll_inter_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                              const void *sendbuf, int sendcount, const int *sendcounts,
+                              const void *sendbuf, MPI_Count sendcount, const int *sendcounts,
                               const int *displs, MPI_Datatype sendtype, void *recvbuf,
-                              int recvcount, MPI_Datatype recvtype, int root, MPI_Request *request,
-                              tm_mpi_coll_mode_t mode)
+                              MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                              MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
     return rooted(r, c, call, true, sendbuf, sendcount, sendcounts, displs, sendtype, recvbuf,
                   recvcount, NULL, NULL, recvtype, root, request, mode);
 }
 
 int tm_mpi_coll_inter_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                                const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                void *recvbuf, int recvcount, const int *recvcounts,
+                                const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, MPI_Count recvcount, const int *recvcounts,
                                 const int *displs, MPI_Datatype recvtype, MPI_Request *request,
                                 tm_mpi_coll_mode_t mode)
 {
@@ -178,9 +178,9 @@ int tm_mpi_coll_inter_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *
 }
 
 int tm_mpi_coll_inter_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                               const void *sendbuf, int sendcount, const int *sendcounts,
+                               const void *sendbuf, MPI_Count sendcount, const int *sendcounts,
                                const int *sdispls, MPI_Datatype sendtype,
-                               const MPI_Datatype *sendtypes, void *recvbuf, int recvcount,
+                               const MPI_Datatype *sendtypes, void *recvbuf, MPI_Count recvcount,
                                const int *recvcounts, const int *rdispls, MPI_Datatype recvtype,
                                const MPI_Datatype *recvtypes, MPI_Request *request,
                                tm_mpi_coll_mode_t mode)

@@ -11,8 +11,9 @@
 
 /* Reduce_scatter_block (`equal`): every block has `block` elements; else counts[j]. */
 static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf, bool equal,
-                          const int *counts, int block, MPI_Datatype datatype, MPI_Op op_handle,
-                          MPI_Comm handle, MPI_Request *request, tm_mpi_coll_mode_t mode)
+                          const int *counts, MPI_Count block, MPI_Datatype datatype,
+                          MPI_Op op_handle, MPI_Comm handle, MPI_Request *request,
+                          tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -39,13 +40,14 @@ static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf, 
             total += counts[j];
         }
     } else if (block < 0) {
-        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_COUNT, "negative recvcount %d", block);
-    } else {
-        total = (long long)block * c->size;
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_COUNT, "negative recvcount %lld",
+                                  (long long)block);
+    } else if (__builtin_mul_overflow((long long)block, (long long)c->size, &total)) {
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_COUNT,
+                                  "recvcount %lld for %d ranks is more than memory can hold",
+                                  (long long)block, c->size);
     }
-    int mine = equal ? block : counts[c->rank];
-    /* The checks take an int count: past INT_MAX only whether there is data matters. */
-    int all = total > INT_MAX ? INT_MAX : (int)total;
+    MPI_Count mine = equal ? block : counts[c->rank], all = total;
     if (recvbuf == MPI_IN_PLACE)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER, "recvbuf is MPI_IN_PLACE");
     if (in_place) {
@@ -106,6 +108,15 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 }
 #pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
 
+int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    TM_MPI_PROFILE_CALL(REDUCE_SCATTER_BLOCK);
+    return reduce_scatter("MPI_Reduce_scatter_block_c", sendbuf, recvbuf, true, NULL, recvcount,
+                          datatype, op, comm, NULL, TM_MPI_COLL_BLOCKING);
+}
+#pragma weak MPI_Reduce_scatter_block_c = PMPI_Reduce_scatter_block_c
+
 int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                MPI_Request *request)
@@ -115,6 +126,16 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
                           datatype, op, comm, request, TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
+
+int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                 MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(IREDUCE_SCATTER_BLOCK);
+    return reduce_scatter("MPI_Ireduce_scatter_block_c", sendbuf, recvbuf, true, NULL, recvcount,
+                          datatype, op, comm, request, TM_MPI_COLL_NONBLOCKING);
+}
+#pragma weak MPI_Ireduce_scatter_block_c = PMPI_Ireduce_scatter_block_c
 
 /* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
 
@@ -160,3 +181,18 @@ int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvc
                             request);
 }
 #pragma weak MPI_Reduce_scatter_block_init = PMPI_Reduce_scatter_block_init
+
+int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                     MPI_Request *request)
+{
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .recvbuf = recvbuf,
+                            .recvcount = recvcount,
+                            .datatype = datatype,
+                            .op = op,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Reduce_scatter_block_init_c", reduce_scatter_block_run, &a, info,
+                            request);
+}
+#pragma weak MPI_Reduce_scatter_block_init_c = PMPI_Reduce_scatter_block_init_c

@@ -10,9 +10,9 @@
 
 #include "coll.h"
 
-static int scatter(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm handle,
-                   MPI_Request *request, tm_mpi_coll_mode_t mode)
+static int scatter(const char *call, const void *sendbuf, MPI_Count sendcount,
+                   MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                   int root, MPI_Comm handle, MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -58,7 +58,7 @@ static int scatter(const char *call, const void *sendbuf, int sendcount, MPI_Dat
 }
 
 static int scatterv(const char *call, const void *sendbuf, const int sendcounts[],
-                    const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                    const int displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                     MPI_Datatype recvtype, int root, MPI_Comm handle, MPI_Request *request,
                     tm_mpi_coll_mode_t mode)
 {
@@ -126,6 +126,15 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 }
 #pragma weak MPI_Scatter = PMPI_Scatter
 
+int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    TM_MPI_PROFILE_CALL(SCATTER);
+    return scatter("MPI_Scatter_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                   root, comm, NULL, TM_MPI_COLL_BLOCKING);
+}
+#pragma weak MPI_Scatter_c = PMPI_Scatter_c
+
 int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request *request)
@@ -135,6 +144,16 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                    comm, request, TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Iscatter = PMPI_Iscatter
+
+int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                    MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(ISCATTER);
+    return scatter("MPI_Iscatter_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                   root, comm, request, TM_MPI_COLL_NONBLOCKING);
+}
+#pragma weak MPI_Iscatter_c = PMPI_Iscatter_c
 
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
@@ -180,6 +199,22 @@ int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     return tm_mpi_coll_init("MPI_Scatter_init", scatter_run, &a, info, request);
 }
 #pragma weak MPI_Scatter_init = PMPI_Scatter_init
+
+int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcount = sendcount,
+                            .sendtype = sendtype,
+                            .recvbuf = recvbuf,
+                            .recvcount = recvcount,
+                            .recvtype = recvtype,
+                            .root = root,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Scatter_init_c", scatter_run, &a, info, request);
+}
+#pragma weak MPI_Scatter_init_c = PMPI_Scatter_init_c
 
 static int scatterv_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,
                         tm_mpi_coll_mode_t mode)

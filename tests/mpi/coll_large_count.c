@@ -1,8 +1,9 @@
-/* The large-count forms (MPI-4.0) of the collectives with one count: MPI_Bcast_c, MPI_Reduce_c,
- * MPI_Allreduce_c, MPI_Scan_c, MPI_Exscan_c, each blocking, non-blocking and persistent, at a
- * small and a large size; the even ranks call the _c form and the odd ones the int form, which
- * must match each other. The results are checked. Then the errors: a negative count, and a count
- * whose bytes overflow (MPI_ERR_COUNT). */
+/* The large-count forms (MPI-4.0) of the collectives whose counts are scalars: MPI_Bcast_c,
+ * MPI_Reduce_c, MPI_Allreduce_c, MPI_Scan_c, MPI_Exscan_c, MPI_Gather_c, MPI_Scatter_c,
+ * MPI_Allgather_c, MPI_Alltoall_c, MPI_Reduce_scatter_block_c, each blocking, non-blocking and
+ * persistent, at a small and a large size; the even ranks call the _c form and the odd ones the
+ * int form, which must match each other. The results are checked. Then the errors: a negative
+ * count, and a count whose bytes overflow (MPI_ERR_COUNT). */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -145,6 +146,122 @@ int main(int argc, char **argv)
                 }
             }
         }
+
+    /* The block collectives: `n` longs per block, each block (from rank j to rank k) holding
+     * 1000 * j + k + i at element i. */
+    enum { BLOCK = 1000 };
+    static long sendb[64 * BLOCK], recvb[64 * BLOCK];
+    static const int blocks[] = {3, BLOCK};
+    for (int k = 0; k < 2 && size <= 64; k++)
+        for (enum mode m = BLOCKING; m <= PERSISTENT; m++)
+            for (int coll = 0; coll < 5; coll++) {
+                int n = blocks[k], root = (coll + (int)m) % size;
+                MPI_Count cn = n;
+                MPI_Request req = MPI_REQUEST_NULL;
+                for (int j = 0; j < size; j++)
+                    for (int i = 0; i < n; i++) {
+                        /* gather, allgather: the same block for every destination */
+                        int to = coll == 0 || coll == 2 ? 0 : j;
+                        sendb[j * n + i] = 1000L * rank + to + i;
+                        recvb[j * n + i] = -1;
+                    }
+                if (coll == 4) /* reduce_scatter_block: block j of every rank is summed */
+                    for (int j = 0; j < size; j++)
+                        for (int i = 0; i < n; i++)
+                            sendb[j * n + i] = rank + j + i;
+                const char *name[] = {"gather", "scatter", "allgather", "alltoall",
+                                      "reduce_scatter_block"};
+                int err;
+#define FORM(c_form, i_form, ...) (large ? c_form(__VA_ARGS__) : i_form(__VA_ARGS__))
+#define COUNT                     (large ? cn : n)
+                switch (coll * 3 + (int)m) {
+                case 0:
+                    err = FORM(MPI_Gather_c, MPI_Gather, sendb, COUNT, MPI_LONG, recvb, COUNT,
+                               MPI_LONG, root, comm);
+                    break;
+                case 1:
+                    err = FORM(MPI_Igather_c, MPI_Igather, sendb, COUNT, MPI_LONG, recvb, COUNT,
+                               MPI_LONG, root, comm, &req);
+                    break;
+                case 2:
+                    err = FORM(MPI_Gather_init_c, MPI_Gather_init, sendb, COUNT, MPI_LONG, recvb,
+                               COUNT, MPI_LONG, root, comm, MPI_INFO_NULL, &req);
+                    break;
+                case 3:
+                    err = FORM(MPI_Scatter_c, MPI_Scatter, sendb, COUNT, MPI_LONG, recvb, COUNT,
+                               MPI_LONG, root, comm);
+                    break;
+                case 4:
+                    err = FORM(MPI_Iscatter_c, MPI_Iscatter, sendb, COUNT, MPI_LONG, recvb, COUNT,
+                               MPI_LONG, root, comm, &req);
+                    break;
+                case 5:
+                    err = FORM(MPI_Scatter_init_c, MPI_Scatter_init, sendb, COUNT, MPI_LONG, recvb,
+                               COUNT, MPI_LONG, root, comm, MPI_INFO_NULL, &req);
+                    break;
+                case 6:
+                    err = FORM(MPI_Allgather_c, MPI_Allgather, sendb, COUNT, MPI_LONG, recvb, COUNT,
+                               MPI_LONG, comm);
+                    break;
+                case 7:
+                    err = FORM(MPI_Iallgather_c, MPI_Iallgather, sendb, COUNT, MPI_LONG, recvb,
+                               COUNT, MPI_LONG, comm, &req);
+                    break;
+                case 8:
+                    err = FORM(MPI_Allgather_init_c, MPI_Allgather_init, sendb, COUNT, MPI_LONG,
+                               recvb, COUNT, MPI_LONG, comm, MPI_INFO_NULL, &req);
+                    break;
+                case 9:
+                    err = FORM(MPI_Alltoall_c, MPI_Alltoall, sendb, COUNT, MPI_LONG, recvb, COUNT,
+                               MPI_LONG, comm);
+                    break;
+                case 10:
+                    err = FORM(MPI_Ialltoall_c, MPI_Ialltoall, sendb, COUNT, MPI_LONG, recvb, COUNT,
+                               MPI_LONG, comm, &req);
+                    break;
+                case 11:
+                    err = FORM(MPI_Alltoall_init_c, MPI_Alltoall_init, sendb, COUNT, MPI_LONG,
+                               recvb, COUNT, MPI_LONG, comm, MPI_INFO_NULL, &req);
+                    break;
+                case 12:
+                    err = FORM(MPI_Reduce_scatter_block_c, MPI_Reduce_scatter_block, sendb, recvb,
+                               COUNT, MPI_LONG, MPI_SUM, comm);
+                    break;
+                case 13:
+                    err = FORM(MPI_Ireduce_scatter_block_c, MPI_Ireduce_scatter_block, sendb, recvb,
+                               COUNT, MPI_LONG, MPI_SUM, comm, &req);
+                    break;
+                default:
+                    err = FORM(MPI_Reduce_scatter_block_init_c, MPI_Reduce_scatter_block_init,
+                               sendb, recvb, COUNT, MPI_LONG, MPI_SUM, comm, MPI_INFO_NULL, &req);
+                    break;
+                }
+#undef FORM
+#undef COUNT
+                CHECK(err == MPI_SUCCESS);
+                finish(m, &req);
+                /* What arrived: from rank j, block j of recvb (one block for scatter and
+                 * reduce_scatter_block; the root's only for gather). */
+                int from_all = coll != 1 && coll != 4;
+                int nothing = coll == 0 && rank != root; /* gather: at the root only */
+                for (int j = 0; !nothing && j < (from_all ? size : 1); j++)
+                    for (int i = 0; i < n; i++) {
+                        long want = coll == 1 ? 1000L * root + rank + i
+                                    : coll == 4
+                                        ? (long)size * (rank + i) + (long)size * (size - 1) / 2
+                                    : coll == 3 ? 1000L * j + rank + i
+                                                : 1000L * j + i;
+                        if (recvb[j * n + i] != want) {
+                            fprintf(stderr,
+                                    "coll_large_count: rank %d, %s, mode %d, %d longs: block %d, "
+                                    "element %d is %ld, not %ld\n",
+                                    rank, name[coll], (int)m, n, j, i, recvb[j * n + i], want);
+                            errors++;
+                            i = n;
+                            j = size;
+                        }
+                    }
+            }
 
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     CHECK(error_class(MPI_Bcast_c(out, -1, MPI_LONG, 0, comm)) == MPI_ERR_COUNT);
