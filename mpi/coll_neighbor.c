@@ -17,6 +17,7 @@
  */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "coll.h"
@@ -33,7 +34,7 @@ typedef enum layout {
 typedef struct side {
     layout_t layout;
     const void *buf;
-    int count;
+    MPI_Count count;
     const int *counts;
     const int *displs;
     const MPI_Aint *bdispls;
@@ -62,14 +63,22 @@ static int side_transfers(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, 
                                   "%scounts, %sdispls or %stypes is NULL", what, what, what);
     for (int i = 0; i < degree; i++) {
         int k = swap_pairs ? i ^ 1 : i;
-        int count = sd->layout == V || sd->layout == W ? sd->counts[k] : sd->count;
+        MPI_Count count = sd->layout == V || sd->layout == W ? sd->counts[k] : sd->count;
         tm_mpi_type_t *type;
         if (count < 0)
             return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_COUNT,
-                                      "negative %s count %d (neighbour %d)", what, count, k);
+                                      "negative %s count %lld (neighbour %d)", what,
+                                      (long long)count, k);
         err = tm_mpi_type_get(r, c, sd->layout == W ? sd->types[k] : sd->type, 1, call, &type);
         if (err != MPI_SUCCESS)
             return err;
+        size_t bytes;
+        if (__builtin_mul_overflow((size_t)count, type->size, &bytes) ||
+            bytes > (size_t)PTRDIFF_MAX)
+            return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_COUNT,
+                                      "%lld elements of %zu bytes (neighbour %d) are more than "
+                                      "memory can hold",
+                                      (long long)count, type->size, k);
         MPI_Aint offset = 0;
         if (sd->layout == BLOCKS)
             offset = (MPI_Aint)k * count * type->extent;
@@ -80,8 +89,8 @@ static int side_transfers(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, 
         const char *at = (const char *)sd->buf + offset;
         if (at == NULL && count > 0 && type->predefined && type->size > 0)
             return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
-                                      "%sbuf is NULL for %d elements (neighbour %d)", what, count,
-                                      k);
+                                      "%sbuf is NULL for %lld elements (neighbour %d)", what,
+                                      (long long)count, k);
         if (peers[k] != MPI_PROC_NULL)
             xfers[(*n_p)++] = (tm_coll_xfer_t){
                 .buf = (void *)at, .count = (size_t)count, .type = type, .peer = peers[k]};
@@ -163,6 +172,17 @@ int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 }
 #pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
 
+int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm)
+{
+    TM_MPI_PROFILE_CALL(NEIGHBOR_ALLGATHER);
+    side_t send = {.layout = ONE, .buf = sendbuf, .count = sendcount, .type = sendtype};
+    side_t recv = {.layout = BLOCKS, .buf = recvbuf, .count = recvcount, .type = recvtype};
+    return neighbor("MPI_Neighbor_allgather_c", &send, &recv, comm, NULL, TM_MPI_COLL_BLOCKING);
+}
+#pragma weak MPI_Neighbor_allgather_c = PMPI_Neighbor_allgather_c
+
 int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                              void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request *request)
@@ -174,6 +194,18 @@ int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype se
                     TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
+
+int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                               MPI_Comm comm, MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(INEIGHBOR_ALLGATHER);
+    side_t send = {.layout = ONE, .buf = sendbuf, .count = sendcount, .type = sendtype};
+    side_t recv = {.layout = BLOCKS, .buf = recvbuf, .count = recvcount, .type = recvtype};
+    return neighbor("MPI_Ineighbor_allgather_c", &send, &recv, comm, request,
+                    TM_MPI_COLL_NONBLOCKING);
+}
+#pragma weak MPI_Ineighbor_allgather_c = PMPI_Ineighbor_allgather_c
 
 int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                              void *recvbuf, const int recvcounts[], const int displs[],
@@ -210,6 +242,17 @@ int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 }
 #pragma weak MPI_Neighbor_alltoall = PMPI_Neighbor_alltoall
 
+int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm)
+{
+    TM_MPI_PROFILE_CALL(NEIGHBOR_ALLTOALL);
+    side_t send = {.layout = BLOCKS, .buf = sendbuf, .count = sendcount, .type = sendtype};
+    side_t recv = {.layout = BLOCKS, .buf = recvbuf, .count = recvcount, .type = recvtype};
+    return neighbor("MPI_Neighbor_alltoall_c", &send, &recv, comm, NULL, TM_MPI_COLL_BLOCKING);
+}
+#pragma weak MPI_Neighbor_alltoall_c = PMPI_Neighbor_alltoall_c
+
 int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                             MPI_Request *request)
@@ -220,6 +263,18 @@ int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
     return neighbor("MPI_Ineighbor_alltoall", &send, &recv, comm, request, TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Ineighbor_alltoall = PMPI_Ineighbor_alltoall
+
+int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm, MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(INEIGHBOR_ALLTOALL);
+    side_t send = {.layout = BLOCKS, .buf = sendbuf, .count = sendcount, .type = sendtype};
+    side_t recv = {.layout = BLOCKS, .buf = recvbuf, .count = recvcount, .type = recvtype};
+    return neighbor("MPI_Ineighbor_alltoall_c", &send, &recv, comm, request,
+                    TM_MPI_COLL_NONBLOCKING);
+}
+#pragma weak MPI_Ineighbor_alltoall_c = PMPI_Ineighbor_alltoall_c
 
 int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
@@ -303,6 +358,22 @@ int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatyp
 }
 #pragma weak MPI_Neighbor_allgather_init = PMPI_Neighbor_allgather_init
 
+int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcount = sendcount,
+                            .sendtype = sendtype,
+                            .recvbuf = recvbuf,
+                            .recvcount = recvcount,
+                            .recvtype = recvtype,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Neighbor_allgather_init_c", neighbor_allgather_run, &a, info,
+                            request);
+}
+#pragma weak MPI_Neighbor_allgather_init_c = PMPI_Neighbor_allgather_init_c
+
 static int neighbor_allgatherv_run(const char *call, const tm_mpi_coll_args_t *a,
                                    MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
@@ -355,6 +426,22 @@ int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype
     return tm_mpi_coll_init("MPI_Neighbor_alltoall_init", neighbor_alltoall_run, &a, info, request);
 }
 #pragma weak MPI_Neighbor_alltoall_init = PMPI_Neighbor_alltoall_init
+
+int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcount = sendcount,
+                            .sendtype = sendtype,
+                            .recvbuf = recvbuf,
+                            .recvcount = recvcount,
+                            .recvtype = recvtype,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Neighbor_alltoall_init_c", neighbor_alltoall_run, &a, info,
+                            request);
+}
+#pragma weak MPI_Neighbor_alltoall_init_c = PMPI_Neighbor_alltoall_init_c
 
 static int neighbor_alltoallv_run(const char *call, const tm_mpi_coll_args_t *a,
                                   MPI_Request *request, tm_mpi_coll_mode_t mode)

@@ -1,6 +1,7 @@
 /* The large-count forms (MPI-4.0) of the collectives whose counts are scalars: MPI_Bcast_c,
  * MPI_Reduce_c, MPI_Allreduce_c, MPI_Scan_c, MPI_Exscan_c, MPI_Gather_c, MPI_Scatter_c,
- * MPI_Allgather_c, MPI_Alltoall_c, MPI_Reduce_scatter_block_c, each blocking, non-blocking and
+ * MPI_Allgather_c, MPI_Alltoall_c, MPI_Reduce_scatter_block_c, MPI_Neighbor_allgather_c and
+ * MPI_Neighbor_alltoall_c (on a periodic ring), each blocking, non-blocking and
  * persistent, at a small and a large size; the even ranks call the _c form and the odd ones the
  * int form, which must match each other. The results are checked. Then the errors: a negative
  * count, and a count whose bytes overflow (MPI_ERR_COUNT). */
@@ -262,6 +263,73 @@ int main(int argc, char **argv)
                         }
                     }
             }
+
+    /* The neighborhood collectives on a periodic ring: from the left neighbour, then the right. */
+    MPI_Comm ring;
+    int dims[1] = {size}, periods[1] = {1};
+    MPI_Cart_create(comm, 1, dims, periods, 0, &ring);
+    int left = (rank + size - 1) % size, right = (rank + 1) % size;
+    for (enum mode m = BLOCKING; m <= PERSISTENT; m++)
+        for (int alltoall = 0; alltoall < 2; alltoall++) {
+            int n = BLOCK;
+            MPI_Count cn = n;
+            MPI_Request req = MPI_REQUEST_NULL;
+            for (int i = 0; i < 2 * n; i++) {
+                /* alltoall: block 0 goes left, block 1 right */
+                sendb[i] = 1000L * rank + (alltoall ? i / n : 0) * 100 + i % n;
+                recvb[i] = -1;
+            }
+            int err;
+            if (alltoall)
+                err =
+                    m == BLOCKING ? (large ? MPI_Neighbor_alltoall_c(sendb, cn, MPI_LONG, recvb, cn,
+                                                                     MPI_LONG, ring)
+                                           : MPI_Neighbor_alltoall(sendb, n, MPI_LONG, recvb, n,
+                                                                   MPI_LONG, ring))
+                    : m == NONBLOCKING
+                        ? (large ? MPI_Ineighbor_alltoall_c(sendb, cn, MPI_LONG, recvb, cn,
+                                                            MPI_LONG, ring, &req)
+                                 : MPI_Ineighbor_alltoall(sendb, n, MPI_LONG, recvb, n, MPI_LONG,
+                                                          ring, &req))
+                        : (large ? MPI_Neighbor_alltoall_init_c(sendb, cn, MPI_LONG, recvb, cn,
+                                                                MPI_LONG, ring, MPI_INFO_NULL, &req)
+                                 : MPI_Neighbor_alltoall_init(sendb, n, MPI_LONG, recvb, n,
+                                                              MPI_LONG, ring, MPI_INFO_NULL, &req));
+            else
+                err =
+                    m == BLOCKING ? (large ? MPI_Neighbor_allgather_c(sendb, cn, MPI_LONG, recvb,
+                                                                      cn, MPI_LONG, ring)
+                                           : MPI_Neighbor_allgather(sendb, n, MPI_LONG, recvb, n,
+                                                                    MPI_LONG, ring))
+                    : m == NONBLOCKING
+                        ? (large ? MPI_Ineighbor_allgather_c(sendb, cn, MPI_LONG, recvb, cn,
+                                                             MPI_LONG, ring, &req)
+                                 : MPI_Ineighbor_allgather(sendb, n, MPI_LONG, recvb, n, MPI_LONG,
+                                                           ring, &req))
+                        : (large
+                               ? MPI_Neighbor_allgather_init_c(sendb, cn, MPI_LONG, recvb, cn,
+                                                               MPI_LONG, ring, MPI_INFO_NULL, &req)
+                               : MPI_Neighbor_allgather_init(sendb, n, MPI_LONG, recvb, n, MPI_LONG,
+                                                             ring, MPI_INFO_NULL, &req));
+            CHECK(err == MPI_SUCCESS);
+            finish(m, &req);
+            /* block 0 from the left neighbour (its block 1 when alltoall), block 1 from the right
+             * (its block 0) */
+            for (int i = 0; i < n; i++) {
+                long from_left = 1000L * left + (alltoall ? 100 : 0) + i;
+                long from_right = 1000L * right + i;
+                if (recvb[i] != from_left || recvb[n + i] != from_right) {
+                    fprintf(stderr,
+                            "coll_large_count: rank %d, neighbor %s, mode %d: element %d is %ld "
+                            "and %ld, not %ld and %ld\n",
+                            rank, alltoall ? "alltoall" : "allgather", (int)m, i, recvb[i],
+                            recvb[n + i], from_left, from_right);
+                    errors++;
+                    break;
+                }
+            }
+        }
+    MPI_Comm_free(&ring);
 
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     CHECK(error_class(MPI_Bcast_c(out, -1, MPI_LONG, 0, comm)) == MPI_ERR_COUNT);
