@@ -396,6 +396,9 @@ typedef struct MPI_Status {
 /* ------------------------------------------------------------------ callback types */
 
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+/* MPI-4.0's large-count form, for MPI_Op_create_c: called once with every element. */
+typedef void MPI_User_function_c(void *invec, void *inoutvec, MPI_Count *len,
+                                 MPI_Datatype *datatype);
 
 typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
                                         void *attribute_val_in, void *attribute_val_out, int *flag);
@@ -1172,6 +1175,8 @@ int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype data
  * commute (true or false) says whether the order of the operands may change. */
 int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
+int MPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op);
+int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op);
 
 /* MPI_Op_free: frees *op and sets it to MPI_OP_NULL; predefined operations cannot be freed
  * (MPI_ERR_OP). */
@@ -1189,6 +1194,10 @@ int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype 
                      MPI_Op op);
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
                       MPI_Op op);
+int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype,
+                       MPI_Op op);
+int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count,
+                        MPI_Datatype datatype, MPI_Op op);
 
 /* ------------------------------------------------------------------ end of reduction operations */
 

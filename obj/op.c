@@ -591,10 +591,18 @@ static void tm_mpi_op_apply_runs(tm_mpi_op_loop_fn_t *loop, const char *in, char
     }
 }
 
-/* A user-defined function takes an int count: call it on at most INT_MAX elements at a time. */
+/* A user-defined function of MPI_Op_create takes an int count: call it on at most INT_MAX
+ * elements at a time; one of MPI_Op_create_c, on them all. */
 static void tm_mpi_op_apply_user(const tm_mpi_op_t *op, const char *in, char *io, size_t count,
                                  const tm_mpi_type_t *type)
 {
+    if (op->fn_c) {
+        MPI_Count len = (MPI_Count)count; /* the function may write to its arguments */
+        MPI_Datatype handle = type->handle;
+        if (count > 0)
+            op->fn_c((void *)in, io, &len, &handle);
+        return;
+    }
     while (count > 0) {
         int n = count > INT_MAX ? INT_MAX : (int)count;
         int len = n; /* the function may write to its arguments */

@@ -53,9 +53,10 @@ typedef struct tm_mpi_op {
     MPI_Op handle;     /* the handle it was created with */
     tm_mpi_op_kind_t kind;
     bool predefined;
-    bool commute;          /* MPI_REPLACE and MPI_NO_OP are not (f(a, b) = b, a) */
-    MPI_User_function *fn; /* TM_MPI_OP_USER */
-    const char *name;      /* "MPI_SUM"; NULL for user-defined operations */
+    bool commute;              /* MPI_REPLACE and MPI_NO_OP are not (f(a, b) = b, a) */
+    MPI_User_function *fn;     /* TM_MPI_OP_USER: the function of MPI_Op_create, */
+    MPI_User_function_c *fn_c; /* or of MPI_Op_create_c */
+    const char *name;          /* "MPI_SUM"; NULL for user-defined operations */
 } tm_mpi_op_t;
 
 /* Resolves a predefined or user-defined handle. 0, or -EINVAL for a handle that is not a live

@@ -3,7 +3,8 @@
  * MPI_Allgather_c, MPI_Alltoall_c, MPI_Reduce_scatter_block_c, MPI_Neighbor_allgather_c and
  * MPI_Neighbor_alltoall_c (on a periodic ring), each blocking, non-blocking and
  * persistent, at a small and a large size; the even ranks call the _c form and the odd ones the
- * int form, which must match each other. The results are checked. Then the errors: a negative
+ * int form, which must match each other; and an operation of MPI_Op_create_c, in
+ * MPI_Reduce_local_c and MPI_Allreduce_c. The results are checked. Then the errors: a negative
  * count, and a count whose bytes overflow (MPI_ERR_COUNT). */
 #include <mpi.h>
 #include <stdint.h>
@@ -23,6 +24,18 @@ enum { BIG = 8192 }; /* longs: 64 KiB */
 static long in[BIG], out[BIG];
 
 enum mode { BLOCKING, NONBLOCKING, PERSISTENT };
+
+/* MPI_Op_create_c's function: sums longs, and counts its elements (each call's len). */
+static MPI_Count large_op_elements;
+static void sum_c(void *in, void *inout, MPI_Count *len, MPI_Datatype *type)
+{
+    (void)type;
+    const long *a = in;
+    long *b = inout;
+    for (MPI_Count i = 0; i < *len; i++)
+        b[i] += a[i];
+    large_op_elements += *len;
+}
 
 /* Completes the request of a non-blocking or persistent call (started here), frees the latter. */
 static void finish(enum mode m, MPI_Request *req)
@@ -330,6 +343,25 @@ int main(int argc, char **argv)
             }
         }
     MPI_Comm_free(&ring);
+
+    /* MPI_Op_create_c and MPI_Reduce_local_c, then that operation in MPI_Allreduce_c. */
+    MPI_Op sum;
+    CHECK(MPI_Op_create_c(sum_c, 1, &sum) == MPI_SUCCESS);
+    for (int i = 0; i < BIG; i++) {
+        in[i] = i;
+        out[i] = 2 * i;
+    }
+    CHECK(MPI_Reduce_local_c(in, out, (MPI_Count)BIG, MPI_LONG, sum) == MPI_SUCCESS);
+    CHECK(out[BIG - 1] == 3L * (BIG - 1) && large_op_elements == BIG);
+    for (int i = 0; i < BIG; i++)
+        in[i] = rank + i;
+    CHECK(MPI_Allreduce_c(in, out, (MPI_Count)BIG, MPI_LONG, sum, comm) == MPI_SUCCESS);
+    for (int i = 0; i < BIG; i++)
+        if (out[i] != (long)size * (size - 1) / 2 + (long)size * i) {
+            CHECK(out[i] == (long)size * (size - 1) / 2 + (long)size * i);
+            break;
+        }
+    MPI_Op_free(&sum);
 
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     CHECK(error_class(MPI_Bcast_c(out, -1, MPI_LONG, 0, comm)) == MPI_ERR_COUNT);
