@@ -1,7 +1,8 @@
 /* The large-count forms of MPI-4.0 (MPI_Count counts): every point-to-point call's _c form moves
  * its data around a ring of ranks (eager and rendezvous sizes, a derived type on the receiving
  * side; buffered, persistent and matched-probe forms too), MPI_Get_count_c and MPI_Get_elements_c
- * read the statuses, and MPI_Type_size_c, _get_extent_c and _get_true_extent_c describe a type.
+ * read the statuses, MPI_Type_size_c, _get_extent_c and _get_true_extent_c describe a type, and
+ * MPI_Pack_c, MPI_Unpack_c, MPI_Pack_size_c and their external32 forms pack one.
  * Counts beyond an int: a status of 3e9 bytes (MPI_Status_set_elements_c) gives MPI_Get_count_c 3e9
  * where MPI_Get_count says MPI_UNDEFINED; a message of 3e9 empty elements goes through; a count
  * whose bytes overflow and a negative count are MPI_ERR_COUNT. */
@@ -209,6 +210,42 @@ int main(int argc, char **argv)
     CHECK(MPI_Get_count_c(&st, pairs, &c) == MPI_SUCCESS && c == 2);
     CHECK(MPI_Get_elements_c(&st, pairs, &e) == MPI_SUCCESS && e == 4);
     MPI_Type_free(&pairs);
+
+    /* Packing: MPI_Pack_size_c, MPI_Pack_c, MPI_Unpack_c, and the external32 forms. */
+    MPI_Datatype every_other;
+    MPI_Type_vector(4, 1, 2, MPI_INT, &every_other);
+    MPI_Type_commit(&every_other);
+    int grid[8] = {10, -1, 11, -1, 12, -1, 13, -1}, back[8] = {0};
+    char packed[64];
+    MPI_Count psize = -1, pos = 0;
+    CHECK(MPI_Pack_size_c(2, every_other, MPI_COMM_WORLD, &psize) == MPI_SUCCESS &&
+          psize == 8 * (MPI_Count)sizeof(int));
+    CHECK(MPI_Pack_c(grid, 1, every_other, packed, (MPI_Count)sizeof packed, &pos,
+                     MPI_COMM_WORLD) == MPI_SUCCESS &&
+          pos == 4 * (MPI_Count)sizeof(int));
+    MPI_Count upos = 0;
+    CHECK(MPI_Unpack_c(packed, pos, &upos, back, 1, every_other, MPI_COMM_WORLD) == MPI_SUCCESS &&
+          upos == pos);
+    CHECK(back[0] == 10 && back[2] == 11 && back[4] == 12 && back[6] == 13 && back[1] == 0);
+    CHECK(error_class(MPI_Pack_c(grid, 1, every_other, packed, 3, &(MPI_Count){0},
+                                 MPI_COMM_WORLD)) == MPI_ERR_TRUNCATE);
+    MPI_Type_free(&every_other);
+    int one = 1, again = 0;
+    MPI_Count epos = 0, esize = -1, eupos = 0;
+    CHECK(MPI_Pack_external_size_c("external32", 1, MPI_INT, &esize) == MPI_SUCCESS && esize == 4);
+    CHECK(MPI_Pack_external_c("external32", &one, 1, MPI_INT, packed, 4, &epos) == MPI_SUCCESS &&
+          epos == 4);
+    CHECK(packed[0] == 0 && packed[3] == 1); /* big-endian */
+    CHECK(MPI_Unpack_external_c("external32", packed, 4, &eupos, &again, 1, MPI_INT) ==
+              MPI_SUCCESS &&
+          again == 1 && eupos == 4);
+    int small_size = 0;
+    CHECK(error_class(MPI_Pack_size(1000000000, MPI_DOUBLE, MPI_COMM_WORLD, &small_size)) ==
+          MPI_ERR_COUNT);
+    CHECK(MPI_Pack_size_c(1000000000, MPI_DOUBLE, MPI_COMM_WORLD, &psize) == MPI_SUCCESS &&
+          psize == INT64_C(8000000000));
+    CHECK(error_class(MPI_Pack_size_c(INT64_MAX / 2, MPI_DOUBLE, MPI_COMM_WORLD, &psize)) ==
+          MPI_ERR_COUNT);
 
     /* Beyond an int. */
     MPI_Status big;
