@@ -20,6 +20,12 @@
  * sleeps in tm_p2p_wait_until as `sleeper` of both its mailboxes; the progress thread pokes
  * it when it completes a schedule or leaves one at a round only the rank may run. Each side
  * publishes itself, fences, then looks for work once more: no wake-up is lost.
+ *
+ * Alone on a core (progress = idle or comm), the thread first polls, for IDLE_SPIN_SECONDS, the
+ * hints that there is work for it (`background`, and the mailbox's `am_posted` for active
+ * messages), on lines that change only when those do, and leaves the rounds to its rank while
+ * the rank runs them (progress_may_run). Sharing the rank's core, it runs only when the rank
+ * yields.
  */
 #include "config.h"
 
@@ -43,10 +49,10 @@
  * its core's wake-up, several microseconds. Past that, a job that computes without collectives
  * gets the core back. */
 #define IDLE_SPIN_SECONDS 0.001
-/* Alone on a core, it leaves rounds it may run to the rank for GRACE_SECONDS after it sees them
- * (or last ran one), unless the rank is back in a call that runs them first: a collective started
- * and at once waited for is the rank's alone (two sides on one schedule would pass its lines to
- * and fro), and a computation that it overlaps is longer than that. */
+/* Alone on a core, it runs a pass only once the rank has left the engine alone (its count of
+ * passes has not moved) for GRACE_SECONDS: a collective started and at once waited for is the
+ * rank's (two sides on one schedule would pass its lines to and fro), while a computation the
+ * thread overlaps, or a rank that sleeps or waits for its turn on a busy core, lasts longer. */
 #define GRACE_SECONDS 2e-6
 /* Alone on a core, it looks for work this often. */
 #define POLL_INTERVAL_SECONDS 0.5e-6
