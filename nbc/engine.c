@@ -75,7 +75,7 @@ struct tm_nbc_engine {
     _Atomic int stop;        /* MPI_Finalize: the progress thread ends */
     _Atomic int exited;      /* the progress thread no longer touches the engine */
     _Atomic bool *am_posted; /* its mailbox's (p2p.h), fixed */
-    bool alone;              /* its core hosts no rank: it polls longer before it sleeps */
+    bool alone;              /* its core is its own (tm_rt_progress_alone): it polls longer */
     /* The rank's passes over the engine, counted: while the count moves, the rank is at the
      * engine itself, and a progress thread alone on its core keeps off (progress_may_run). On
      * a line of its own, which the thread reads once per GRACE_SECONDS at most. */
@@ -123,7 +123,7 @@ int tm_nbc_engine_create(tm_mpi_rank_t *r)
      * any time, and must go on down its tree while the rank computes. */
     int vp = tm_rt_progress_vp(r->rt->world_rank);
     if (vp >= 0) { /* else [placement] progress = none: the rank runs everything in its calls */
-        e->alone = !tm_rt_vp_hosts_ranks(vp);
+        e->alone = tm_rt_progress_alone(r->rt->world_rank);
         e->am_posted = &e->match.mailbox->am_posted;
         int rc = tm_sched_ult_create(vp, progress_main, e, 0, &e->progress);
         if (rc < 0) {
@@ -430,9 +430,9 @@ static void progress_sleep(tm_nbc_engine_t *e, tm_sched_ult_t *self)
     /* release: a poker on another core reads the ULT through this pointer */
     atomic_store_explicit(as, self, memory_order_release);
     atomic_thread_fence(memory_order_seq_cst);
-    bool news = background ? !tm_p2p_mailbox_idle(mb)
-                           : atomic_load_explicit(e->am_posted, memory_order_relaxed) ||
-                                 atomic_load_explicit(&e->background, memory_order_relaxed);
+    bool news = !tm_p2p_mailbox_idle(mb) ||
+                (!background && (atomic_load_explicit(e->am_posted, memory_order_relaxed) ||
+                                 atomic_load_explicit(&e->background, memory_order_relaxed)));
     if (!news && !atomic_load_explicit(&e->stop, memory_order_relaxed))
         tm_sched_park();
     atomic_store_explicit(as, NULL, memory_order_relaxed);
@@ -450,7 +450,8 @@ static void progress_main(void *arg)
     tm_rt_progress_attach_self(e->rank->rt->world_rank);
     while (!atomic_load_explicit(&e->stop, memory_order_acquire)) {
         bool did = false;
-        if (!progress_has_work(e)) {
+        /* Sharing the rank's core, it runs when the rank yields, and then looks at everything. */
+        if (e->alone && !progress_has_work(e)) {
             rank_since = -1;
         } else if (progress_may_run(e, &rank_since, &rank_seen)) {
             /* acquire: the active messages posted before the flag (tm_p2p_am_send) */
@@ -493,7 +494,7 @@ static void progress_main(void *arg)
     atomic_store_explicit(&e->exited, 1, memory_order_release);
 }
 
-void tm_nbc_engine_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s)
+void tm_nbc_engine_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, bool background)
 {
     tm_nbc_engine_t *e = r->nbc;
     engine_lock(e);
@@ -505,6 +506,10 @@ void tm_nbc_engine_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s)
     e->tail = s;
     atomic_fetch_add_explicit(&e->nscheds, 1, memory_order_relaxed);
     engine_unlock(e);
+    /* A thread that shares a core with ranks gets the schedule now, for when its rank yields; one
+     * alone on its core sees `background` rise, or is woken by the pass below. */
+    if (background && e->progress && !e->alone)
+        tm_rt_profile_unpark(e->progress);
     /* Start what can start now (the first sends, a reduction's leaf levels as far as their data
      * is there) without waiting for anybody: a non-blocking collective call is local. */
     tm_nbc_progress(e, true);

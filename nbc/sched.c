@@ -296,7 +296,10 @@ int tm_nbc_sched_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, tm_p2p_request_t *re
         atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
         return 0;
     }
+    bool background = false;
+    for (int k = 0; k < s->nrounds && !background; k++)
+        background = s->rounds[k].where == TM_NBC_ANY;
     /* The rest of its RANK rounds runs in the rank's later MPI calls. */
-    tm_nbc_engine_start(r, s);
+    tm_nbc_engine_start(r, s, background);
     return 0;
 }

@@ -114,7 +114,7 @@ bool tm_nbc_engine_spare_keep(tm_nbc_engine_t *e, tm_nbc_sched_t *s);
 void tm_nbc_sched_free_memory(tm_nbc_sched_t *s);
 
 /* Adds started schedule s to r's engine, which runs it from now on, and runs what can run at
- * once. */
-void tm_nbc_engine_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s);
+ * once. `background`: some of its rounds may run on the progress thread. */
+void tm_nbc_engine_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, bool background);
 
 #endif /* TM_NBC_SCHED_H */

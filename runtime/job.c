@@ -53,6 +53,7 @@ static struct {
     tm_rt_placement_t placement;
     int *vp_mem_node;    /* per VP: TM_SCHED_MEM_* or a NUMA node ([memory] policy) */
     bool numa_local;     /* tm_rt_numa_node answers: several NUMA nodes, memory not interleaved */
+    bool pinned;         /* the VPs are pinned to this machine's cores (not a synthetic topology) */
     unsigned timeout;    /* [job] timeout, seconds (0: none) */
     atomic_flag ending;  /* set by the first abort (or the timeout) */
     atomic_flag settled; /* set by the normal end or the timeout, whichever comes first */
@@ -122,12 +123,15 @@ int tm_rt_progress_vp(int world_rank)
     return job.placement.progress_vp[world_rank];
 }
 
-bool tm_rt_vp_hosts_ranks(int vp)
+bool tm_rt_progress_alone(int world_rank)
 {
+    int vp = job.placement.progress_vp[world_rank];
+    if (!job.pinned || vp < 0)
+        return false;
     for (int r = 0; r < job.placement.nranks; r++)
         if (job.placement.rank_vp[r] == vp)
-            return true;
-    return false;
+            return false;
+    return true;
 }
 
 int tm_rt_memory_node(int world_rank)
@@ -488,6 +492,7 @@ static int ranks_run(hwloc_topology_t topo, const tm_rt_settings_t *settings)
 {
     const tm_rt_placement_t *p = &job.placement;
     bool real = hwloc_topology_is_thissystem(topo);
+    job.pinned = real;
     hwloc_const_cpuset_t *vp_cpusets = calloc((size_t)p->nvps, sizeof *vp_cpusets);
     int rc = -ENOMEM;
     if (!vp_cpusets || memory_plan(topo, settings, real) < 0)

@@ -135,8 +135,10 @@ int tm_rt_rank_vp(int world_rank);
  * when ranks have no progress thread (progress = none: collectives progress in MPI calls). */
 int tm_rt_progress_vp(int world_rank);
 
-/* Whether any rank runs on VP `vp` (a VP of progress threads only does not). */
-bool tm_rt_vp_hosts_ranks(int vp);
+/* Whether the progress thread of world rank `world_rank` has a core of its own: its VP is pinned to
+ * one of this machine's cores (not a core of a synthetic topology, which many VPs may share) and
+ * runs no rank. */
+bool tm_rt_progress_alone(int world_rank);
 
 /* Where the memory of world rank `world_rank` (its mailbox cells) should come from ([memory]
  * policy): a NUMA node as libnuma numbers them, or one of these. */

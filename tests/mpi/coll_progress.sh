@@ -10,9 +10,17 @@ expect_status 0 "coll_progress at 2 ranks, progress threads on their own cores"
 expect_no_temp_files "coll_progress"
 
 # On 2 cores with a communication core (issue 29's item 5): the ranks share one core, their
-# progress threads the other, and a rank that cannot run has its part run by its thread.
+# progress threads the other, and a rank that cannot run has its part run by its thread. The job
+# is confined to 2 of this machine's CPUs (taskset), so that its VPs are pinned and the threads'
+# core is their own; with a single CPU, on a synthetic machine of 2 cores.
 exe=$(tm_build coll_progress_comm.c) || exit 1
-tm_run_env HWLOC_SYNTHETIC="core:2 pu:1" 2 --set placement.progress=comm \
-    --set placement.comm_cores=1 --set nbc.split_levels=0 "$exe"
+if taskset -c 0,1 true 2> /dev/null; then
+    taskset -c 0,1 "$MPCRUN" -n 2 --timeout "$TM_JOB_TIMEOUT" --set placement.progress=comm \
+        --set placement.comm_cores=1 --set nbc.split_levels=0 "$exe" > "$out" 2> "$err" < /dev/null
+    status=$?
+else
+    tm_run_env HWLOC_SYNTHETIC="core:2 pu:1" 2 --set placement.progress=comm \
+        --set placement.comm_cores=1 --set nbc.split_levels=0 "$exe"
+fi
 expect_status 0 "coll_progress_comm at 2 ranks on one core, progress threads on the other"
 expect_no_temp_files "coll_progress_comm"

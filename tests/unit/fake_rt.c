@@ -86,9 +86,10 @@ int tm_rt_progress_vp(int world_rank)
     return -1;
 }
 
-bool tm_rt_vp_hosts_ranks(int vp)
+bool tm_rt_progress_alone(int world_rank)
 {
-    return vp == 0;
+    (void)world_rank;
+    return false;
 }
 
 int tm_rt_memory_node(int world_rank)
