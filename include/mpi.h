@@ -2255,6 +2255,248 @@ int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_
                                   MPI_Comm comm, MPI_Info info, MPI_Request *request);
 /* ------------------------------------------------------------------ end of collectives */
 
+/* ------------------------------------------------------------------ one-sided communication
+ *
+ * MPI-3.1 chapter 11. A window is memory of each member of a communicator that the others
+ * read and write with MPI_Put, MPI_Get and the accumulates. The ranks are threads of one
+ * process: an access is done by the origin itself, at the call, straight between its buffer
+ * and the target's memory (a put is a copy, a get a copy back), so a target never has to call
+ * MPI for an access to it to progress, and every access is complete when its call returns (the
+ * flushes have nothing left to wait for; they check the epoch). The memory model is
+ * MPI_WIN_UNIFIED. Accumulates (MPI_Accumulate, MPI_Get_accumulate, MPI_Fetch_and_op,
+ * MPI_Compare_and_swap and their request forms) are atomic per target: two of them never
+ * interleave on the same target's memory. Access outside an epoch (no fence, start, lock or
+ * lock_all open on that target) is MPI_ERR_RMA_SYNC; a target range outside the target's
+ * window (or, in a dynamic window, outside memory attached to it) is MPI_ERR_RMA_RANGE.
+ * Errors go to the window's error handler (MPI_ERRORS_ARE_FATAL unless set). */
+
+/* MPI_Win_create: a window of size bytes at base on each member of comm (an intracommunicator),
+ * addressed in units of disp_unit bytes (target_disp * disp_unit from base). Collective. */
+int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                   MPI_Win *win);
+int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                    MPI_Win *win);
+
+/* MPI_Win_allocate: MPI_Win_create on size bytes that MPI allocates (aligned to 64 bytes);
+ * *(void **)baseptr = their address. MPI_Win_free frees them. */
+int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                     MPI_Win *win);
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                      MPI_Win *win);
+
+/* MPI_Win_allocate_shared: MPI_Win_allocate whose memory every member may also load and store
+ * directly (MPI_Win_shared_query gives the others' addresses). The members' pieces are
+ * contiguous, in rank order, unless info sets "alloc_shared_noncontig" to "true". */
+int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                            void *baseptr, MPI_Win *win);
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                             void *baseptr, MPI_Win *win);
+
+/* MPI_Win_shared_query: the size, disp_unit and address (*(void **)baseptr) of rank's memory
+ * in a shared window; rank MPI_PROC_NULL: of the first member whose size is not 0. Windows of
+ * the other flavors are MPI_ERR_RMA_FLAVOR. */
+int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr);
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr);
+
+/* MPI_Win_create_dynamic: a window without memory; each member attaches its own
+ * (MPI_Win_attach) and target displacements are addresses (MPI_Get_address, MPI_BOTTOM). */
+int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win);
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win);
+
+/* MPI_Win_attach, MPI_Win_detach: adds size bytes at base to the caller's memory of a dynamic
+ * window, or removes the region attached at base (MPI_ERR_RMA_ATTACH when regions would
+ * overlap, or when nothing was attached at base). Local. */
+int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size);
+int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size);
+int MPI_Win_detach(MPI_Win win, const void *base);
+int PMPI_Win_detach(MPI_Win win, const void *base);
+
+/* MPI_Win_free: frees the window (*win = MPI_WIN_NULL) once every member has called it, after
+ * deleting its attributes; MPI_ERR_RMA_SYNC while the caller has an epoch open (a lock, a
+ * start or a post; a fence epoch ends here). Collective. */
+int MPI_Win_free(MPI_Win *win);
+int PMPI_Win_free(MPI_Win *win);
+
+/* MPI_Win_get_group: *group = a new group of the window's members (those of its comm). */
+int MPI_Win_get_group(MPI_Win win, MPI_Group *group);
+int PMPI_Win_get_group(MPI_Win win, MPI_Group *group);
+
+/* MPI_Win_set_info, MPI_Win_get_info: the info keys of the window; get returns a new info
+ * object with "no_locks", "accumulate_ordering", "accumulate_ops", "same_size",
+ * "same_disp_unit" and "alloc_shared_noncontig" as set at creation or by MPI_Win_set_info. */
+int MPI_Win_set_info(MPI_Win win, MPI_Info info);
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info);
+int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used);
+int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used);
+
+/* MPI_Win_set_name, MPI_Win_get_name: the window's name ("" until set). */
+int MPI_Win_set_name(MPI_Win win, const char *win_name);
+int PMPI_Win_set_name(MPI_Win win, const char *win_name);
+int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen);
+int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen);
+
+/* Windows' error handlers, as communicators': a handler created for windows is called with
+ * (&win, &errcode); a communicator's handler on a window (or the reverse) is MPI_ERR_ARG. */
+int MPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
+                              MPI_Errhandler *errhandler);
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
+                               MPI_Errhandler *errhandler);
+int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler);
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler);
+int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler);
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler);
+int MPI_Win_call_errhandler(MPI_Win win, int errorcode);
+int PMPI_Win_call_errhandler(MPI_Win win, int errorcode);
+
+/* Windows' attributes. MPI_WIN_BASE (void *), MPI_WIN_SIZE (MPI_Aint *), MPI_WIN_DISP_UNIT,
+ * MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL (int *) are predefined and read-only; keyvals made by
+ * MPI_Win_create_keyval hold the program's. Deleted by MPI_Win_free, newest first. */
+int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
+                          MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
+                          void *extra_state);
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
+                           MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
+                           void *extra_state);
+int MPI_Win_free_keyval(int *win_keyval);
+int PMPI_Win_free_keyval(int *win_keyval);
+int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val);
+int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val);
+int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag);
+int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag);
+int MPI_Win_delete_attr(MPI_Win win, int win_keyval);
+int PMPI_Win_delete_attr(MPI_Win win, int win_keyval);
+
+/* MPI_Put: writes (origin_addr, origin_count, origin_datatype) to target_rank's window at
+ * target_disp, as (target_count, target_datatype); the signatures must match. MPI_Get reads
+ * the other way. target_rank MPI_PROC_NULL: nothing. */
+int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+            int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+            MPI_Win win);
+int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count,
+             MPI_Datatype target_datatype, MPI_Win win);
+int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
+int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
+
+/* MPI_Accumulate: target = origin op target, element by element, with a predefined operation
+ * (MPI_REPLACE: target = origin; MPI_NO_OP: nothing); the datatypes are made of one predefined
+ * type the operation accepts. */
+int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                   int target_rank, MPI_Aint target_disp, int target_count,
+                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+
+/* MPI_Get_accumulate: result = target, then MPI_Accumulate, in one atomic step (MPI_NO_OP: an
+ * atomic read; origin is then not read). */
+int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                       void *result_addr, int result_count, MPI_Datatype result_datatype,
+                       int target_rank, MPI_Aint target_disp, int target_count,
+                       MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                        void *result_addr, int result_count, MPI_Datatype result_datatype,
+                        int target_rank, MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+
+/* MPI_Fetch_and_op: MPI_Get_accumulate of one element of a predefined datatype. */
+int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+                     int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win);
+int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win);
+
+/* MPI_Compare_and_swap: result = target; target = origin when it equals compare (bit for
+ * bit); one element of a predefined integer, logical, byte or multi-language type. Atomic. */
+int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                         MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
+                         MPI_Win win);
+int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
+                          MPI_Win win);
+
+/* The request forms, inside a passive-target epoch (lock or lock_all) only: the access is
+ * done at the call, and *request is complete (MPI_Wait and MPI_Test free it). */
+int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count,
+             MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
+int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count,
+              MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
+int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+             MPI_Request *request);
+int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+              MPI_Request *request);
+int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
+int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                     int target_rank, MPI_Aint target_disp, int target_count,
+                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                     MPI_Request *request);
+int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                        void *result_addr, int result_count, MPI_Datatype result_datatype,
+                        int target_rank, MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                        MPI_Request *request);
+int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                         void *result_addr, int result_count, MPI_Datatype result_datatype,
+                         int target_rank, MPI_Aint target_disp, int target_count,
+                         MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                         MPI_Request *request);
+
+/* MPI_Win_fence: ends the members' accesses of the previous fence epoch and starts the next
+ * one; collective. assert: MPI_MODE_NOSTORE, _NOPUT, _NOPRECEDE, _NOSUCCEED (NOSUCCEED: no
+ * epoch follows; NOPRECEDE with accesses made since the last fence is MPI_ERR_RMA_SYNC). */
+int MPI_Win_fence(int assert, MPI_Win win);
+int PMPI_Win_fence(int assert, MPI_Win win);
+
+/* General active target (PSCW). MPI_Win_post exposes the caller's memory to the members of
+ * group; MPI_Win_start opens access to the members of group and waits until each has posted;
+ * MPI_Win_complete ends that access; MPI_Win_wait waits until every member of the post's group
+ * has completed (MPI_Win_test: *flag says whether they have, and ends the exposure if so).
+ * assert: MPI_MODE_NOCHECK, _NOSTORE, _NOPUT (post), MPI_MODE_NOCHECK (start). */
+int MPI_Win_post(MPI_Group group, int assert, MPI_Win win);
+int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win);
+int MPI_Win_start(MPI_Group group, int assert, MPI_Win win);
+int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win);
+int MPI_Win_complete(MPI_Win win);
+int PMPI_Win_complete(MPI_Win win);
+int MPI_Win_wait(MPI_Win win);
+int PMPI_Win_wait(MPI_Win win);
+int MPI_Win_test(MPI_Win win, int *flag);
+int PMPI_Win_test(MPI_Win win, int *flag);
+
+/* Passive target. MPI_Win_lock waits until rank's window is locked for the caller
+ * (MPI_LOCK_EXCLUSIVE: by it alone; MPI_LOCK_SHARED: with other shared holders);
+ * MPI_MODE_NOCHECK skips the lock. MPI_Win_lock_all locks every member shared. The target
+ * never has to call MPI. MPI_Win_flush and _flush_local (one target), _flush_all and
+ * _flush_local_all complete the caller's accesses, which are complete at their call.
+ * MPI_Win_sync orders the caller's loads and stores to the window's memory against others'. */
+int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win);
+int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win);
+int MPI_Win_unlock(int rank, MPI_Win win);
+int PMPI_Win_unlock(int rank, MPI_Win win);
+int MPI_Win_lock_all(int assert, MPI_Win win);
+int PMPI_Win_lock_all(int assert, MPI_Win win);
+int MPI_Win_unlock_all(MPI_Win win);
+int PMPI_Win_unlock_all(MPI_Win win);
+int MPI_Win_flush(int rank, MPI_Win win);
+int PMPI_Win_flush(int rank, MPI_Win win);
+int MPI_Win_flush_all(MPI_Win win);
+int PMPI_Win_flush_all(MPI_Win win);
+int MPI_Win_flush_local(int rank, MPI_Win win);
+int PMPI_Win_flush_local(int rank, MPI_Win win);
+int MPI_Win_flush_local_all(MPI_Win win);
+int PMPI_Win_flush_local_all(MPI_Win win);
+int MPI_Win_sync(MPI_Win win);
+int PMPI_Win_sync(MPI_Win win);
+
+/* ------------------------------------------------------------------ end of one-sided */
+
 /* ------------------------------------------------------------------ MPI-1's removed functions */
 
 /* The MPI-1 functions that MPI-3.0 removed, which old programs still call and MPICH still

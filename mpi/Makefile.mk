@@ -44,6 +44,13 @@ mpi_libtmmpi_la_SOURCES += \
 	mpi/type_query.c \
 	mpi/pack.c
 
+# One-sided communication: windows, synchronization, accesses (the windows are rma/'s).
+mpi_libtmmpi_la_SOURCES += \
+	mpi/win.h \
+	mpi/win.c \
+	mpi/win_sync.c \
+	mpi/win_access.c
+
 # Reduction operations: MPI_Op_create, MPI_Op_free, MPI_Op_commutative, MPI_Reduce_local.
 mpi_libtmmpi_la_SOURCES += \
 	mpi/op.c

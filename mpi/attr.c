@@ -17,18 +17,22 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
 #include "attr.h"
+#include "win.h"
 
 #define TM_MPI_KEYVAL_FIRST_PAYLOAD 16
 #define TM_MPI_KEYVAL_LAST_BUILTIN  (MPI_WIN_MODEL & TM_MPI_HANDLE_PAYLOAD_MASK)
 
 typedef struct tm_mpi_keyval {
-    int refs;  /* the program's handle (until MPI_Comm_free_keyval) plus attributes */
-    int index; /* in the rank's table */
-    int freed; /* by MPI_Comm_free_keyval: the handle is no longer valid */
+    int refs;           /* the program's handle (until MPI_Comm_free_keyval) plus attributes */
+    int index;          /* in the rank's table */
+    int freed;          /* by MPI_Comm_free_keyval: the handle is no longer valid */
+    tm_mpi_kind_t kind; /* TM_MPI_KIND_COMM or TM_MPI_KIND_WIN: the objects it is for */
     tm_mpi_rank_t *owner;
     MPI_Comm_copy_attr_function *copy_fn;
     MPI_Comm_delete_attr_function *delete_fn;
@@ -113,70 +117,108 @@ static int tm_mpi_is_builtin_keyval(int keyval)
            payload <= TM_MPI_KEYVAL_LAST_BUILTIN;
 }
 
-/* Resolves user keyval `keyval` for rank r; errors (MPI_ERR_KEYVAL) go to comm's handler, or
- * MPI_COMM_WORLD's when comm is NULL. Predefined keys are the caller's business. */
-static int tm_mpi_keyval_get(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, int keyval, const char *call,
+/* What holds attributes: a communicator or a window; its errors go to its handler. */
+typedef struct attr_owner {
+    tm_mpi_kind_t kind;    /* TM_MPI_KIND_COMM or TM_MPI_KIND_WIN */
+    tm_mpi_attr_t **attrs; /* its list */
+    int handle;
+    tm_mpi_comm_t *comm; /* a communicator: itself (NULL: none yet, MPI_COMM_WORLD's handler) */
+    tm_rma_win_t *win;   /* a window: itself */
+} attr_owner_t;
+
+static attr_owner_t attr_comm(tm_mpi_comm_t *c)
+{
+    return (attr_owner_t){TM_MPI_KIND_COMM, c ? &c->attrs : NULL, c ? c->handle : 0, c, NULL};
+}
+
+static attr_owner_t attr_win(tm_rma_win_t *w)
+{
+    return (attr_owner_t){TM_MPI_KIND_WIN, &w->attrs, w->handle, NULL, w};
+}
+
+static int attr_error(tm_mpi_rank_t *r, const attr_owner_t *o, const char *call, int errclass,
+                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int attr_error(tm_mpi_rank_t *r, const attr_owner_t *o, const char *call, int errclass,
+                      const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (o->win != NULL)
+        return tm_mpi_win_error(o->win, call, errclass, "%s", msg);
+    return tm_mpi_error_raise(r->rt, o->comm, call, errclass, "%s", msg);
+}
+
+/* Resolves user keyval `keyval` of kind o->kind for rank r; errors (MPI_ERR_KEYVAL) go to o's
+ * handler. Predefined keys are the caller's business. */
+static int tm_mpi_keyval_get(tm_mpi_rank_t *r, const attr_owner_t *o, int keyval, const char *call,
                              tm_mpi_keyval_t **kv_p)
 {
     tm_mpi_kind_t kind = tm_mpi_handle_kind(keyval);
+    const char *mine = o->kind == TM_MPI_KIND_WIN ? "a window's" : "a communicator's";
 
     *kv_p = NULL;
     if (keyval == MPI_KEYVAL_INVALID)
-        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_KEYVAL,
-                                  "invalid attribute key MPI_KEYVAL_INVALID");
+        return attr_error(r, o, call, MPI_ERR_KEYVAL, "invalid attribute key MPI_KEYVAL_INVALID");
     if (tm_mpi_is_builtin_keyval(keyval))
-        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_KEYVAL,
-                                  "attribute key 0x%08x is predefined%s", (unsigned)keyval,
-                                  tm_mpi_attr_builtin_value(keyval)
-                                      ? " and read-only"
-                                      : ": a window's, not a communicator's");
+        return attr_error(
+            r, o, call, MPI_ERR_KEYVAL, "attribute key 0x%08x is predefined%s", (unsigned)keyval,
+            (tm_mpi_attr_builtin_value(keyval) != NULL) == (o->kind == TM_MPI_KIND_COMM)
+                ? " and read-only"
+            : o->kind == TM_MPI_KIND_WIN ? ": a communicator's, not a window's"
+                                         : ": a window's, not a communicator's");
     if (kind == TM_MPI_KIND_KEYVAL) {
         *kv_p = tm_mpi_table_get(&r->keyvals,
                                  (long)tm_mpi_handle_payload(keyval) - TM_MPI_KEYVAL_FIRST_PAYLOAD);
-        if (*kv_p != NULL && !(*kv_p)->freed)
+        if (*kv_p != NULL && !(*kv_p)->freed && (*kv_p)->kind == o->kind)
             return MPI_SUCCESS;
+        bool other = *kv_p != NULL && !(*kv_p)->freed;
         *kv_p = NULL;
-        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_KEYVAL,
-                                  "invalid attribute key 0x%08x: no such key (or freed)",
-                                  (unsigned)keyval);
+        if (other)
+            return attr_error(r, o, call, MPI_ERR_KEYVAL, "attribute key 0x%08x is not %s key",
+                              (unsigned)keyval, mine);
+        return attr_error(r, o, call, MPI_ERR_KEYVAL,
+                          "invalid attribute key 0x%08x: no such key (or freed)", (unsigned)keyval);
     }
     if (kind == TM_MPI_KIND_NONE)
-        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_KEYVAL,
-                                  "invalid attribute key 0x%08x: not an MPI handle",
-                                  (unsigned)keyval);
-    return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_KEYVAL,
-                              "invalid attribute key 0x%08x: the handle of %s", (unsigned)keyval,
-                              tm_mpi_handle_kind_name(kind));
+        return attr_error(r, o, call, MPI_ERR_KEYVAL,
+                          "invalid attribute key 0x%08x: not an MPI handle", (unsigned)keyval);
+    return attr_error(r, o, call, MPI_ERR_KEYVAL, "invalid attribute key 0x%08x: the handle of %s",
+                      (unsigned)keyval, tm_mpi_handle_kind_name(kind));
 }
 
 /* ------------------------------------------------------------------ attribute lists */
 
-static tm_mpi_attr_t **tm_mpi_attr_find(tm_mpi_comm_t *comm, const tm_mpi_keyval_t *kv)
+static tm_mpi_attr_t **tm_mpi_attr_find(const attr_owner_t *o, const tm_mpi_keyval_t *kv)
 {
-    tm_mpi_attr_t **p = &comm->attrs;
+    tm_mpi_attr_t **p = o->attrs;
 
     while (*p != NULL && (*p)->keyval != kv)
         p = &(*p)->next;
     return p;
 }
 
-/* Runs a's delete callback, a marked meanwhile (see the top of the file). */
-static int tm_mpi_attr_call_delete(tm_mpi_comm_t *comm, tm_mpi_attr_t *a)
+/* Runs a's delete callback, a marked meanwhile (see the top of the file). Window callbacks
+ * take the same arguments (handles are ints). */
+static int tm_mpi_attr_call_delete(const attr_owner_t *o, tm_mpi_attr_t *a)
 {
     tm_mpi_keyval_t *kv = a->keyval;
 
     if (kv->delete_fn == MPI_COMM_NULL_DELETE_FN)
         return MPI_SUCCESS;
     a->deleting = true;
-    int err = kv->delete_fn(comm->handle, tm_mpi_keyval_handle(kv), a->value, kv->extra_state);
+    int err = kv->delete_fn(o->handle, tm_mpi_keyval_handle(kv), a->value, kv->extra_state);
     a->deleting = false;
     return err;
 }
 
-/* Unlinks a from comm's list, wherever it is now, and frees it. */
-static void tm_mpi_attr_unlink(tm_mpi_comm_t *comm, tm_mpi_attr_t *a)
+/* Unlinks a from o's list, wherever it is now, and frees it. */
+static void tm_mpi_attr_unlink(const attr_owner_t *o, tm_mpi_attr_t *a)
 {
-    tm_mpi_attr_t **p = &comm->attrs;
+    tm_mpi_attr_t **p = o->attrs;
 
     while (*p != a)
         p = &(*p)->next;
@@ -185,13 +227,13 @@ static void tm_mpi_attr_unlink(tm_mpi_comm_t *comm, tm_mpi_attr_t *a)
     free(a);
 }
 
-static int tm_mpi_attr_delete_list(tm_mpi_comm_t *comm, int force)
+static int tm_mpi_attr_delete_list(const attr_owner_t *o, int force)
 {
     int first_err = MPI_SUCCESS;
 
-    while (comm->attrs != NULL) {
-        tm_mpi_attr_t *a = comm->attrs;
-        int err = tm_mpi_attr_call_delete(comm, a);
+    while (*o->attrs != NULL) {
+        tm_mpi_attr_t *a = *o->attrs;
+        int err = tm_mpi_attr_call_delete(o, a);
 
         if (err != MPI_SUCCESS) {
             if (!force)
@@ -199,18 +241,31 @@ static int tm_mpi_attr_delete_list(tm_mpi_comm_t *comm, int force)
             if (first_err == MPI_SUCCESS)
                 first_err = err;
         }
-        tm_mpi_attr_unlink(comm, a);
+        tm_mpi_attr_unlink(o, a);
     }
     return first_err;
 }
 
 int tm_mpi_attr_delete_all(tm_mpi_comm_t *comm)
 {
-    return tm_mpi_attr_delete_list(comm, 0);
+    attr_owner_t o = attr_comm(comm);
+    return tm_mpi_attr_delete_list(&o, 0);
 }
 
-/* Attaches a new attribute (kv, value) at the head of comm's list. */
-static int tm_mpi_attr_push(tm_mpi_comm_t *comm, tm_mpi_keyval_t *kv, void *value)
+int tm_mpi_attr_win_delete_all(tm_rma_win_t *w)
+{
+    attr_owner_t o = attr_win(w);
+    return tm_mpi_attr_delete_list(&o, 0);
+}
+
+void tm_mpi_attr_win_fini(tm_rma_win_t *w)
+{
+    attr_owner_t o = attr_win(w);
+    tm_mpi_attr_delete_list(&o, 1);
+}
+
+/* Attaches a new attribute (kv, value) at the head of o's list. */
+static int tm_mpi_attr_push(const attr_owner_t *o, tm_mpi_keyval_t *kv, void *value)
 {
     tm_mpi_attr_t *a = malloc(sizeof(*a));
 
@@ -219,14 +274,15 @@ static int tm_mpi_attr_push(tm_mpi_comm_t *comm, tm_mpi_keyval_t *kv, void *valu
     a->keyval = kv;
     a->value = value;
     a->deleting = false;
-    a->next = comm->attrs;
-    comm->attrs = a;
+    a->next = *o->attrs;
+    *o->attrs = a;
     kv->refs++;
     return MPI_SUCCESS;
 }
 
 static int tm_mpi_attr_copy_list(tm_mpi_comm_t *src, tm_mpi_attr_t *a, tm_mpi_comm_t *dst)
 {
+    attr_owner_t o = attr_comm(dst);
     tm_mpi_keyval_t *kv;
     void *out = NULL;
     int flag = 0, err;
@@ -244,7 +300,7 @@ static int tm_mpi_attr_copy_list(tm_mpi_comm_t *src, tm_mpi_attr_t *a, tm_mpi_co
         kv->copy_fn(src->handle, tm_mpi_keyval_handle(kv), kv->extra_state, a->value, &out, &flag);
     if (err != MPI_SUCCESS)
         return err;
-    return flag ? tm_mpi_attr_push(dst, kv, out) : MPI_SUCCESS;
+    return flag ? tm_mpi_attr_push(&o, kv, out) : MPI_SUCCESS;
 }
 
 int tm_mpi_attr_copy_all(tm_mpi_comm_t *src, tm_mpi_comm_t *dst)
@@ -254,13 +310,14 @@ int tm_mpi_attr_copy_all(tm_mpi_comm_t *src, tm_mpi_comm_t *dst)
 
 void tm_mpi_attr_comm_fini(tm_mpi_comm_t *comm)
 {
-    tm_mpi_attr_delete_list(comm, 1);
+    attr_owner_t o = attr_comm(comm);
+    tm_mpi_attr_delete_list(&o, 1);
 }
 
 void tm_mpi_attr_rank_fini(tm_mpi_rank_t *r)
 {
-    tm_mpi_attr_delete_list(&r->self, 1);
-    tm_mpi_attr_delete_list(&r->world, 1);
+    tm_mpi_attr_comm_fini(&r->self);
+    tm_mpi_attr_comm_fini(&r->world);
     /* What is left are keyvals the program did not free, without attributes. */
     for (int i = 0; i < r->keyvals.len; i++)
         free(r->keyvals.slots[i]);
@@ -268,16 +325,16 @@ void tm_mpi_attr_rank_fini(tm_mpi_rank_t *r)
 }
 
 /* Reports `code`, which a delete callback returned, for `call`. */
-static int tm_mpi_attr_callback_error(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+static int tm_mpi_attr_callback_error(tm_mpi_rank_t *r, const attr_owner_t *o, const char *call,
                                       int keyval, int code)
 {
     /* A callback may return any int; one that is not an error class is reported as
      * MPI_ERR_OTHER. */
     int errclass = code > 0 && tm_mpi_error_class_name(code) != NULL ? code : MPI_ERR_OTHER;
 
-    return tm_mpi_error_raise(r->rt, c, call, errclass,
-                              "the delete callback of attribute key 0x%08x returned %d",
-                              (unsigned)keyval, code);
+    return attr_error(r, o, call, errclass,
+                      "the delete callback of attribute key 0x%08x returned %d", (unsigned)keyval,
+                      code);
 }
 
 /* ------------------------------------------------------------------ the API */
@@ -293,19 +350,18 @@ int MPIX_Comm_dup_fn(MPI_Comm oldcomm, int comm_keyval, void *extra_state, void 
     return MPI_SUCCESS;
 }
 
-/* The bodies of the calls below, shared with their MPI-1 forms (MPI_Keyval_create, ...), which
- * name themselves in errors. */
-static int tm_mpi_comm_create_keyval(const char *call,
-                                     MPI_Comm_copy_attr_function *comm_copy_attr_fn,
-                                     MPI_Comm_delete_attr_function *comm_delete_attr_fn,
-                                     int *comm_keyval, void *extra_state)
+/* The bodies of the calls below, for communicators and windows, shared with the MPI-1 forms
+ * (MPI_Keyval_create, ...), which name themselves in errors. */
+static int keyval_create(const char *call, tm_mpi_kind_t kind, MPI_Comm_copy_attr_function *copy_fn,
+                         MPI_Comm_delete_attr_function *delete_fn, int *keyval, void *extra_state)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_keyval_t *kv;
     int index;
 
-    if (comm_keyval == NULL)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "comm_keyval is NULL");
+    if (keyval == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "%s is NULL",
+                                  kind == TM_MPI_KIND_WIN ? "win_keyval" : "comm_keyval");
     kv = malloc(sizeof(*kv));
     if (kv == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
@@ -318,119 +374,161 @@ static int tm_mpi_comm_create_keyval(const char *call,
     kv->refs = 1;
     kv->index = index;
     kv->freed = 0;
+    kv->kind = kind;
     kv->owner = r;
-    kv->copy_fn = comm_copy_attr_fn;
-    kv->delete_fn = comm_delete_attr_fn;
+    kv->copy_fn = copy_fn;
+    kv->delete_fn = delete_fn;
     kv->extra_state = extra_state;
-    *comm_keyval = tm_mpi_keyval_handle(kv);
+    *keyval = tm_mpi_keyval_handle(kv);
     return MPI_SUCCESS;
 }
 
-static int tm_mpi_comm_free_keyval(const char *call, int *comm_keyval)
+static int keyval_free(const char *call, tm_mpi_kind_t kind, int *keyval)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    attr_owner_t o = attr_comm(NULL);
     tm_mpi_keyval_t *kv;
     int err;
 
-    if (comm_keyval == NULL)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "comm_keyval is NULL");
-    err = tm_mpi_keyval_get(r, NULL, *comm_keyval, call, &kv);
+    o.kind = kind;
+    if (keyval == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "%s is NULL",
+                                  kind == TM_MPI_KIND_WIN ? "win_keyval" : "comm_keyval");
+    err = tm_mpi_keyval_get(r, &o, *keyval, call, &kv);
     if (err != MPI_SUCCESS)
         return err;
     /* The attributes that use it keep it until they are deleted. */
     kv->freed = 1;
     tm_mpi_keyval_release(kv);
-    *comm_keyval = MPI_KEYVAL_INVALID;
+    *keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }
 
-static int tm_mpi_comm_set_attr(const char *call, MPI_Comm comm, int comm_keyval,
-                                void *attribute_val)
+static int attr_set(tm_mpi_rank_t *r, const attr_owner_t *o, const char *call, int keyval,
+                    void *attribute_val)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_keyval_t *kv;
     tm_mpi_attr_t **p;
-    tm_mpi_comm_t *c;
-    int err = tm_mpi_comm_get(r, comm, call, &c);
+    int err = tm_mpi_keyval_get(r, o, keyval, call, &kv);
 
     if (err != MPI_SUCCESS)
         return err;
-    err = tm_mpi_keyval_get(r, c, comm_keyval, call, &kv);
-    if (err != MPI_SUCCESS)
-        return err;
-    p = tm_mpi_attr_find(c, kv);
+    p = tm_mpi_attr_find(o, kv);
     if (*p != NULL) {
         tm_mpi_attr_t *a = *p;
         /* Replacing a value deletes the old one first (MPI 3.1, 6.7.2), unless its deletion is
          * what runs now. */
-        err = a->deleting ? MPI_SUCCESS : tm_mpi_attr_call_delete(c, a);
+        err = a->deleting ? MPI_SUCCESS : tm_mpi_attr_call_delete(o, a);
         if (err != MPI_SUCCESS)
-            return tm_mpi_attr_callback_error(r, c, call, comm_keyval, err);
+            return tm_mpi_attr_callback_error(r, o, call, keyval, err);
         a->value = attribute_val;
         return MPI_SUCCESS;
     }
-    if (tm_mpi_attr_push(c, kv, attribute_val) != MPI_SUCCESS)
-        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
+    if (tm_mpi_attr_push(o, kv, attribute_val) != MPI_SUCCESS)
+        return attr_error(r, o, call, MPI_ERR_NO_MEM, "out of memory");
     return MPI_SUCCESS;
 }
 
-static int tm_mpi_comm_get_attr(const char *call, MPI_Comm comm, int comm_keyval,
-                                void *attribute_val, int *flag)
+/* `builtin`: the value of a predefined key of the owner's kind, or NULL when keyval is none. */
+static int attr_get(tm_mpi_rank_t *r, const attr_owner_t *o, const char *call, int keyval,
+                    void *builtin, void *attribute_val, int *flag)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_keyval_t *kv;
     tm_mpi_attr_t *a;
-    tm_mpi_comm_t *c;
-    int *builtin;
-    int err = tm_mpi_comm_get(r, comm, call, &c);
+    int err;
 
-    if (err != MPI_SUCCESS)
-        return err;
     if (attribute_val == NULL)
-        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "attribute_val is NULL");
+        return attr_error(r, o, call, MPI_ERR_ARG, "attribute_val is NULL");
     if (flag == NULL)
-        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "flag is NULL");
-    builtin = tm_mpi_is_builtin_keyval(comm_keyval) ? tm_mpi_attr_builtin_value(comm_keyval) : NULL;
+        return attr_error(r, o, call, MPI_ERR_ARG, "flag is NULL");
     if (builtin != NULL) {
-        *(int **)attribute_val = builtin;
+        *(void **)attribute_val = builtin;
         *flag = 1;
         return MPI_SUCCESS;
     }
-    err = tm_mpi_keyval_get(r, c, comm_keyval, call, &kv);
+    err = tm_mpi_keyval_get(r, o, keyval, call, &kv);
     if (err != MPI_SUCCESS)
         return err;
-    a = *tm_mpi_attr_find(c, kv);
+    a = *tm_mpi_attr_find(o, kv);
     *flag = a != NULL;
     if (a != NULL)
         *(void **)attribute_val = a->value;
     return MPI_SUCCESS;
 }
 
-static int tm_mpi_comm_delete_attr(const char *call, MPI_Comm comm, int comm_keyval)
+static int attr_delete(tm_mpi_rank_t *r, const attr_owner_t *o, const char *call, int keyval)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_keyval_t *kv;
     tm_mpi_attr_t **p;
-    tm_mpi_comm_t *c;
-    int err = tm_mpi_comm_get(r, comm, call, &c);
+    int err = tm_mpi_keyval_get(r, o, keyval, call, &kv);
 
     if (err != MPI_SUCCESS)
         return err;
-    err = tm_mpi_keyval_get(r, c, comm_keyval, call, &kv);
-    if (err != MPI_SUCCESS)
-        return err;
-    p = tm_mpi_attr_find(c, kv);
+    p = tm_mpi_attr_find(o, kv);
     /* Deleting an attribute that is not there does nothing, as in MPICH; nor does deleting one
      * from its own delete callback. */
     if (*p == NULL || (*p)->deleting)
         return MPI_SUCCESS;
     /* When the callback fails the attribute stays. */
     tm_mpi_attr_t *a = *p;
-    err = tm_mpi_attr_call_delete(c, a);
+    err = tm_mpi_attr_call_delete(o, a);
     if (err != MPI_SUCCESS)
-        return tm_mpi_attr_callback_error(r, c, call, comm_keyval, err);
-    tm_mpi_attr_unlink(c, a);
+        return tm_mpi_attr_callback_error(r, o, call, keyval, err);
+    tm_mpi_attr_unlink(o, a);
     return MPI_SUCCESS;
+}
+
+static int tm_mpi_comm_create_keyval(const char *call, MPI_Comm_copy_attr_function *copy_fn,
+                                     MPI_Comm_delete_attr_function *delete_fn, int *comm_keyval,
+                                     void *extra_state)
+{
+    return keyval_create(call, TM_MPI_KIND_COMM, copy_fn, delete_fn, comm_keyval, extra_state);
+}
+
+static int tm_mpi_comm_free_keyval(const char *call, int *comm_keyval)
+{
+    return keyval_free(call, TM_MPI_KIND_COMM, comm_keyval);
+}
+
+static int tm_mpi_comm_set_attr(const char *call, MPI_Comm comm, int comm_keyval,
+                                void *attribute_val)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    int err = tm_mpi_comm_get(r, comm, call, &c);
+
+    if (err != MPI_SUCCESS)
+        return err;
+    attr_owner_t o = attr_comm(c);
+    return attr_set(r, &o, call, comm_keyval, attribute_val);
+}
+
+static int tm_mpi_comm_get_attr(const char *call, MPI_Comm comm, int comm_keyval,
+                                void *attribute_val, int *flag)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    int err = tm_mpi_comm_get(r, comm, call, &c);
+
+    if (err != MPI_SUCCESS)
+        return err;
+    attr_owner_t o = attr_comm(c);
+    return attr_get(r, &o, call, comm_keyval,
+                    tm_mpi_is_builtin_keyval(comm_keyval) ? tm_mpi_attr_builtin_value(comm_keyval)
+                                                          : NULL,
+                    attribute_val, flag);
+}
+
+static int tm_mpi_comm_delete_attr(const char *call, MPI_Comm comm, int comm_keyval)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_comm_t *c;
+    int err = tm_mpi_comm_get(r, comm, call, &c);
+
+    if (err != MPI_SUCCESS)
+        return err;
+    attr_owner_t o = attr_comm(c);
+    return attr_delete(r, &o, call, comm_keyval);
 }
 
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
@@ -500,3 +598,91 @@ int PMPI_Attr_delete(MPI_Comm comm, int keyval)
     return tm_mpi_comm_delete_attr("MPI_Attr_delete", comm, keyval);
 }
 #pragma weak MPI_Attr_delete = PMPI_Attr_delete
+
+/* ------------------------------------------------------------------ windows' attributes */
+
+/* The value of predefined window attribute `keyval` of w, or NULL if keyval is not one. */
+static void *win_builtin_value(tm_rma_win_t *w, int keyval)
+{
+    switch (keyval) {
+    case MPI_WIN_BASE:
+        return w->attr_base; /* the attribute is the base itself, not a pointer to it */
+    case MPI_WIN_SIZE:
+        return &w->attr_size;
+    case MPI_WIN_DISP_UNIT:
+        return &w->attr_disp_unit;
+    case MPI_WIN_CREATE_FLAVOR:
+        return &w->attr_flavor;
+    case MPI_WIN_MODEL:
+        return &w->attr_model;
+    }
+    return NULL;
+}
+
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
+                           MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
+                           void *extra_state)
+{
+    /* MPI_Win and MPI_Comm are both ints: the callbacks' types are the same. */
+    return keyval_create(
+        "MPI_Win_create_keyval", TM_MPI_KIND_WIN, (MPI_Comm_copy_attr_function *)win_copy_attr_fn,
+        (MPI_Comm_delete_attr_function *)win_delete_attr_fn, win_keyval, extra_state);
+}
+#pragma weak MPI_Win_create_keyval = PMPI_Win_create_keyval
+
+int PMPI_Win_free_keyval(int *win_keyval)
+{
+    return keyval_free("MPI_Win_free_keyval", TM_MPI_KIND_WIN, win_keyval);
+}
+#pragma weak MPI_Win_free_keyval = PMPI_Win_free_keyval
+
+int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
+{
+    static const char call[] = "MPI_Win_set_attr";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_rma_win_t *w;
+    int err = tm_mpi_win_get(r, win, call, &w);
+
+    if (err != MPI_SUCCESS)
+        return err;
+    attr_owner_t o = attr_win(w);
+    return attr_set(r, &o, call, win_keyval, attribute_val);
+}
+#pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
+
+int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+{
+    static const char call[] = "MPI_Win_get_attr";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_rma_win_t *w;
+    int err = tm_mpi_win_get(r, win, call, &w);
+
+    if (err != MPI_SUCCESS)
+        return err;
+    attr_owner_t o = attr_win(w);
+    if (win_keyval >= MPI_WIN_BASE && win_keyval <= MPI_WIN_MODEL) {
+        /* MPI_WIN_BASE of a window of no memory is NULL, and still set */
+        if (attribute_val == NULL || flag == NULL)
+            return attr_error(r, &o, call, MPI_ERR_ARG, "%s is NULL",
+                              attribute_val == NULL ? "attribute_val" : "flag");
+        *(void **)attribute_val = win_builtin_value(w, win_keyval);
+        *flag = 1;
+        return MPI_SUCCESS;
+    }
+    return attr_get(r, &o, call, win_keyval, NULL, attribute_val, flag);
+}
+#pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
+
+int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
+{
+    static const char call[] = "MPI_Win_delete_attr";
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_rma_win_t *w;
+    int err = tm_mpi_win_get(r, win, call, &w);
+
+    if (err != MPI_SUCCESS)
+        return err;
+    attr_owner_t o = attr_win(w);
+    return attr_delete(r, &o, call, win_keyval);
+}
+#pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr

@@ -19,7 +19,7 @@ static int tm_mpi_comm_create_errhandler(const char *call,
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "comm_errhandler_fn is NULL");
     if (errhandler == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "errhandler is NULL");
-    if (tm_mpi_errhandler_create(r, comm_errhandler_fn, errhandler) < 0)
+    if (tm_mpi_errhandler_create(r, comm_errhandler_fn, TM_MPI_KIND_COMM, errhandler) < 0)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
     return MPI_SUCCESS;
 }
@@ -36,6 +36,10 @@ static int tm_mpi_comm_set_errhandler(const char *call, MPI_Comm comm, MPI_Errha
     err = tm_mpi_errhandler_get(r, c, errhandler, call, &eh);
     if (err != MPI_SUCCESS)
         return err;
+    if (eh != NULL && tm_mpi_errhandler_kind(eh) != TM_MPI_KIND_COMM)
+        return tm_mpi_error_raise(
+            r->rt, c, call, MPI_ERR_ARG, "error handler 0x%08x is for %s, not a communicator",
+            (unsigned)errhandler, tm_mpi_handle_kind_name(tm_mpi_errhandler_kind(eh)));
     if (eh != NULL)
         tm_mpi_errhandler_retain(eh);
     tm_mpi_comm_errhandler_clear(c);

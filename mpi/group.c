@@ -13,9 +13,7 @@
 #include "mpi_impl.h"
 #include "obj/group.h"
 
-/* Gives group g (a reference, or NULL when its creation failed) a handle in *newgroup. */
-static int tm_mpi_group_return(tm_mpi_rank_t *r, const char *call, tm_mpi_group_t *g,
-                               MPI_Group *newgroup)
+int tm_mpi_group_return(tm_mpi_rank_t *r, const char *call, tm_mpi_group_t *g, MPI_Group *newgroup)
 {
     int index;
 

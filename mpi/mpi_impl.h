@@ -24,6 +24,7 @@ void tm_mpi_rank_destroy(tm_rt_rank_t *rt);
 #define TM_MPI_TAG_COMM_SPLIT_IN  (-3)
 #define TM_MPI_TAG_COMM_SPLIT_OUT (-4)
 #define TM_MPI_TAG_INTERCOMM      (-5) /* intercomm.c */
+#define TM_MPI_TAG_WIN_CREATE     (-6) /* win.c */
 
 /* A new even context id from the process-wide counter (id + 1 is the collective context), or -1
  * when they are exhausted (comm_create.c). */
@@ -78,6 +79,11 @@ void tm_mpi_comm_rank_fini(tm_mpi_rank_t *r);
 /* Checks info handle `handle` (MPI_INFO_ENV included) for `call`: MPI_SUCCESS, or reports
  * MPI_ERR_INFO through MPI_COMM_WORLD's handler and returns what it returns. */
 int tm_mpi_info_check(tm_mpi_rank_t *r, MPI_Info handle, const char *call);
+
+/* Gives group g (a reference, or NULL when its creation failed) a handle in *newgroup
+ * (group.c); reports MPI_ERR_NO_MEM for `call`. */
+int tm_mpi_group_return(tm_mpi_rank_t *r, const char *call, tm_mpi_group_t *g,
+                        MPI_Group *newgroup);
 
 /* Frees r's info objects (info.c), at finalize. */
 void tm_mpi_info_rank_fini(tm_mpi_rank_t *r);

@@ -18,6 +18,7 @@
 #include "mpi_impl.h"
 #include "p2p/p2p.h"
 #include "pt2pt.h"
+#include "win.h"
 
 static void tm_mpi_rank_comm_init(tm_mpi_comm_t *comm, tm_mpi_rank_t *owner, MPI_Comm handle,
                                   const char *name, int rank, int size)
@@ -75,6 +76,7 @@ void tm_mpi_rank_destroy(tm_rt_rank_t *rt)
      * (MPI 3.1, 8.7.1), while the program's communicators still exist: a library frees its own
      * there. */
     tm_mpi_attr_comm_fini(&r->self);
+    tm_mpi_win_rank_fini(r);
     tm_mpi_comm_rank_fini(r);
     tm_mpi_attr_rank_fini(r);
     tm_mpi_errhandler_rank_fini(r);

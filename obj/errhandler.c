@@ -24,6 +24,7 @@ struct tm_mpi_errhandler {
     int index;
     tm_mpi_rank_t *owner;
     MPI_Comm_errhandler_function *fn;
+    tm_mpi_kind_t kind; /* of the objects it is for */
 };
 
 MPI_Errhandler tm_mpi_errhandler_handle(const tm_mpi_errhandler_t *eh)
@@ -110,7 +111,12 @@ int tm_mpi_errhandler_get(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, MPI_Errhandler 
                               tm_mpi_handle_kind_name(kind));
 }
 
-int tm_mpi_errhandler_create(tm_mpi_rank_t *r, MPI_Comm_errhandler_function *fn,
+tm_mpi_kind_t tm_mpi_errhandler_kind(const tm_mpi_errhandler_t *eh)
+{
+    return eh->kind;
+}
+
+int tm_mpi_errhandler_create(tm_mpi_rank_t *r, MPI_Comm_errhandler_function *fn, tm_mpi_kind_t kind,
                              MPI_Errhandler *handle_p)
 {
     tm_mpi_errhandler_t *eh = malloc(sizeof(*eh));
@@ -125,6 +131,7 @@ int tm_mpi_errhandler_create(tm_mpi_rank_t *r, MPI_Comm_errhandler_function *fn,
     eh->index = index;
     eh->owner = r;
     eh->fn = fn;
+    eh->kind = kind;
     *handle_p = tm_mpi_errhandler_handle(eh);
     return 0;
 }

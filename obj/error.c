@@ -163,6 +163,21 @@ int tm_mpi_error_raise(tm_rt_rank_t *rt, tm_mpi_comm_t *comm, const char *call, 
     tm_mpi_error_vfatal(rt, call, errclass, fmt, ap);
 }
 
+int tm_mpi_error_raise_to(tm_rt_rank_t *rt, MPI_Errhandler errhandler, tm_mpi_errhandler_t *user,
+                          int handle, const char *call, int errclass, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (errhandler == MPI_ERRORS_RETURN)
+        return errclass;
+    if (user != NULL) {
+        tm_mpi_errhandler_call(user, handle, errclass);
+        return errclass;
+    }
+    va_start(ap, fmt);
+    tm_mpi_error_vfatal(rt, call, errclass, fmt, ap);
+}
+
 const char *tm_mpi_error_class_text(int errclass)
 {
     const tm_mpi_error_class_t *c = tm_mpi_error_class_find(errclass);

@@ -163,6 +163,7 @@ struct tm_mpi_rank {
     tm_mpi_table_t infos;       /* mpi/info.c */
     tm_mpi_table_t comms;       /* mpi/comm_create.c: communicators the program created */
     tm_mpi_table_t deferred;    /* mpi/deferred_send.c: MPIX_Deferred_send handles */
+    tm_mpi_table_t wins;        /* mpi/win.c: windows */
     /* MPI_Buffer_attach (mpi/bsend.c): the attached buffer and its messages, by offset */
     char *bsend_buf;
     size_t bsend_size;
@@ -270,6 +271,13 @@ const char *tm_mpi_error_class_text(int errclass);
 int tm_mpi_error_raise(tm_rt_rank_t *rt, tm_mpi_comm_t *comm, const char *call, int errclass,
                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* tm_mpi_error_raise through the handler of an object of another kind (a window): `errhandler`
+ * and `user` as a communicator keeps them; a user-defined handler is called with (&handle,
+ * &errclass). */
+int tm_mpi_error_raise_to(tm_rt_rank_t *rt, MPI_Errhandler errhandler, tm_mpi_errhandler_t *user,
+                          int handle, const char *call, int errclass, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+
 /* ------------------------------------------------------------------ error handlers (errhandler.c)
  *
  * A communicator's handler is `errhandler` (its handle) plus, when user-defined, a reference in
@@ -290,10 +298,14 @@ void tm_mpi_comm_errhandler_clear(tm_mpi_comm_t *comm);
 /* Drops the handlers of r's predefined communicators and frees the handlers left (finalize). */
 void tm_mpi_errhandler_rank_fini(tm_mpi_rank_t *r);
 
-/* A new user-defined handler of r calling fn, with one reference, its handle in *handle_p.
- * 0 or -ENOMEM. */
+/* A new user-defined handler of r calling fn, for objects of `kind` (TM_MPI_KIND_COMM or
+ * TM_MPI_KIND_WIN: their functions take the same arguments, handles being ints), with one
+ * reference, its handle in *handle_p. 0 or -ENOMEM. */
 int tm_mpi_errhandler_create(tm_mpi_rank_t *r, MPI_Comm_errhandler_function *fn,
-                             MPI_Errhandler *handle_p);
+                             tm_mpi_kind_t kind, MPI_Errhandler *handle_p);
+
+/* The kind of object user-defined handler eh was created for. */
+tm_mpi_kind_t tm_mpi_errhandler_kind(const tm_mpi_errhandler_t *eh);
 
 /* The handle of user-defined handler eh. */
 MPI_Errhandler tm_mpi_errhandler_handle(const tm_mpi_errhandler_t *eh);
