@@ -321,6 +321,11 @@ static int win_flush(const char *call, bool all, int rank, MPI_Win win)
                                 "open on %s",
                                 all ? "the window" : "that rank");
     atomic_thread_fence(memory_order_seq_cst);
+    /* A program that polls the target's memory in a loop of gets and flushes lets the rank that
+     * will write it run, should it share this rank's core; not at each flush, which would
+     * multiply the cost of a put and its flush by ten. */
+    if (++w->flushes % 64 == 0)
+        tm_p2p_poll(r, not_yet, NULL);
     return MPI_SUCCESS;
 }
 
@@ -358,6 +363,9 @@ int PMPI_Win_sync(MPI_Win win)
     if (err != MPI_SUCCESS)
         return err;
     atomic_thread_fence(memory_order_seq_cst);
+    /* The program polls its window's memory with it (passive-target notification): the rank
+     * that will write there may share this rank's core. */
+    tm_p2p_poll(r, not_yet, NULL);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Win_sync = PMPI_Win_sync

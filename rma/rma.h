@@ -20,18 +20,20 @@
  *
  *   fence            the members' barrier, acquire-release: what any member stored before it,
  *                    every member sees after it
- *   post / start     the target adds one to each origin's `posts` (release); start waits until
- *                    its `posts` has grown by one per target of its group (acquire)
+ *   post / start     the target adds one to its entry of each origin's `posts` (release); start
+ *                    waits until the entry of each target of its group has grown (acquire)
  *   complete / wait  the origin adds one to each target's `completes`; wait waits until it has
  *                    grown by one per origin of its post's group
  *   lock / unlock    a reader-writer lock word per target, taken by the origin; a waiter counts
  *                    itself in the target's `lock_waiters` and sleeps; unlock wakes the members
  *                    when it sees a waiter
  *
- * Counting works for PSCW because MPI matches the groups: a target posts to an origin exactly
- * when the origin starts on the target, and a target's next post comes after its wait, which
- * comes after every origin's complete, which comes after their start; so `posts` never runs
- * ahead by more than the current epoch's. A waiting rank sleeps as in any MPI wait
+ * PSCW counts per pair of origin and target on the posting side: a target may post for an
+ * origin's next epoch while the origin still waits for another target's post of the current one,
+ * so a count of all posts would let the origin in too early. A target's completes need one
+ * count: MPI matches the groups, so an origin completes to a target only in an epoch that the
+ * target's current post opened (its start waited for it), and the target's next post comes
+ * after its wait. A waiting rank sleeps as in any MPI wait
  * (tm_p2p_wait_noted: noted for hang diagnosis) and whoever ends its wait pokes its mailbox.
  */
 #ifndef TM_RMA_H
@@ -68,7 +70,7 @@ typedef struct tm_rma_target {
     _Atomic int lock_waiters; /* members waiting to take `lock` */
     atomic_flag acc_lock;     /* held during one accumulate to this member's memory */
     /* General active target (see the top of the file) */
-    _Atomic unsigned posts;     /* as an origin: posts of the targets that named it */
+    _Atomic unsigned *posts;    /* as an origin: by target, the posts that named it */
     _Atomic unsigned completes; /* as a target: completes of the origins that named it */
     /* A dynamic window's memory of this member, sorted, disjoint; under regions_lock, which
      * the member takes to attach and detach and the origins to find an address */
@@ -141,9 +143,11 @@ typedef struct tm_rma_win {
     bool post_nocheck;
     int npost; /* its origins, as window ranks */
     int *post_ranks;
-    unsigned posts_seen;     /* posts counted by this member's starts so far */
+    unsigned *posts_seen;    /* by target: its posts that this member's starts counted */
+    _Atomic unsigned *posts; /* by target: its posts that named this member (sh's `posts`) */
     unsigned completes_seen; /* completes counted by its waits so far */
     uint8_t *access;         /* per target: TM_RMA_ACCESS_* */
+    unsigned flushes;        /* flushes made (every 64th lets the ranks of the core run) */
 } tm_rma_win_t;
 
 /* The window's spin locks (accumulates, regions): held for a copy or a reduction, never across
@@ -197,7 +201,7 @@ void tm_rma_barrier(tm_rma_win_t *w, const char *call);
 /* MPI_Win_allocate_shared's memory: member i asks for sizes[i] bytes (what each member wrote
  * as its size in tm_rma_win_join, after a barrier); the first member allocates one block for
  * all, the others take their piece after the next barrier. Contiguous in rank order, or each
- * piece from a cache line of its own when `noncontig`. Sets the base of every target and
+ * piece 128-byte aligned when `noncontig`. Sets the base of every target and
  * returns 0, or -ENOMEM (on every member, after the same barriers). */
 int tm_rma_shared_allocate(tm_rma_win_t *w, bool noncontig, const char *call);
 

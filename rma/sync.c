@@ -25,41 +25,70 @@ void tm_rma_fence(tm_rma_win_t *w, int assert, const char *call)
 
 /* ------------------------------------------------------------------ PSCW */
 
-/* A wait for one of the caller's counters to pass `seen` by `n`. */
-typedef struct count_wait {
+/* A wait in MPI_Win_start for the post of each target of ranks[0..n-1], or in MPI_Win_wait
+ * for n completes. */
+typedef struct epoch_wait {
     tm_rma_win_t *w;
-    _Atomic unsigned *counter;
-    unsigned seen;
+    const int *ranks;
     int n;
-    const char *call, *what;
-} count_wait_t;
+    const char *call;
+} epoch_wait_t;
 
-static bool count_reached(void *arg)
+static bool posts_in(void *arg)
 {
-    count_wait_t *c = arg;
+    epoch_wait_t *e = arg;
 
-    return atomic_load_explicit(c->counter, memory_order_acquire) - c->seen >= (unsigned)c->n;
+    for (int i = 0; i < e->n; i++) {
+        int t = e->ranks[i];
+
+        if (atomic_load_explicit(&e->w->posts[t], memory_order_acquire) == e->w->posts_seen[t])
+            return false;
+    }
+    return true;
 }
 
-static void count_note(void *arg, tm_p2p_blocked_note_t *out)
+static bool completes_in(void *arg)
 {
-    count_wait_t *c = arg;
+    epoch_wait_t *e = arg;
+    tm_rma_win_t *w = e->w;
 
-    out->call = c->call;
+    return atomic_load_explicit(&w->shared->targets[w->rank].completes, memory_order_acquire) -
+               w->completes_seen >=
+           (unsigned)e->n;
+}
+
+static void epoch_note(void *arg, tm_p2p_blocked_note_t *out)
+{
+    epoch_wait_t *e = arg;
+    tm_rma_win_t *w = e->w;
+    int left = 0, first = -1;
+
+    if (e->ranks != NULL) {
+        for (int i = 0; i < e->n; i++) {
+            int t = e->ranks[i];
+
+            if (atomic_load_explicit(&w->posts[t], memory_order_relaxed) == w->posts_seen[t]) {
+                left++;
+                if (first < 0)
+                    first = t;
+            }
+        }
+    } else {
+        left = e->n - (int)(atomic_load_explicit(&w->shared->targets[w->rank].completes,
+                                                 memory_order_relaxed) -
+                            w->completes_seen);
+    }
+    out->call = e->call;
     out->count = out->pending = 0;
-    snprintf(out->text, sizeof(out->text),
-             "%s: waiting for %s of %u more of %d members of window \"%.64s\"", c->call, c->what,
-             c->n - (atomic_load_explicit(c->counter, memory_order_relaxed) - c->seen), c->n,
-             c->w->name);
-}
-
-static void count_wait(tm_rma_win_t *w, _Atomic unsigned *counter, unsigned seen, int n,
-                       const char *call, const char *what)
-{
-    count_wait_t c = {w, counter, seen, n, call, what};
-
-    if (!count_reached(&c))
-        tm_p2p_wait_noted(w->owner, count_reached, &c, count_note, &c);
+    if (first >= 0)
+        snprintf(out->text, sizeof(out->text),
+                 "%s: waiting for the MPI_Win_post of %d of the %d targets (rank %d of the "
+                 "window first)",
+                 e->call, left, e->n, first);
+    else
+        snprintf(out->text, sizeof(out->text),
+                 "%s: waiting for the MPI_Win_complete of %d of the %d origins", e->call, left,
+                 e->n);
 }
 
 void tm_rma_post(tm_rma_win_t *w, int *ranks, int n, int assert)
@@ -72,13 +101,16 @@ void tm_rma_post(tm_rma_win_t *w, int *ranks, int n, int assert)
         return;
     /* release: what the caller stored before posting, its origins see after their start */
     for (int i = 0; i < n; i++) {
-        atomic_fetch_add_explicit(&w->shared->targets[ranks[i]].posts, 1, memory_order_release);
+        atomic_fetch_add_explicit(&w->shared->targets[ranks[i]].posts[w->rank], 1,
+                                  memory_order_release);
         poke_member(w, ranks[i]);
     }
 }
 
 void tm_rma_start(tm_rma_win_t *w, int *ranks, int n, int assert, const char *call)
 {
+    epoch_wait_t e = {w, ranks, n, call};
+
     w->started = true;
     w->start_ranks = ranks;
     w->nstart = n;
@@ -86,8 +118,10 @@ void tm_rma_start(tm_rma_win_t *w, int *ranks, int n, int assert, const char *ca
         w->access[ranks[i]] |= TM_RMA_ACCESS_START;
     if (assert & MPI_MODE_NOCHECK)
         return;
-    count_wait(w, &w->shared->targets[w->rank].posts, w->posts_seen, n, call, "the posts");
-    w->posts_seen += (unsigned)n;
+    if (!posts_in(&e))
+        tm_p2p_wait_noted(w->owner, posts_in, &e, epoch_note, &e);
+    for (int i = 0; i < n; i++)
+        w->posts_seen[ranks[i]]++;
 }
 
 void tm_rma_complete(tm_rma_win_t *w)
@@ -108,13 +142,13 @@ void tm_rma_complete(tm_rma_win_t *w)
 
 bool tm_rma_wait(tm_rma_win_t *w, bool block, const char *call)
 {
-    _Atomic unsigned *completes = &w->shared->targets[w->rank].completes;
-    count_wait_t c = {w, completes, w->completes_seen, w->npost, call, "the completes"};
+    epoch_wait_t e = {w, NULL, w->npost, call};
 
-    if (block)
-        count_wait(w, completes, w->completes_seen, w->npost, call, "the completes");
-    else if (!count_reached(&c))
-        return false;
+    if (!completes_in(&e)) {
+        if (!block)
+            return false;
+        tm_p2p_wait_noted(w->owner, completes_in, &e, epoch_note, &e);
+    }
     w->completes_seen += (unsigned)w->npost;
     free(w->post_ranks);
     w->post_ranks = NULL;

@@ -46,7 +46,13 @@ tm_rma_win_t *tm_rma_win_new(tm_mpi_rank_t *r, tm_mpi_group_t *group, int rank)
 {
     tm_rma_win_t *w = calloc(1, sizeof(*w));
 
-    if (w == NULL || (w->access = calloc((size_t)group->size, 1)) == NULL) {
+    if (w == NULL || (w->access = calloc((size_t)group->size, 1)) == NULL ||
+        (w->posts_seen = calloc((size_t)group->size, sizeof(unsigned))) == NULL ||
+        (w->posts = calloc((size_t)group->size, sizeof(_Atomic unsigned))) == NULL) {
+        if (w != NULL) {
+            free(w->access);
+            free(w->posts_seen);
+        }
         free(w);
         return NULL;
     }
@@ -74,6 +80,7 @@ void tm_rma_win_join(tm_rma_win_t *w, tm_rma_shared_t *sh, void *base, MPI_Aint 
     me->base = base;
     me->size = size;
     me->disp_unit = disp_unit;
+    me->posts = w->posts;
 }
 
 void tm_rma_win_free(tm_rma_win_t *w)
@@ -90,6 +97,8 @@ void tm_rma_win_free(tm_rma_win_t *w)
     free(w->start_ranks);
     free(w->post_ranks);
     free(w->access);
+    free((void *)w->posts);
+    free(w->posts_seen);
     free(w);
 }
 
@@ -151,7 +160,10 @@ void tm_rma_shared_barrier(tm_rma_shared_t *sh, tm_mpi_rank_t *r, int rank, cons
 int tm_rma_shared_allocate(tm_rma_win_t *w, bool noncontig, const char *call)
 {
     tm_rma_shared_t *sh = w->shared;
-    size_t align = noncontig ? 64 : 1;
+    /* Non-contiguous: each piece on lines of its own, 128 bytes apart, as the adjacent-line
+     * prefetcher of x86-64 cores moves lines in pairs: one member's stores do not slow the
+     * next one's */
+    size_t align = noncontig ? 128 : 1;
     size_t total = 0;
 
     tm_rma_barrier(w, call); /* every member's size is in */
@@ -160,7 +172,7 @@ int tm_rma_shared_allocate(tm_rma_win_t *w, bool noncontig, const char *call)
     if (w->rank == 0) {
         /* A block of its own even for 0 bytes, aligned for any type; one more line so that the
          * last piece's cache line is the block's. */
-        sh->memory = aligned_alloc(64, ((total + 63) & ~(size_t)63) + 64);
+        sh->memory = aligned_alloc(128, ((total + 127) & ~(size_t)127) + 128);
         if (sh->memory == NULL)
             atomic_store_explicit(&sh->failed, true, memory_order_relaxed);
         else {
