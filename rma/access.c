@@ -60,6 +60,29 @@ void tm_rma_copy(void *dst, size_t dcount, const tm_mpi_type_t *dtype, const voi
     tm_mpi_type_copy(dst, dcount, dtype, src, scount, stype, 0, scount * stype->size);
 }
 
+/* MPI_REPLACE of elements of one predefined type of 4 or 8 bytes, aligned: each stored by one
+ * atomic store (release), so that a program polling the target's memory with atomic loads (the
+ * notification idiom of the unified model) sees each element whole, and what the origin stored
+ * before. false when the data is not of that shape (then it is copied). */
+static bool replace_atomic(void *target, size_t count, const tm_mpi_type_t *ttype,
+                           const void *origin, const tm_mpi_type_t *otype)
+{
+    size_t size = ttype->size;
+
+    if (!ttype->predefined || otype != ttype || (size != 4 && size != 8) ||
+        (uintptr_t)target % size != 0 || (uintptr_t)origin % size != 0)
+        return false;
+    for (size_t i = 0; i < count; i++) {
+        if (size == 4)
+            __atomic_store_n((uint32_t *)target + i, ((const uint32_t *)origin)[i],
+                             __ATOMIC_RELEASE);
+        else
+            __atomic_store_n((uint64_t *)target + i, ((const uint64_t *)origin)[i],
+                             __ATOMIC_RELEASE);
+    }
+    return true;
+}
+
 int tm_rma_accumulate(tm_rma_win_t *w, int t, const void *origin, size_t ocount,
                       const tm_mpi_type_t *otype, void *result, size_t rcount,
                       const tm_mpi_type_t *rtype, void *target, size_t tcount,
@@ -83,7 +106,9 @@ int tm_rma_accumulate(tm_rma_win_t *w, int t, const void *origin, size_t ocount,
     tm_rma_spin_lock(&tg->acc_lock);
     if (result != NULL)
         tm_mpi_type_copy(result, rcount, rtype, target, tcount, ttype, 0, tcount * ttype->size);
-    if (op->kind == TM_MPI_OP_REPLACE)
+    if (op->kind == TM_MPI_OP_REPLACE && replace_atomic(target, tcount, ttype, origin, otype))
+        ;
+    else if (op->kind == TM_MPI_OP_REPLACE)
         tm_mpi_type_copy(target, tcount, ttype, origin, ocount, otype, 0, ocount * otype->size);
     else if (reduce)
         tm_mpi_op_apply(op, in, target, tcount, ttype);

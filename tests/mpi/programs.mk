@@ -106,6 +106,11 @@ MPI_SCRIPT_TESTS += tests/mpi/placement.sh
 MPI_TEST_PROGS += tests/mpi/bcast_dynamic.x tests/mpi/bcast_dynamic_errors.x
 MPI_SCRIPT_TESTS += tests/mpi/bcast_dynamic_fatal.sh tests/mpi/bcast_dynamic_numa.sh
 
+# One-sided communication: windows of every flavor, accesses with derived datatypes, the
+# accumulates' atomicity, fence, PSCW, locks, shared windows, and the errors.
+MPI_TEST_PROGS += tests/mpi/rma_put_get.x tests/mpi/rma_accumulate.x tests/mpi/rma_sync.x \
+	tests/mpi/rma_shared.x tests/mpi/rma_errors.x
+
 # runtime/: the breakdown profiler (mpcrun --profile, --profile=csv:FILE), on a program that makes
 # a known number of each kind of call.
 MPI_SCRIPT_TESTS += tests/mpi/profile.sh
