@@ -131,6 +131,17 @@ static double measure(op_t op, int bytes)
     t = MPI_Wtime();
     run(op, win, peer_group, buf, bytes, total);
     t = (MPI_Wtime() - t) / (double)total;
+    /* The data arrived: the target's memory holds the origin's ones after a put, the origin's
+     * buffer the target's zeros after a get. */
+    MPI_Barrier(pairs);
+    int wrong = 0;
+    if (!origin && (op == PUT_LOCK || op == PUT_FENCE || op == PUT_PSCW))
+        wrong = mem[0] != 1 || mem[bytes - 1] != 1;
+    if (origin && (op == GET_LOCK || op == GET_FENCE || op == GET_PSCW))
+        wrong = buf[0] != 0 || buf[bytes - 1] != 0;
+    MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_INT, MPI_MAX, pairs);
+    if (wrong && rank == 0)
+        printf("# WRONG: %s %d B: the data did not arrive\n", names[op], bytes);
     MPI_Group_free(&peer_group);
     MPI_Group_free(&all);
     MPI_Win_free(&win);
@@ -156,14 +167,16 @@ static double shm_pingpong(void)
     MPI_Win_sync(win);
     MPI_Barrier(pairs);
     double t = MPI_Wtime();
+    /* MPI_Win_sync in the wait: where the pair shares a core (more ranks than cores, in
+     * ThreadMPI), it lets the other rank run */
     for (long i = 1; i <= n; i++) {
         if (origin) {
             *theirs = i;
             while (*mine != i)
-                __sync_synchronize();
+                MPI_Win_sync(win);
         } else {
             while (*mine != i)
-                __sync_synchronize();
+                MPI_Win_sync(win);
             *theirs = i;
         }
     }

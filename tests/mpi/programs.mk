@@ -128,6 +128,10 @@ MPI_SCRIPT_TESTS += tests/mpi/bench_coll.sh
 # allreduce, every value checked): it builds with ThreadMPI's mpicc and runs on 7 ranks.
 MPI_SCRIPT_TESTS += tests/mpi/bench_ring.sh
 
+# bench/rma.c (the one-sided patterns, the data of each put and get checked): it builds with
+# ThreadMPI's mpicc and runs every operation at 2 and 5 ranks with a tiny measurement time.
+MPI_SCRIPT_TESTS += tests/mpi/bench_rma.sh
+
 # bench/overlap.sh (overlap by placement of the progress threads and split-tree levels): one run
 # of tiny measurements on 2 ranks prints a row for each policy, level and collective.
 MPI_SCRIPT_TESTS += tests/mpi/bench_overlap.sh
