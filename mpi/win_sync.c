@@ -320,7 +320,9 @@ static int win_flush(const char *call, bool all, int rank, MPI_Win win)
                                 "no passive-target epoch (MPI_Win_lock or MPI_Win_lock_all) is "
                                 "open on %s",
                                 all ? "the window" : "that rank");
-    atomic_thread_fence(memory_order_seq_cst);
+    /* The accesses are done: what is left is to keep the compiler from moving the caller's
+     * later stores before them (the synchronization that tells the target orders the rest). */
+    atomic_thread_fence(memory_order_release);
     /* A program that polls the target's memory in a loop of gets and flushes lets the rank that
      * will write it run, should it share this rank's core; not at each flush, which would
      * multiply the cost of a put and its flush by ten. */
