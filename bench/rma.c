@@ -151,21 +151,23 @@ static double measure(op_t op, int bytes)
     return t;
 }
 
-/* Half the round trip of a flag between the pair through shared memory. */
+/* Half the round trip of a flag between the pair through shared memory: each stores the
+ * round's number into the other's flag and waits for its own (atomic stores and loads, as C asks
+ * of memory that another thread writes meanwhile: a plain store and load on x86-64). */
 static double shm_pingpong(void)
 {
     MPI_Win win;
-    volatile long *mine, *theirs;
+    long *mine, *theirs;
     MPI_Aint sz;
     int du;
-    long n = 200000;
+    long n = (long)(seconds * 1e6);
 
     /* 256 bytes each: the two flags lie apart by more than the pair of lines that a core's
      * adjacent-line prefetcher fetches together */
-    MPI_Win_allocate_shared(256, 8, MPI_INFO_NULL, pairs, (void *)&mine, &win);
-    MPI_Win_shared_query(win, peer, &sz, &du, (void *)&theirs);
+    MPI_Win_allocate_shared(256, 8, MPI_INFO_NULL, pairs, &mine, &win);
+    MPI_Win_shared_query(win, peer, &sz, &du, &theirs);
     MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
-    *mine = 0;
+    __atomic_store_n(mine, 0, __ATOMIC_RELAXED);
     MPI_Win_sync(win);
     MPI_Barrier(pairs);
     double t = MPI_Wtime();
@@ -173,13 +175,13 @@ static double shm_pingpong(void)
      * ThreadMPI), it lets the other rank run */
     for (long i = 1; i <= n; i++) {
         if (origin) {
-            *theirs = i;
-            while (*mine != i)
+            __atomic_store_n(theirs, i, __ATOMIC_RELEASE);
+            while (__atomic_load_n(mine, __ATOMIC_ACQUIRE) != i)
                 MPI_Win_sync(win);
         } else {
-            while (*mine != i)
+            while (__atomic_load_n(mine, __ATOMIC_ACQUIRE) != i)
                 MPI_Win_sync(win);
-            *theirs = i;
+            __atomic_store_n(theirs, i, __ATOMIC_RELEASE);
         }
     }
     t = (MPI_Wtime() - t) / (2.0 * (double)n);
