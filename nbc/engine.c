@@ -450,8 +450,9 @@ static void progress_main(void *arg)
     tm_rt_progress_attach_self(e->rank->rt->world_rank);
     while (!atomic_load_explicit(&e->stop, memory_order_acquire)) {
         bool did = false;
-        /* Sharing the rank's core, it runs when the rank yields, and then looks at everything. */
-        if (e->alone && !progress_has_work(e)) {
+        /* Only for rounds it may run or active messages, as alone: the rank's rounds are the
+         * rank's, in its own MPI calls, even where the thread shares its core. */
+        if (!progress_has_work(e)) {
             rank_since = -1;
         } else if (progress_may_run(e, &rank_since, &rank_seen)) {
             /* acquire: the active messages posted before the flag (tm_p2p_am_send) */
