@@ -25,7 +25,9 @@
  * hints that there is work for it (`background`, and the mailbox's `am_posted` for active
  * messages), on lines that change only when those do, and leaves the rounds to its rank while
  * the rank runs them (progress_may_run). Sharing the rank's core, it runs only when the rank
- * yields.
+ * yields. Either way it runs a pass only for a round it may run or an active message: the
+ * rank's own rounds are the rank's, in its MPI calls (a thread on the rank's core that passed
+ * whenever it ran did the rank's matching between the rank's yields, for nothing).
  */
 #include "config.h"
 
