@@ -124,8 +124,8 @@ static int put(const char *call, const void *origin_addr, int origin_count,
     if (err != MPI_SUCCESS)
         return err;
     if (a.t >= 0)
-        tm_rma_copy(a.target, (size_t)target_count, a.ttype, origin_addr, (size_t)origin_count,
-                    a.otype);
+        tm_rma_copy(a.w, a.t, a.target, (size_t)target_count, a.ttype, origin_addr,
+                    (size_t)origin_count, a.otype);
     return request ? access_request(&a, call, request) : MPI_SUCCESS;
 }
 
@@ -140,8 +140,8 @@ static int get(const char *call, void *origin_addr, int origin_count, MPI_Dataty
     if (err != MPI_SUCCESS)
         return err;
     if (a.t >= 0)
-        tm_rma_copy(origin_addr, (size_t)origin_count, a.otype, a.target, (size_t)target_count,
-                    a.ttype);
+        tm_rma_copy(a.w, a.t, origin_addr, (size_t)origin_count, a.otype, a.target,
+                    (size_t)target_count, a.ttype);
     return request ? access_request(&a, call, request) : MPI_SUCCESS;
 }
 

@@ -79,38 +79,48 @@ static void copy_chunks(tm_p2p_copy_job_t *job, bool from_back)
     }
 }
 
-/* The receiving side's copy of `n` bytes of a rendezvous message into (buf, count, type),
- * shared with its sender. */
-static void copy_shared(void *buf, size_t count, const tm_mpi_type_t *type,
-                        const tm_p2p_source_t *from, size_t n)
+/* The owner's side of a copy of `n` bytes from (src, scount, stype) into (dst, dcount, dtype),
+ * offered to `helper` (NULL: none). */
+static void copy_shared(void *dst, size_t dcount, const tm_mpi_type_t *dtype, const void *src,
+                        size_t scount, const tm_mpi_type_t *stype, size_t n,
+                        tm_p2p_mailbox_t *helper)
 {
     tm_p2p_copy_job_t job = {
-        .dst = buf,
-        .dst_count = count,
-        .dst_type = type,
-        .src = from->buf,
-        .src_count = from->count,
-        .src_type = from->type,
+        .dst = dst,
+        .dst_count = dcount,
+        .dst_type = dtype,
+        .src = src,
+        .src_count = scount,
+        .src_type = stype,
         .bytes = n,
     };
     atomic_init(&job.left, (uint64_t)((n + COPY_CHUNK_BYTES - 1) / COPY_CHUNK_BYTES) << 32);
     atomic_init(&job.helper_done, false);
-    tm_p2p_mailbox_t *sender = from->sender_mailbox;
     tm_p2p_copy_job_t *none = NULL;
-    /* release: the job's fields before the sender's acquire of the offer */
-    bool offered = atomic_compare_exchange_strong_explicit(
-        &sender->copy_offer, &none, &job, memory_order_release, memory_order_relaxed);
+    /* release: the job's fields before the helper's acquire of the offer */
+    bool offered = helper && atomic_compare_exchange_strong_explicit(&helper->copy_offer, &none,
+                                                                     &job, memory_order_release,
+                                                                     memory_order_relaxed);
     if (offered)
-        tm_p2p_mailbox_poke_rank(sender);
+        tm_p2p_mailbox_poke_rank(helper);
     copy_chunks(&job, false);
     tm_p2p_copy_job_t *mine = &job;
     if (offered &&
-        !atomic_compare_exchange_strong_explicit(&sender->copy_offer, &mine, NULL,
+        !atomic_compare_exchange_strong_explicit(&helper->copy_offer, &mine, NULL,
                                                  memory_order_relaxed, memory_order_relaxed)) {
-        /* acquire: the sender's copies before we complete the request */
+        /* acquire: the helper's copies before the owner completes */
         while (!atomic_load_explicit(&job.helper_done, memory_order_acquire))
             tm_sched_cpu_relax();
     }
+}
+
+void tm_p2p_copy(void *dst, size_t dcount, const tm_mpi_type_t *dtype, const void *src,
+                 size_t scount, const tm_mpi_type_t *stype, size_t n, int helper)
+{
+    if (n >= COPY_SHARED_BYTES && tm_rt_rank_vp(helper) != tm_sched_self_vp())
+        copy_shared(dst, dcount, dtype, src, scount, stype, n, tm_p2p_mailbox_get(helper, false));
+    else
+        copy_shared(dst, dcount, dtype, src, scount, stype, n, NULL);
 }
 
 void tm_p2p_copy_help_offered(tm_p2p_mailbox_t *mailbox)
@@ -138,7 +148,7 @@ static void rndv_copy(const tm_p2p_envelope_t *env, tm_p2p_source_t *src, void *
                       const tm_mpi_type_t *type, size_t n)
 {
     if (copy_worth_sharing(env, n))
-        copy_shared(buf, count, type, src, n);
+        copy_shared(buf, count, type, src->buf, src->count, src->type, n, src->sender_mailbox);
     else
         tm_mpi_type_copy(buf, count, type, src->buf, src->count, src->type, 0, n);
 }

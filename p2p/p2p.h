@@ -427,6 +427,15 @@ bool tm_p2p_matcher_cancel_recv(tm_p2p_matcher_t *m, tm_p2p_request_t *req);
  * completes normally). */
 bool tm_p2p_cancel_send(tm_p2p_request_t *req);
 
+/* Copies n bytes of (src, scount, stype) into (dst, dcount, dtype), type to type, in chunks
+ * (copy.c): one memcpy of megabytes would take non-temporal stores, which send the data to
+ * memory rather than leave it in cache for its reader. From COPY_SHARED_BYTES on, and when world
+ * rank `helper` runs on another VP, part of the work is offered to it: if it waits in an MPI call
+ * meanwhile, its progress copies chunks from the back while the caller copies from the front (a
+ * one-sided access's target, as a rendezvous's sender). */
+void tm_p2p_copy(void *dst, size_t dcount, const tm_mpi_type_t *dtype, const void *src,
+                 size_t scount, const tm_mpi_type_t *stype, size_t n, int helper);
+
 /* Moves messages from the rank's mailbox to their receives (or the unexpected list), and
  * progresses its collectives under way. Returns true when it did something. */
 bool tm_p2p_progress(tm_mpi_rank_t *r);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "p2p/p2p.h"
 #include "rma.h"
 
 /* The bytes that count elements of type occupy, from element 0's address: [*lo, *hi). false
@@ -54,19 +55,11 @@ int tm_rma_target_addr(tm_rma_win_t *w, int t, MPI_Aint target_disp, size_t coun
     return 0;
 }
 
-/* A large copy goes in chunks of this size: one memcpy of megabytes takes non-temporal stores
- * (glibc, past a share of the last-level cache), which send the data to memory, while a put's
- * target reads it soon, from the cache it would have stayed in (the chunk of p2p/copy.c). */
-#define COPY_CHUNK_BYTES ((size_t)64 * 1024)
-
-void tm_rma_copy(void *dst, size_t dcount, const tm_mpi_type_t *dtype, const void *src,
-                 size_t scount, const tm_mpi_type_t *stype)
+void tm_rma_copy(tm_rma_win_t *w, int t, void *dst, size_t dcount, const tm_mpi_type_t *dtype,
+                 const void *src, size_t scount, const tm_mpi_type_t *stype)
 {
-    size_t bytes = scount * stype->size;
-
-    for (size_t off = 0; off < bytes; off += COPY_CHUNK_BYTES)
-        tm_mpi_type_copy(dst, dcount, dtype, src, scount, stype, off,
-                         bytes - off < COPY_CHUNK_BYTES ? bytes - off : COPY_CHUNK_BYTES);
+    tm_p2p_copy(dst, dcount, dtype, src, scount, stype, scount * stype->size,
+                w->shared->targets[t].world_rank);
 }
 
 /* MPI_REPLACE of elements of one predefined type of 4 or 8 bytes, aligned: each stored by one

@@ -222,9 +222,11 @@ int tm_rma_target_addr(tm_rma_win_t *w, int t, MPI_Aint target_disp, size_t coun
                        const tm_mpi_type_t *type, char **addr_p);
 
 /* MPI_Put and MPI_Get once checked: the data of (src, scount, stype) into the same stream of
- * (dst, dcount, dtype), the target's memory being at addr. */
-void tm_rma_copy(void *dst, size_t dcount, const tm_mpi_type_t *dtype, const void *src,
-                 size_t scount, const tm_mpi_type_t *stype);
+ * (dst, dcount, dtype), one of them in target t's memory. A large copy is offered in part to
+ * the target (tm_p2p_copy): one that waits in MPI meanwhile (a fence, MPI_Win_wait) copies
+ * from the other end. */
+void tm_rma_copy(tm_rma_win_t *w, int t, void *dst, size_t dcount, const tm_mpi_type_t *dtype,
+                 const void *src, size_t scount, const tm_mpi_type_t *stype);
 
 /* MPI_Accumulate and MPI_Get_accumulate once checked, atomic on target t (whose memory at
  * `target` holds tcount elements of ttype): with result != NULL, first copies the target's

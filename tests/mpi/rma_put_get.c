@@ -10,8 +10,10 @@
  * of 0 change nothing. The fences use the assertions MPI_MODE_NOPRECEDE, _NOSUCCEED, _NOSTORE
  * and _NOPUT where they hold. The windows' attributes (MPI_WIN_BASE, _SIZE, _DISP_UNIT,
  * _CREATE_FLAVOR, _MODEL == MPI_WIN_UNIFIED), MPI_Win_get_group (MPI_IDENT to the
- * communicator's group), MPI_Win_set_name/_get_name and MPI_Win_get_info. Last, a window over
- * each half of MPI_COMM_WORLD (MPI_Comm_split): its ranks are those of the half. */
+ * communicator's group), MPI_Win_set_name/_get_name and MPI_Win_get_info. Then a window over
+ * each half of MPI_COMM_WORLD (MPI_Comm_split): its ranks are those of the half. Last, puts and
+ * gets of megabytes, contiguous and strided, which the target, waiting in the fence, helps to
+ * copy. */
 #include <mpi.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -480,6 +482,46 @@ static void test_split(void)
     MPI_Comm_free(&half);
 }
 
+/* 2 MiB of ints put to the next rank (contiguous origin, every other int of the target: a
+ * vector) and got back from the previous one (a vector origin from a contiguous target). */
+static void test_large(void)
+{
+    enum { N = 1 << 19 }; /* ints: 2 MiB of data */
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int *mem, *out = malloc(N * sizeof(int)), *in = malloc(2 * N * sizeof(int));
+    MPI_Win win;
+    MPI_Datatype every_other;
+    MPI_Type_vector(N, 1, 2, MPI_INT, &every_other);
+    MPI_Type_commit(&every_other);
+    CHECK(MPI_Win_allocate(2 * N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem,
+                           &win) == MPI_SUCCESS);
+    for (int i = 0; i < 2 * N; i++)
+        mem[i] = -1;
+    for (int i = 0; i < N; i++)
+        out[i] = rank * N + i;
+    CHECK(MPI_Win_fence(MPI_MODE_NOPRECEDE, win) == MPI_SUCCESS);
+    CHECK(MPI_Put(out, N, MPI_INT, right, 0, 1, every_other, win) == MPI_SUCCESS);
+    CHECK(MPI_Win_fence(0, win) == MPI_SUCCESS);
+    int bad = 0;
+    for (int i = 0; i < 2 * N && !bad; i++)
+        bad = mem[i] != (i % 2 ? -1 : left * N + i / 2);
+    CHECK(!bad);
+    for (int i = 0; i < 2 * N; i++)
+        in[i] = -2;
+    CHECK(MPI_Get(in, 1, every_other, left, 0, N, MPI_INT, win) == MPI_SUCCESS);
+    CHECK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win) == MPI_SUCCESS);
+    /* left's memory holds, at even places, what left's own left put there */
+    int from = (left + size - 1) % size;
+    bad = 0;
+    for (int i = 0; i < 2 * N && !bad; i++)
+        bad = in[i] != (i % 2 ? -2 : (i / 2 % 2 ? -1 : from * N + i / 4));
+    CHECK(!bad);
+    CHECK(MPI_Win_free(&win) == MPI_SUCCESS);
+    MPI_Type_free(&every_other);
+    free(out);
+    free(in);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -491,6 +533,7 @@ int main(int argc, char **argv)
     test_allocate();
     test_dynamic();
     test_split();
+    test_large();
 
     int all = 0;
     MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
