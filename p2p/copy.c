@@ -117,10 +117,13 @@ static void copy_shared(void *dst, size_t dcount, const tm_mpi_type_t *dtype, co
 void tm_p2p_copy(void *dst, size_t dcount, const tm_mpi_type_t *dtype, const void *src,
                  size_t scount, const tm_mpi_type_t *stype, size_t n, int helper)
 {
-    if (n >= COPY_SHARED_BYTES && tm_rt_rank_vp(helper) != tm_sched_self_vp())
+    if (n >= COPY_SHARED_BYTES && tm_rt_rank_vp(helper) != tm_sched_self_vp()) {
         copy_shared(dst, dcount, dtype, src, scount, stype, n, tm_p2p_mailbox_get(helper, false));
-    else
-        copy_shared(dst, dcount, dtype, src, scount, stype, n, NULL);
+        return;
+    }
+    for (size_t off = 0; off < n; off += COPY_CHUNK_BYTES)
+        tm_mpi_type_copy(dst, dcount, dtype, src, scount, stype, off,
+                         n - off < COPY_CHUNK_BYTES ? n - off : COPY_CHUNK_BYTES);
 }
 
 void tm_p2p_copy_help_offered(tm_p2p_mailbox_t *mailbox)
