@@ -33,13 +33,16 @@
 
 #include <stdalign.h>
 
+#include "obj/op.h"
 #include "p2p/transport.h"
 
 #define COPY_SHARED_BYTES ((size_t)512 * 1024)
 #define COPY_CHUNK_BYTES  ((size_t)64 * 1024)
 
 /* A copy that the receiving side shares with the sender: the two layouts, and the chunks, which
- * each side claims one at a time. On the receiving side's stack for as long as the copy lasts. */
+ * each side claims one at a time. On the receiving side's stack for as long as the copy lasts.
+ * A reduction (tm_p2p_reduce) is shared the same way: `op` set, chunks of `per_chunk` elements
+ * of (src, src_type) folded into (dst, dst_type). */
 struct tm_p2p_copy_job {
     void *dst;
     size_t dst_count;
@@ -48,10 +51,30 @@ struct tm_p2p_copy_job {
     size_t src_count;
     const tm_mpi_type_t *src_type;
     size_t bytes;
+    const tm_mpi_op_t *op; /* NULL: a copy */
+    size_t per_chunk;      /* a reduction's elements per chunk */
     /* the chunks not claimed yet: [low 32 bits, high 32 bits) */
     alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t left;
     _Atomic bool helper_done; /* the sender took the job and has copied its last chunk */
 };
+
+/* Chunk k of the job. */
+static void job_chunk(const tm_p2p_copy_job_t *job, uint64_t k)
+{
+    if (job->op) {
+        size_t first = (size_t)k * job->per_chunk;
+        size_t n =
+            job->src_count - first < job->per_chunk ? job->src_count - first : job->per_chunk;
+        MPI_Aint at = (MPI_Aint)first * job->src_type->extent;
+        tm_mpi_op_apply(job->op, (const char *)job->src + at, (char *)job->dst + at, n,
+                        job->src_type);
+        return;
+    }
+    size_t offset = (size_t)k * COPY_CHUNK_BYTES;
+    size_t len = job->bytes - offset < COPY_CHUNK_BYTES ? job->bytes - offset : COPY_CHUNK_BYTES;
+    tm_mpi_type_copy(job->dst, job->dst_count, job->dst_type, job->src, job->src_count,
+                     job->src_type, offset, len);
+}
 
 /* Claims and copies chunks until none is left: the receiving side from the front, the sender
  * from the back, so that each side copies the same part of the message from one message to the
@@ -71,11 +94,29 @@ static void copy_chunks(tm_p2p_copy_job_t *job, bool from_back)
                                                    memory_order_relaxed))
             continue;
         left = claimed;
-        size_t offset = (size_t)k * COPY_CHUNK_BYTES;
-        size_t len =
-            job->bytes - offset < COPY_CHUNK_BYTES ? job->bytes - offset : COPY_CHUNK_BYTES;
-        tm_mpi_type_copy(job->dst, job->dst_count, job->dst_type, job->src, job->src_count,
-                         job->src_type, offset, len);
+        job_chunk(job, k);
+    }
+}
+
+/* Offers `job` (its chunks counted in `left`) to `helper` (NULL: none), works on it from the
+ * front, and returns once every chunk is done. */
+static void job_run(tm_p2p_copy_job_t *job, tm_p2p_mailbox_t *helper)
+{
+    tm_p2p_copy_job_t *none = NULL;
+    /* release: the job's fields before the helper's acquire of the offer */
+    bool offered = helper && atomic_compare_exchange_strong_explicit(&helper->copy_offer, &none,
+                                                                     job, memory_order_release,
+                                                                     memory_order_relaxed);
+    if (offered)
+        tm_p2p_mailbox_poke_rank(helper);
+    copy_chunks(job, false);
+    tm_p2p_copy_job_t *mine = job;
+    if (offered &&
+        !atomic_compare_exchange_strong_explicit(&helper->copy_offer, &mine, NULL,
+                                                 memory_order_relaxed, memory_order_relaxed)) {
+        /* acquire: the helper's work before the owner completes */
+        while (!atomic_load_explicit(&job->helper_done, memory_order_acquire))
+            tm_sched_cpu_relax();
     }
 }
 
@@ -96,22 +137,7 @@ static void copy_shared(void *dst, size_t dcount, const tm_mpi_type_t *dtype, co
     };
     atomic_init(&job.left, (uint64_t)((n + COPY_CHUNK_BYTES - 1) / COPY_CHUNK_BYTES) << 32);
     atomic_init(&job.helper_done, false);
-    tm_p2p_copy_job_t *none = NULL;
-    /* release: the job's fields before the helper's acquire of the offer */
-    bool offered = helper && atomic_compare_exchange_strong_explicit(&helper->copy_offer, &none,
-                                                                     &job, memory_order_release,
-                                                                     memory_order_relaxed);
-    if (offered)
-        tm_p2p_mailbox_poke_rank(helper);
-    copy_chunks(&job, false);
-    tm_p2p_copy_job_t *mine = &job;
-    if (offered &&
-        !atomic_compare_exchange_strong_explicit(&helper->copy_offer, &mine, NULL,
-                                                 memory_order_relaxed, memory_order_relaxed)) {
-        /* acquire: the helper's copies before the owner completes */
-        while (!atomic_load_explicit(&job.helper_done, memory_order_acquire))
-            tm_sched_cpu_relax();
-    }
+    job_run(&job, helper);
 }
 
 void tm_p2p_copy(void *dst, size_t dcount, const tm_mpi_type_t *dtype, const void *src,
@@ -124,6 +150,32 @@ void tm_p2p_copy(void *dst, size_t dcount, const tm_mpi_type_t *dtype, const voi
     for (size_t off = 0; off < n; off += COPY_CHUNK_BYTES)
         tm_mpi_type_copy(dst, dcount, dtype, src, scount, stype, off,
                          n - off < COPY_CHUNK_BYTES ? n - off : COPY_CHUNK_BYTES);
+}
+
+void tm_p2p_reduce(const tm_mpi_op_t *op, const void *in, void *inout, size_t count,
+                   const tm_mpi_type_t *type, int helper)
+{
+    size_t bytes = count * type->size;
+
+    if (bytes < COPY_SHARED_BYTES || type->extent <= 0 ||
+        tm_rt_rank_vp(helper) == tm_sched_self_vp()) {
+        tm_mpi_op_apply(op, in, inout, count, type);
+        return;
+    }
+    size_t per_chunk = COPY_CHUNK_BYTES / (size_t)type->extent;
+    if (per_chunk == 0)
+        per_chunk = 1;
+    tm_p2p_copy_job_t job = {
+        .dst = inout,
+        .src = in,
+        .src_count = count,
+        .src_type = type,
+        .op = op,
+        .per_chunk = per_chunk,
+    };
+    atomic_init(&job.left, (uint64_t)((count + per_chunk - 1) / per_chunk) << 32);
+    atomic_init(&job.helper_done, false);
+    job_run(&job, tm_p2p_mailbox_get(helper, false));
 }
 
 void tm_p2p_copy_help_offered(tm_p2p_mailbox_t *mailbox)

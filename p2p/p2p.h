@@ -60,6 +60,7 @@
 
 #include "obj/datatype.h"
 #include "obj/obj.h"
+#include "obj/op.h"
 #include "sched/sched.h"
 #include "shm/shm.h"
 
@@ -435,6 +436,12 @@ bool tm_p2p_cancel_send(tm_p2p_request_t *req);
  * one-sided access's target, as a rendezvous's sender). */
 void tm_p2p_copy(void *dst, size_t dcount, const tm_mpi_type_t *dtype, const void *src,
                  size_t scount, const tm_mpi_type_t *stype, size_t n, int helper);
+
+/* inout = in op inout for count elements of type (tm_mpi_op_apply), shared with world rank
+ * `helper` as tm_p2p_copy shares a copy, from COPY_SHARED_BYTES of data on (a one-sided
+ * accumulate's target). */
+void tm_p2p_reduce(const tm_mpi_op_t *op, const void *in, void *inout, size_t count,
+                   const tm_mpi_type_t *type, int helper);
 
 /* Moves messages from the rank's mailbox to their receives (or the unexpected list), and
  * progresses its collectives under way. Returns true when it did something. */

@@ -113,7 +113,7 @@ int tm_rma_accumulate(tm_rma_win_t *w, int t, const void *origin, size_t ocount,
     else if (op->kind == TM_MPI_OP_REPLACE)
         tm_mpi_type_copy(target, tcount, ttype, origin, ocount, otype, 0, ocount * otype->size);
     else if (reduce)
-        tm_mpi_op_apply(op, in, target, tcount, ttype);
+        tm_p2p_reduce(op, in, target, tcount, ttype, tg->world_rank);
     tm_rma_spin_unlock(&tg->acc_lock);
     free(copy);
     return 0;

@@ -8,7 +8,9 @@
  * counter updated with a get and a put; under MPI_Win_fence, MPI_MAX, MPI_BOR and MPI_REPLACE
  * into a vector target datatype on every rank, and MPI_MAXLOC on MPI_2INT; and, inside
  * MPI_Win_lock_all, MPI_Rput, MPI_Rget, MPI_Raccumulate and MPI_Rget_accumulate completed with
- * MPI_Wait and MPI_Waitall, the data checked after. */
+ * MPI_Wait and MPI_Waitall, the data checked after. Last, every rank adds 2 MiB of doubles to
+ * rank 0's window at once under MPI_Win_fence (a sum that rank 0, waiting in the fence, helps
+ * to fold): each element is exact. */
 #include <mpi.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -343,6 +345,32 @@ static void test_requests(void)
     CHECK(MPI_Win_free(&win) == MPI_SUCCESS);
 }
 
+static void test_large(void)
+{
+    enum { N = 1 << 18 }; /* doubles: 2 MiB */
+    double *mem, *mine = malloc(N * sizeof(double));
+    MPI_Win win;
+    CHECK(MPI_Win_allocate(rank == 0 ? N * sizeof(double) : 0, sizeof(double), MPI_INFO_NULL,
+                           MPI_COMM_WORLD, &mem, &win) == MPI_SUCCESS);
+    if (rank == 0)
+        for (int i = 0; i < N; i++)
+            mem[i] = 0;
+    for (int i = 0; i < N; i++)
+        mine[i] = rank + 1 + i % 7;
+    CHECK(MPI_Win_fence(0, win) == MPI_SUCCESS);
+    CHECK(MPI_Accumulate(mine, N, MPI_DOUBLE, 0, 0, N, MPI_DOUBLE, MPI_SUM, win) == MPI_SUCCESS);
+    CHECK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win) == MPI_SUCCESS);
+    if (rank == 0) {
+        int bad = -1;
+        for (int i = 0; i < N && bad < 0; i++)
+            if (mem[i] != (double)size * (size + 1) / 2 + (double)size * (i % 7))
+                bad = i;
+        CHECK(bad < 0);
+    }
+    CHECK(MPI_Win_free(&win) == MPI_SUCCESS);
+    free(mine);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -352,6 +380,7 @@ int main(int argc, char **argv)
     test_counters();
     test_fence();
     test_requests();
+    test_large();
 
     int all = 0;
     MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
