@@ -11,6 +11,7 @@
 
 #include "obj/group.h"
 #include "p2p/p2p.h"
+#include "sched/sched.h"
 #include "win.h"
 
 #define FENCE_ASSERTS (MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)
@@ -366,8 +367,10 @@ int PMPI_Win_sync(MPI_Win win)
         return err;
     atomic_thread_fence(memory_order_seq_cst);
     /* The program polls its window's memory with it (passive-target notification): the rank
-     * that will write there may share this rank's core. */
-    tm_p2p_poll(r, not_yet, NULL);
+     * that will write there may share this rank's core, and then runs now. Nothing else is
+     * asked of this call: a poll that no other rank of the core waits for costs a fence. */
+    if (tm_sched_others_ready())
+        tm_p2p_poll(r, not_yet, NULL);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Win_sync = PMPI_Win_sync
