@@ -23,7 +23,7 @@
 
 /* ------------------------------------------------------------------ handles and errors */
 
-int tm_mpi_win_get(tm_mpi_rank_t *r, MPI_Win handle, const char *call, tm_rma_win_t **w_p)
+int tm_mpi_win_get_slow(tm_mpi_rank_t *r, MPI_Win handle, const char *call, tm_rma_win_t **w_p)
 {
     tm_mpi_kind_t kind = tm_mpi_handle_kind(handle);
 

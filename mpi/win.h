@@ -15,7 +15,20 @@
 /* Resolves window handle `handle` for r. On success sets *w_p and returns MPI_SUCCESS;
  * otherwise reports MPI_ERR_WIN for `call` through MPI_COMM_WORLD's handler (a window that
  * does not exist has none) and returns what it returns. */
-int tm_mpi_win_get(tm_mpi_rank_t *r, MPI_Win handle, const char *call, tm_rma_win_t **w_p);
+int tm_mpi_win_get_slow(tm_mpi_rank_t *r, MPI_Win handle, const char *call, tm_rma_win_t **w_p);
+static inline int tm_mpi_win_get(tm_mpi_rank_t *r, MPI_Win handle, const char *call,
+                                 tm_rma_win_t **w_p)
+{
+    /* inline: every access and flush resolves its window */
+    unsigned index = tm_mpi_handle_payload(handle) - TM_MPI_WIN_FIRST_PAYLOAD;
+    if (__builtin_expect(tm_mpi_handle_kind(handle) == TM_MPI_KIND_WIN &&
+                             index < (unsigned)r->wins.len && r->wins.slots[index] != NULL,
+                         1)) {
+        *w_p = r->wins.slots[index];
+        return MPI_SUCCESS;
+    }
+    return tm_mpi_win_get_slow(r, handle, call, w_p);
+}
 
 /* Reports error `errclass` of `call` on window w through its error handler (printf-like
  * message, as tm_mpi_error_raise). */

@@ -24,6 +24,14 @@ typedef struct access {
 static int type_get(tm_rma_win_t *w, const char *call, const char *which, MPI_Datatype handle,
                     tm_mpi_type_t **type_p)
 {
+    unsigned index = (unsigned)handle & 0xff;
+
+    /* inline for the predefined types, which most accesses name (as tm_mpi_type_get) */
+    if (index != 0 && index < TM_MPI_TYPE_NBUILTIN &&
+        tm_mpi_type_predefined[index].handle == handle) {
+        *type_p = &tm_mpi_type_predefined[index];
+        return MPI_SUCCESS;
+    }
     if (tm_mpi_type_lookup(handle, type_p) < 0)
         return tm_mpi_win_error(w, call, MPI_ERR_TYPE, "invalid %s datatype 0x%08x", which,
                                 (unsigned)handle);

@@ -58,8 +58,14 @@ int tm_rma_target_addr(tm_rma_win_t *w, int t, MPI_Aint target_disp, size_t coun
 void tm_rma_copy(tm_rma_win_t *w, int t, void *dst, size_t dcount, const tm_mpi_type_t *dtype,
                  const void *src, size_t scount, const tm_mpi_type_t *stype)
 {
-    tm_p2p_copy(dst, dcount, dtype, src, scount, stype, scount * stype->size,
-                w->shared->targets[t].world_rank);
+    size_t n = scount * stype->size;
+
+    /* a small contiguous access, the most common, is one memcpy */
+    if (n <= 4096 && dtype->contiguous && stype->contiguous) {
+        memcpy((char *)dst + dtype->contig_disp, (const char *)src + stype->contig_disp, n);
+        return;
+    }
+    tm_p2p_copy(dst, dcount, dtype, src, scount, stype, n, w->shared->targets[t].world_rank);
 }
 
 /* MPI_REPLACE of elements of one predefined type of 4 or 8 bytes, aligned: each stored by one
