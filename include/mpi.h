@@ -2381,8 +2381,8 @@ int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
 
 /* MPI_Accumulate: target = origin op target, element by element, with a predefined operation
- * (MPI_REPLACE: target = origin; MPI_NO_OP: nothing); the datatypes are made of one predefined
- * type the operation accepts. */
+ * (MPI_REPLACE: target = origin; MPI_NO_OP, which only the fetching calls take, is MPI_ERR_OP);
+ * the datatypes are made of one predefined type the operation accepts. */
 int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                    int target_rank, MPI_Aint target_disp, int target_count,
                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);

@@ -238,6 +238,9 @@ static int accumulate(const char *call, const void *origin_addr, int origin_coun
         return err;
     if ((err = op_get(&a, call, op_handle, &op)) != MPI_SUCCESS)
         return err;
+    if (!fetch && op->kind == TM_MPI_OP_NO_OP) /* MPI 3.1, 11.3.4: the fetching calls only */
+        return tm_mpi_win_error(a.w, call, MPI_ERR_OP,
+                                "MPI_NO_OP: only MPI_Get_accumulate and MPI_Fetch_and_op take it");
     a.rtype = NULL;
     if (fetch) {
         if ((err = count_check(a.w, call, "result", result_count)) != MPI_SUCCESS ||

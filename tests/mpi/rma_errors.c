@@ -5,13 +5,13 @@
  * target range past the end of the window, or before it (MPI_ERR_RMA_RANGE, or MPI_ERR_DISP for
  * a negative displacement), and then nothing of the window's neighbourhood changed; a target
  * rank out of range (MPI_ERR_RANK); MPI_DATATYPE_NULL (MPI_ERR_TYPE); an accumulate with an
- * operation of MPI_Op_create (MPI_ERR_OP); MPI_WIN_NULL (MPI_ERR_WIN); MPI_Win_create and
- * MPI_Win_allocate with a disp_unit of 0 or less (MPI_ERR_DISP) or a negative size
- * (MPI_ERR_SIZE), raised on the communicator; in a dynamic window, attaching a region that
- * overlaps one attached, detaching an address where nothing is attached (MPI_ERR_RMA_ATTACH),
- * and a put to memory not attached (MPI_ERR_RMA_RANGE). After each group of errors, a fence
- * epoch with a put works. A window error handler of MPI_Win_create_errhandler is called with
- * the window and the code (by an error, and by MPI_Win_call_errhandler) and is the one
+ * operation of MPI_Op_create, or MPI_Accumulate with MPI_NO_OP (MPI_ERR_OP); MPI_WIN_NULL
+ * (MPI_ERR_WIN); MPI_Win_create and MPI_Win_allocate with a disp_unit of 0 or less (MPI_ERR_DISP)
+ * or a negative size (MPI_ERR_SIZE), raised on the communicator; in a dynamic window, attaching a
+ * region that overlaps one attached, detaching an address where nothing is attached
+ * (MPI_ERR_RMA_ATTACH), and a put to memory not attached (MPI_ERR_RMA_RANGE). After each group of
+ * errors, a fence epoch with a put works. A window error handler of MPI_Win_create_errhandler is
+ * called with the window and the code (by an error, and by MPI_Win_call_errhandler) and is the one
  * MPI_Win_get_errhandler returns; a communicator's handler is refused (MPI_ERR_ARG). Window
  * attributes of MPI_Win_create_keyval: set, get, delete, replace, and the delete callback
  * called for each, and by MPI_Win_free. MPI_Win_free while the caller holds a lock_all or a
@@ -149,6 +149,8 @@ int main(int argc, char **argv)
     CHECK(error_class(MPI_Put(&v, 1, MPI_INT, right, 0, 1, MPI_DATATYPE_NULL, win)) ==
           MPI_ERR_TYPE);
     CHECK(error_class(MPI_Accumulate(&v, 1, MPI_INT, right, 0, 1, MPI_INT, op, win)) == MPI_ERR_OP);
+    CHECK(error_class(MPI_Accumulate(&v, 1, MPI_INT, right, 0, 1, MPI_INT, MPI_NO_OP, win)) ==
+          MPI_ERR_OP);
     int rc = MPI_Rput(&v, 1, MPI_INT, right, 0, 1, MPI_INT, win, &req);
     CHECK(error_class(rc) == MPI_ERR_RMA_SYNC);
     if (rc == MPI_SUCCESS)
