@@ -430,15 +430,15 @@ bool tm_p2p_cancel_send(tm_p2p_request_t *req);
 
 /* Copies n bytes of (src, scount, stype) into (dst, dcount, dtype), type to type, in chunks
  * (copy.c): one memcpy of megabytes would take non-temporal stores, which send the data to
- * memory rather than leave it in cache for its reader. From COPY_SHARED_BYTES on, and when world
- * rank `helper` runs on another VP, part of the work is offered to it: if it waits in an MPI call
- * meanwhile, its progress copies chunks from the back while the caller copies from the front (a
- * one-sided access's target, as a rendezvous's sender). */
+ * memory rather than leave it in cache for its reader. From 512 KiB on (COPY_SHARED_BYTES), and
+ * when world rank `helper` runs on another VP, part of the work is offered to it: if it waits in an
+ * MPI call meanwhile, its progress copies chunks from the back while the caller copies from the
+ * front (a one-sided access's target, as a rendezvous's sender). */
 void tm_p2p_copy(void *dst, size_t dcount, const tm_mpi_type_t *dtype, const void *src,
                  size_t scount, const tm_mpi_type_t *stype, size_t n, int helper);
 
 /* inout = in op inout for count elements of type (tm_mpi_op_apply), shared with world rank
- * `helper` as tm_p2p_copy shares a copy, from COPY_SHARED_BYTES of data on (a one-sided
+ * `helper` as tm_p2p_copy shares a copy, from 512 KiB of data on (a one-sided
  * accumulate's target). */
 void tm_p2p_reduce(const tm_mpi_op_t *op, const void *in, void *inout, size_t count,
                    const tm_mpi_type_t *type, int helper);
