@@ -26,8 +26,10 @@
 #      ibcast, iallreduce and ibarrier of 8 B within 1.5x of the blocking forms. Needs 2 cores.
 #
 # Prints one table (Markdown, for docs/): item, case, figure, target, verdict (met, NOT MET, or
-# what is missing), then notes (left-out MPIs, failed runs). A job that lasts more than TIMEOUT seconds (default 300) is
-# ended and reported.
+# what is missing), then notes (left-out MPIs, failed runs). A job that lasts more than TIMEOUT
+# seconds (default 300) is ended and reported. With KEEP=FILE, every job's raw output is also
+# written to FILE as a tar archive, for a closer look than the table's medians; FROM=FILE prints
+# the table of such an archive again, without measuring (on any machine).
 set -eu
 build=$(cd "${1:-.}" && pwd)
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,22 +37,46 @@ runs=${RUNS:-3}
 each=${SECONDS_EACH:-0.2}
 limit=${TIMEOUT:-300}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+keep=${KEEP:-}
+case $keep in
+    "" | /*) ;;
+    *) keep=$(pwd)/$keep ;;
+esac
+trap '[ -z "$keep" ] || tar -C "$work" -cf "$keep" .; rm -rf "$work"' EXIT
+trap 'exit 143' TERM INT
 benches="coll overlap bcast_dynamic"
 . "$src/bench/lib.sh"
 
-compile_all yes
-case " $mpis_coll " in
-    *" tm "*) ;;
-    *)
-        print_notes
-        echo "ThreadMPI's benchmarks did not build: nothing to measure." >&2
-        exit 1
-        ;;
-esac
-cores=$("$build/launcher/mpcrun" --dry-run 2> /dev/null | grep -c '^rank ' || :)
-others=$(echo "$mpis_coll" | sed 's/ *tm */ /')
-
+if [ -n "${FROM:-}" ]; then
+    tar -C "$work" -xf "$FROM"
+    # shellcheck source=/dev/null # written below, by the run that measured
+    . "$work/facts"
+else
+    compile_all yes
+    case " $mpis_coll " in
+        *" tm "*) ;;
+        *)
+            print_notes
+            echo "ThreadMPI's benchmarks did not build: nothing to measure." >&2
+            exit 1
+            ;;
+    esac
+    cores=$("$build/launcher/mpcrun" --dry-run 2> /dev/null | grep -c '^rank ' || :)
+    others=$(echo "$mpis_coll" | sed 's/ *tm */ /')
+    # What the table needs besides the outputs, for FROM.
+    cat > "$work/facts" << FACTS
+cores=$cores
+others="$others"
+mpis_overlap="$mpis_overlap"
+runs=$runs
+each=$each
+build=$build
+host=$(uname -n)
+day=$(date -u +%F)
+FACTS
+    # shellcheck source=/dev/null
+    . "$work/facts"
+fi
 : > "$work/table"
 # row ITEM CASE FIGURE TARGET VERDICT
 row() {
@@ -89,80 +115,83 @@ ratio_of() {
 policies="idle same next comm none"
 colls="-c bcast,ibcast,allreduce,iallreduce,barrier,ibarrier"
 
-i=1
-while [ "$i" -le "$runs" ]; do
-    echo "run $i of $runs" >&2
-    # item 5
-    if [ "$cores" -ge 2 ]; then
-        (
-            tm_flags="--set placement.progress=comm --set placement.comm_cores=1"
-            mpis_only=tm
-            measure item5 "$i" 2 coll $colls -T "$each" 8
-        )
-    fi
-    # item 2
-    for n in 2 16; do
-        [ "$cores" -ge "$n" ] || continue
-        for p in $policies; do
+# The measurements (none with FROM).
+if [ -z "${FROM:-}" ]; then
+    i=1
+    while [ "$i" -le "$runs" ]; do
+        echo "run $i of $runs" >&2
+        # item 5
+        if [ "$cores" -ge 2 ]; then
             (
-                tm_flags="--set placement.progress=$p"
+                tm_flags="--set placement.progress=comm --set placement.comm_cores=1"
                 mpis_only=tm
-                measure "item2_${n}_$p" "$i" "$n" coll $colls -T "$each" 8 65536
+                measure item5 "$i" 2 coll $colls -T "$each" 8
+            )
+        fi
+        # item 2
+        for n in 2 16; do
+            [ "$cores" -ge "$n" ] || continue
+            for p in $policies; do
+                (
+                    tm_flags="--set placement.progress=$p"
+                    mpis_only=tm
+                    measure "item2_${n}_$p" "$i" "$n" coll $colls -T "$each" 8 65536
+                )
+            done
+            [ -z "$others" ] || (
+                mpis_only=$others
+                measure "item2_$n" "$i" "$n" coll $colls -T "$each" 8 65536
             )
         done
-        [ -z "$others" ] || (
-            mpis_only=$others
-            measure "item2_$n" "$i" "$n" coll $colls -T "$each" 8 65536
-        )
-    done
-    # item 1
-    for n in 2 4 8; do
-        [ "$cores" -ge $((2 * n)) ] || continue
-        measure "item1_$n" "$i" "$n" overlap -T "$each" 2097152
-    done
-    # item 3
-    if [ "$cores" -ge 16 ]; then
-        (
-            mpis_only=tm
-            measure item3 "$i" 33 bcast_dynamic -T "$each" -n 8 -n 32 8 65536
-        )
-    fi
-    i=$((i + 1))
-done
-
-# item 4: its own runs, the unit (one transfer of 2 MiB) being ibcast's t_pure on 2 ranks.
-split_cores=16
-if [ "$cores" -ge "$split_cores" ]; then
-    confine=
-    [ "$cores" -eq "$split_cores" ] || confine="taskset -c 0-$((split_cores - 1))"
-    (
-        timer=$confine
-        mpis_only=tm
-        measure unit 1 2 overlap -c ibcast -T "$each" 2097152
-    )
-    unit=$(cat "$work"/unit.tm.1 | awk '$1 == "ibcast" { print $4 }' | mid)
-    hc=$(awk -v n="$split_cores" 'BEGIN { h = 0; for (p = 1; p < n; p *= 2) h++; print h }')
-    i=1
-    while [ "$i" -le "$runs" ] && [ "$unit" != - ]; do
-        echo "split-tree run $i of $runs" >&2
-        for n in 8 9 10 11 12 13 14 15; do
-            h=$(awk -v n="$n" 'BEGIN { h = 0; for (p = 1; p < n; p *= 2) h++; print h }')
-            w=$(awk -v u="$unit" -v c="$split_cores" -v n="$n" -v h="$hc" \
-                'BEGIN { printf "%.6f", c / n * h * u / 1e6 }')
-            s=0
-            while [ "$s" -le "$h" ]; do
-                (
-                    timer=$confine
-                    tm_flags="--set nbc.split_levels=$s"
-                    mpis_only=tm
-                    measure "item4_${n}_$s" "$i" "$n" overlap -c ibcast -T "$each" -w "$w" 2097152
-                )
-                s=$((s + 1))
-            done
+        # item 1
+        for n in 2 4 8; do
+            [ "$cores" -ge $((2 * n)) ] || continue
+            measure "item1_$n" "$i" "$n" overlap -T "$each" 2097152
         done
+        # item 3
+        if [ "$cores" -ge 16 ]; then
+            (
+                mpis_only=tm
+                measure item3 "$i" 33 bcast_dynamic -T "$each" -n 8 -n 32 8 65536
+            )
+        fi
         i=$((i + 1))
     done
-    "$build/launcher/mpcrun" --split-model "$split_cores" > "$work/model"
+
+    # item 4: its own runs, the unit (one transfer of 2 MiB) being ibcast's t_pure on 2 ranks.
+    split_cores=16
+    if [ "$cores" -ge "$split_cores" ]; then
+        confine=
+        [ "$cores" -eq "$split_cores" ] || confine="taskset -c 0-$((split_cores - 1))"
+        (
+            timer=$confine
+            mpis_only=tm
+            measure unit 1 2 overlap -c ibcast -T "$each" 2097152
+        )
+        unit=$(cat "$work"/unit.tm.1 | awk '$1 == "ibcast" { print $4 }' | mid)
+        hc=$(awk -v n="$split_cores" 'BEGIN { h = 0; for (p = 1; p < n; p *= 2) h++; print h }')
+        i=1
+        while [ "$i" -le "$runs" ] && [ "$unit" != - ]; do
+            echo "split-tree run $i of $runs" >&2
+            for n in 8 9 10 11 12 13 14 15; do
+                h=$(awk -v n="$n" 'BEGIN { h = 0; for (p = 1; p < n; p *= 2) h++; print h }')
+                w=$(awk -v u="$unit" -v c="$split_cores" -v n="$n" -v h="$hc" \
+                    'BEGIN { printf "%.6f", c / n * h * u / 1e6 }')
+                s=0
+                while [ "$s" -le "$h" ]; do
+                    (
+                        timer=$confine
+                        tm_flags="--set nbc.split_levels=$s"
+                        mpis_only=tm
+                        measure "item4_${n}_$s" "$i" "$n" overlap -c ibcast -T "$each" -w "$w" 2097152
+                    )
+                    s=$((s + 1))
+                done
+            done
+            i=$((i + 1))
+        done
+        "$build/launcher/mpcrun" --split-model "$split_cores" > "$work/model"
+    fi
 fi
 
 # ---- the table ----
@@ -277,7 +306,7 @@ for n in 8 9 10 11 12 13 14 15; do
         echo "$s $t" >> "$work/sweep"
         s=$((s + 1))
     done
-    fig=$(awk '{ printf "%sS=%s %s us", NR > 1 ? ", " : "", $1, $2 }' "$work/sweep")
+    fig=$(awk '{ printf "%sS=%s %s us", (NR > 1 ? ", " : ""), $1, $2 }' "$work/sweep")
     v=$(awk -v m="$model" '$2 != "-" { if (best == "" || $2 + 0 < best) { best = $2 + 0; bs = $1 }
             if ($1 == m) tm = $2 }
         END { if (best == "" || tm == "") print "no figure"
@@ -301,7 +330,8 @@ for pair in bcast:ibcast allreduce:iallreduce barrier:ibarrier; do
     row 5 "$case" "${r}x ($tn / $tb us)" "<= 1.5x" "$(verdict "$r" "<=" 1.5)"
 done
 
-echo "bench/manycore.sh on $(uname -n), $cores cores (hwloc, as mpcrun sees them), $(date -u +%F):"
+# shellcheck disable=SC2154 # host and day: from the facts
+echo "bench/manycore.sh on $host, $cores cores (hwloc, as mpcrun sees them), $day:"
 echo "medians of $runs runs of $each s per measurement; ThreadMPI: $build"
 echo
 echo "| item | case | figure | target | verdict |"

@@ -85,6 +85,25 @@ int tm_coll_run(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, tm_nbc_
     return MPI_SUCCESS;
 }
 
+int tm_coll_done(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int err,
+                 MPI_Request *request)
+{
+    /* The number the collective's schedule would have taken (the members number theirs alike,
+     * whether or not they made one). */
+    comm->coll_seq++;
+    tm_p2p_request_t *req = tm_p2p_request_new(r, TM_P2P_REQ_COLL);
+    if (!req)
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");
+    req->comm = comm;
+    req->call = call;
+    req->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    req->status.MPI_TAG = MPI_ANY_TAG;
+    req->status.MPI_ERROR = err;
+    atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
+    *request = tm_p2p_request_handle(req);
+    return MPI_SUCCESS;
+}
+
 static void init_once(void)
 {
     tm_coll_check_types = tm_rt_coll_check_types();
@@ -131,8 +150,10 @@ int tm_coll_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *bu
                   tm_mpi_type_t *type, int root, MPI_Request *request)
 {
     bool nonblocking = request != NULL;
-    bool flat = !nonblocking && tm_coll_use_flat(c, count * type->size);
-    CHECK_BEGIN(root, NULL, count, type, flat);
+    bool flat = tm_coll_use_flat(c, count * type->size);
+    CHECK_BEGIN(root, NULL, count, type, flat && !nonblocking);
+    if (flat && nonblocking)
+        return tm_coll_flat_nb(r, c, call, &sig, buf, buf, count, type, NULL, root, request);
     if (flat)
         return tm_coll_flat_bcast(r, c, call, &sig, buf, count, type, root);
     int levels = tm_coll_levels(c, nonblocking, false);
@@ -145,8 +166,10 @@ int tm_coll_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const v
                    MPI_Request *request)
 {
     bool nonblocking = request != NULL;
-    bool flat = !nonblocking && tm_coll_use_flat_reduce(c, count, type);
-    CHECK_BEGIN(root, op, count, type, flat);
+    bool flat = tm_coll_use_flat_reduce(c, count, type);
+    CHECK_BEGIN(root, op, count, type, flat && !nonblocking);
+    if (flat && nonblocking)
+        return tm_coll_flat_nb(r, c, call, &sig, data, recvbuf, count, type, op, root, request);
     if (flat)
         return tm_coll_flat_reduce(r, c, call, &sig, data, recvbuf, count, type, op, root);
     if (!nonblocking && tm_coll_use_shared(c, count, type, op))
@@ -163,9 +186,11 @@ int tm_coll_allreduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, cons
                       MPI_Request *request)
 {
     tm_nbc_sched_t *s;
-    bool flat = !request && tm_coll_use_flat_reduce(c, count, type);
-    CHECK_BEGIN(-1, op, count, type, flat);
-    if (request) {
+    bool flat = tm_coll_use_flat_reduce(c, count, type);
+    CHECK_BEGIN(-1, op, count, type, flat && !request);
+    if (request && flat) {
+        return tm_coll_flat_nb(r, c, call, &sig, data, recvbuf, count, type, op, -1, request);
+    } else if (request) {
         s = tm_coll_allreduce_split(r, c, data, recvbuf, count, type, op,
                                     tm_coll_levels(c, true, false));
     } else if (flat) {

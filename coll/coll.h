@@ -130,6 +130,12 @@ int tm_coll_levels(const tm_mpi_comm_t *comm, bool nonblocking, bool doubling);
 int tm_coll_run(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, tm_nbc_sched_t *s,
                 MPI_Request *request);
 
+/* A non-blocking collective `call` on comm that was over at its start (the flat ones): its
+ * request, complete with MPI error class `err`, in *request. Takes the collective's number among
+ * comm's schedules, as a schedule would (tm_nbc_sched_create). */
+int tm_coll_done(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int err,
+                 MPI_Request *request);
+
 /* Shared-address-space reduce and allreduce (shared.c): the ranks read each other's
  * buffers directly, each combining one chunk of the elements. Blocking only, for commutative
  * operations; data is the rank's data (== recvbuf: in place), recvbuf significant at the root
@@ -223,8 +229,15 @@ int tm_coll_flat_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
  * barrier through the block's lines and starts the request that waits for the others. */
 int tm_coll_flat_ibarrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                           MPI_Request *request);
-/* Drops c's reference to its block (its view goes, in `call`), once the non-blocking barriers
- * its rank entered on it are over. */
+/* MPI_Ibcast (op NULL: buf from root), MPI_Ireduce (root >= 0) and MPI_Iallreduce (root -1) of
+ * data that tm_coll_use_flat, or tm_coll_use_flat_reduce, accepts: writes this member's part
+ * into its ring of the block and starts the request that reads the others' (`sig`: the call's
+ * signature, which the readers compare). `data`: a reduction's contribution (not MPI_IN_PLACE). */
+int tm_coll_flat_nb(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const tm_coll_sig_t *sig,
+                    const void *data, void *buf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
+                    int root, MPI_Request *request);
+/* Drops c's reference to its block (its view goes, in `call`), once the non-blocking barriers,
+ * broadcasts and reductions its rank started on it are over. */
 void tm_coll_flat_release(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call);
 
 /* ---- dynamic broadcasts (bcast_dynamic.c) ---- */

@@ -1,7 +1,8 @@
 /*
  * Flat collectives: the small blocking barrier, broadcast, reduce, allreduce, allgather(v),
- * alltoall, gather, scatter and reduce_scatter(_block), scan and exscan, and the non-blocking
- * barrier ("non-blocking barriers" below), through a block of memory the members of a
+ * alltoall, gather, scatter and reduce_scatter(_block), scan and exscan, and the small
+ * non-blocking barrier, broadcast, reduce and allreduce ("non-blocking barriers" and
+ * "non-blocking broadcasts and reductions" below), through a block of memory the members of a
  * communicator share (the ranks are threads of one process).
  *
  * Each member copies its data into its slot of the block and arrives on its group's counter
@@ -105,6 +106,7 @@ struct tm_coll_flat {
     int refs;                     /* views that use it; under registry.lock */
     int ngroups;                  /* VPs the members run on */
     struct tm_coll_flat *next;
+    _Atomic int ring_stalled; /* writers waiting for an entry of the ring to be read */
     /* Two sets of size slots, for odd and even rounds: a line that holds the slot's length,
      * then TM_COLL_FLAT_BYTES of data. */
     alignas(TM_SHM_CACHE_LINE) unsigned char slots[];
@@ -204,6 +206,31 @@ static flat_arrival_t *flat_arrivals(tm_coll_flat_t *f)
     return (flat_arrival_t *)(void *)(flat_groups(f) + f->size);
 }
 
+/* Each member's ring of non-blocking broadcasts and reductions (see below). */
+#define FLAT_RING_DEPTH 8
+
+typedef struct flat_entry {
+    alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t round; /* the round written here last */
+    tm_coll_sig_t sig;                                 /* its member's call */
+    size_t len;                                        /* bytes of data */
+    alignas(TM_SHM_CACHE_LINE) unsigned char data[TM_COLL_FLAT_BYTES];
+} flat_entry_t;
+
+typedef struct flat_ring {
+    flat_entry_t entries[FLAT_RING_DEPTH];
+    /* Rounds up to this one, every entry its member needed of them read. */
+    alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t read;
+    /* The member's own: done[t % FLAT_RING_DEPTH] = t once its round t is read, by whichever
+     * side read it (the rank or its progress thread); `read` advances over them in order. */
+    alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t done[FLAT_RING_DEPTH];
+} flat_ring_t;
+
+/* The members' rings, after their lines of non-blocking barriers. */
+static flat_ring_t *flat_rings(tm_coll_flat_t *f)
+{
+    return (flat_ring_t *)(void *)(flat_arrivals(f) + f->size);
+}
+
 /* c's block, made by its first member that needs it. Out of memory ends the job: the members
  * must all take the flat path once they chose it. */
 static tm_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
@@ -216,10 +243,10 @@ static tm_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
     while (f && (f->context_id != c->context_id || f->leader != leader))
         f = f->next;
     if (!f) {
-        size_t bytes = sizeof *f + 2 * (size_t)c->size * FLAT_SLOT_STRIDE +
-                       (size_t)c->size * (sizeof(flat_link_t) + sizeof(flat_member_t)) +
-                       TM_SHM_CACHE_LINE +
-                       (size_t)c->size * (sizeof(flat_group_t) + sizeof(flat_arrival_t));
+        size_t bytes =
+            sizeof *f + 2 * (size_t)c->size * FLAT_SLOT_STRIDE +
+            (size_t)c->size * (sizeof(flat_link_t) + sizeof(flat_member_t)) + TM_SHM_CACHE_LINE +
+            (size_t)c->size * (sizeof(flat_group_t) + sizeof(flat_arrival_t) + sizeof(flat_ring_t));
         /* aligned_alloc wants a multiple of the alignment */
         bytes = (bytes + TM_SHM_CACHE_LINE - 1) / TM_SHM_CACHE_LINE * TM_SHM_CACHE_LINE;
         if (!(f = aligned_alloc(TM_SHM_CACHE_LINE, bytes))) {
@@ -262,8 +289,16 @@ static tm_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
             members[k].next = groups[members[k].group].first;
             groups[members[k].group].first = k;
         }
-        for (int k = 0; k < c->size; k++)
+        atomic_init(&f->ring_stalled, 0);
+        for (int k = 0; k < c->size; k++) {
             atomic_init(&flat_arrivals(f)[k].ibarriers, 0);
+            flat_ring_t *ring = &flat_rings(f)[k];
+            atomic_init(&ring->read, 0);
+            for (int d = 0; d < FLAT_RING_DEPTH; d++) {
+                atomic_init(&ring->entries[d].round, 0);
+                atomic_init(&ring->done[d], 0);
+            }
+        }
         f->next = registry.head;
         registry.head = f;
     }
@@ -274,6 +309,7 @@ static tm_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
 }
 
 static void flat_ibarriers_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call);
+static void flat_nb_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call);
 
 void tm_coll_flat_release(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
 {
@@ -283,6 +319,7 @@ void tm_coll_flat_release(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
     /* Our non-blocking barriers' requests read the block until they find them over: the block
      * may go with this view only after (MPI_Comm_free may synchronize). */
     flat_ibarriers_wait(r, c, call);
+    flat_nb_wait(r, c, call);
     c->flat = NULL;
     pthread_mutex_lock(&registry.lock);
     bool last = --f->refs == 0;
@@ -567,8 +604,8 @@ static flat_group_t *flat_result(const tm_mpi_comm_t *c)
  * no counter to share and no round to open: any number of barriers may be under way, and a
  * member may enter the next one before the others have seen this one over. Its request is a
  * schedule of one TM_NBC_POLL action that scans the lines (from where the last scan stopped)
- * whenever the rank progresses. The member whose entry ends the barrier pokes the others'
- * collective mailboxes:
+ * whenever the rank progresses; the member whose entry ends the barrier needs none (its request
+ * is complete from the start), and pokes the others' collective mailboxes:
  *
  *   entering:  line[me] := t (release); fence; every line >= t? poke every other member
  *   waiting:   sleeper := self; fence; every line >= t? else sleep      (Dekker: one of the two
@@ -614,10 +651,14 @@ int tm_coll_flat_ibarrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
     atomic_store_explicit(&flat_arrivals(f)[c->rank].ibarriers, t, memory_order_release);
     atomic_thread_fence(memory_order_seq_cst); /* the entering side of the Dekker pattern */
     int cursor = 0;
-    if (flat_entered(f, t, &cursor))
+    if (flat_entered(f, t, &cursor)) {
         for (int k = 0; k < c->size; k++)
             if (k != c->rank)
                 tm_p2p_mailbox_poke(tm_p2p_mailbox_get(c->group->world_ranks[k], true));
+        /* over at once: a request complete from the start, without a schedule */
+        atomic_fetch_add_explicit(&c->flat_ibarriers_seen, 1, memory_order_relaxed);
+        return tm_coll_done(r, c, call, MPI_SUCCESS, request);
+    }
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, 0);
     if (!s) {
         /* no request will look: counted as seen */
@@ -636,6 +677,295 @@ static void flat_ibarriers_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *
 {
     /* or until the communicator broke */
     (void)flat_wait(r, c, call, &c->flat_ibarriers_seen, c->flat_ibarriers, NULL, 0);
+}
+
+/* ---- non-blocking broadcasts and reductions ----
+ *
+ * MPI_Ibcast, MPI_Ireduce and MPI_Iallreduce of the flat collectives' sizes, through a ring of
+ * FLAT_RING_DEPTH entries per member: the member writes its round t (its t-th such call on the
+ * communicator) into its entry t % FLAT_RING_DEPTH, with the signature of its call, and the
+ * members that need it read it there: a broadcast's members the root's entry, a reduction's
+ * (every member for an allreduce, the root for a reduce) every member's, folded in rank order.
+ * As with the non-blocking barriers, nothing is shared but what each member writes itself: any
+ * number of rounds may be under way, a member that writes nothing more (a broadcast's root, a
+ * reduction's non-root) is done at once, and one that waits only scans lines.
+ *
+ *   start:  entry[me][t % D] := data, sig; entry.round := t (release); fence;
+ *           poke whom the entry completes (the broadcast's members; a reduction's readers,
+ *           by the member that sees every entry written)
+ *   poll:   every entry it reads holds round t? then copy or fold them into the buffer;
+ *           read := t (in order, release); done
+ *
+ * An entry is written again, for round t + D, only once every member has read every round up to
+ * t (its `read` line, which grows in order; the writer keeps the least it saw, so that it scans
+ * the lines about once per D rounds). A writer that finds the entry still in use does its write
+ * from its request's poll instead, and says so in the block's `ring_stalled`, which every reader
+ * looks at after it advanced its line, poking the members when someone is stalled (Dekker: the
+ * writer counts itself, fences and scans; the reader stores, fences and looks).
+ *
+ * Calls that differ: a reader compares the signature of each entry it reads with its own call's.
+ * If only the amounts of data differ, its request fails with MPI_ERR_TRUNCATE, as a message
+ * longer or shorter than its receive would; if the calls differ, it never reads the entry, and
+ * the ledger (check.c), which holds these calls as it holds the schedules', breaks the
+ * communicator, which ends the request with the mismatch. Requests run on the rank, or on its
+ * progress thread when that has a core of its own (the rank may compute meanwhile). */
+
+/* A request's own state, in its schedule's scratch. */
+typedef struct flat_nb {
+    tm_mpi_comm_t *c;
+    tm_nbc_sched_t *s; /* its schedule; NULL while it has none */
+    int err;           /* MPI_ERR_TRUNCATE when the members' data differed in size */
+    int root;          /* -1: an allreduce */
+    bool bcast;        /* a broadcast, else a reduction */
+    bool written;      /* its entry is written (or it writes none) */
+    bool stalled;      /* counted in the block's ring_stalled */
+    const void *data;  /* what it contributes (the root's buffer, for a broadcast) */
+    void *buf;         /* where the result goes; NULL: it reads nothing */
+    size_t count;
+    tm_mpi_type_t *type;
+    tm_mpi_op_t *op;
+    tm_coll_sig_t sig;
+} flat_nb_t;
+
+/* Wakes the members of c but its own rank (only member `only`, if >= 0) that may sleep waiting
+ * for the ring, after one fence (the waker's side of the Dekker pattern with each sleeper): the
+ * rank, which sleeps as `sleeper` of its point-to-point mailbox whatever it waits for, and its
+ * progress thread, which sleeps as `helper` of its collective mailbox while it has requests. */
+static void flat_nb_poke(tm_mpi_comm_t *c, int only)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int k = only >= 0 ? only : 0; k < (only >= 0 ? only + 1 : c->size); k++) {
+        if (k == c->rank)
+            continue;
+        int world = c->group->world_ranks[k];
+        tm_p2p_mailbox_wake_rank(tm_p2p_mailbox_get(world, false));
+        tm_p2p_mailbox_t *coll = tm_p2p_mailbox_get(world, true);
+        if (atomic_load_explicit(&coll->helper, memory_order_relaxed))
+            tm_p2p_mailbox_wake(coll);
+    }
+}
+
+/* The least round that every member has read up to. */
+static uint64_t flat_nb_read_by_all(tm_coll_flat_t *f)
+{
+    uint64_t least = UINT64_MAX;
+    for (int k = 0; k < f->size; k++) {
+        /* acquire: its reads of our entry come before we write it again */
+        uint64_t read = atomic_load_explicit(&flat_rings(f)[k].read, memory_order_acquire);
+        if (read < least)
+            least = read;
+    }
+    return least;
+}
+
+/* Whether every entry of round t that `n` reads is written, scanning from *cursor. */
+static bool flat_nb_arrived(const flat_nb_t *n, uint64_t t, int *cursor)
+{
+    tm_coll_flat_t *f = n->c->flat;
+    int last = n->bcast ? n->root : f->size - 1;
+    for (int k = n->bcast ? n->root : *cursor; k <= last; k++)
+        /* acquire: the entry's data before its round */
+        if (atomic_load_explicit(&flat_rings(f)[k].entries[t % FLAT_RING_DEPTH].round,
+                                 memory_order_acquire) != t) {
+            *cursor = k;
+            return false;
+        }
+    *cursor = last + 1;
+    return true;
+}
+
+/* Writes n's entry of round t if every member has read what it held: true once written. */
+static bool flat_nb_write(flat_nb_t *n, uint64_t t)
+{
+    tm_mpi_comm_t *c = n->c;
+    tm_coll_flat_t *f = c->flat;
+    uint64_t needed = t > FLAT_RING_DEPTH ? t - FLAT_RING_DEPTH : 0;
+    if (atomic_load_explicit(&c->flat_ring_free, memory_order_relaxed) < needed) {
+        uint64_t least = flat_nb_read_by_all(f);
+        if (least < needed && !n->stalled) {
+            /* Counted, then looked again: a reader that advances after this sees the count. */
+            atomic_fetch_add_explicit(&f->ring_stalled, 1, memory_order_seq_cst);
+            n->stalled = true;
+            least = flat_nb_read_by_all(f);
+        }
+        if (least < needed)
+            return false;
+        atomic_store_explicit(&c->flat_ring_free, least, memory_order_relaxed);
+    }
+    if (n->stalled) {
+        atomic_fetch_sub_explicit(&f->ring_stalled, 1, memory_order_relaxed);
+        n->stalled = false;
+    }
+    flat_entry_t *e = &flat_rings(f)[c->rank].entries[t % FLAT_RING_DEPTH];
+    e->sig = n->sig;
+    e->len = tm_mpi_type_pack(n->data, n->count, n->type, 0, n->count * n->type->size, e->data);
+    /* release: the data before the round */
+    atomic_store_explicit(&e->round, t, memory_order_release);
+    n->written = true;
+    if (n->bcast) {
+        flat_nb_poke(c, -1);
+    } else {
+        /* The member that sees every entry written wakes the readers (Dekker with each writer:
+         * one of two that write at once sees the other's entry). */
+        atomic_thread_fence(memory_order_seq_cst);
+        int cursor = 0;
+        flat_nb_t all = *n;
+        all.bcast = false;
+        if (flat_nb_arrived(&all, t, &cursor))
+            flat_nb_poke(c, n->root);
+    }
+    return true;
+}
+
+/* Round t is read: advances c's member's `read` line over the rounds read in order, and wakes
+ * the members if a writer waits for that. The rank and its progress thread may both be here
+ * (a round done at its start, an earlier one by its request): the line only grows. */
+static void flat_nb_read(tm_mpi_comm_t *c, uint64_t t)
+{
+    tm_coll_flat_t *f = c->flat;
+    flat_ring_t *ring = &flat_rings(f)[c->rank];
+    /* release: our reads of the entries before whoever advances `read` over t */
+    atomic_store_explicit(&ring->done[t % FLAT_RING_DEPTH], t, memory_order_release);
+    uint64_t read = atomic_load_explicit(&ring->read, memory_order_relaxed);
+    bool advanced = false;
+    /* acquire: the reads of the round's reader, which we publish with ours */
+    while (atomic_load_explicit(&ring->done[(read + 1) % FLAT_RING_DEPTH], memory_order_acquire) ==
+           read + 1)
+        /* seq_cst: the store before the look at ring_stalled (Dekker with flat_nb_write); a
+         * failure reloads `read` */
+        if (atomic_compare_exchange_weak_explicit(&ring->read, &read, read + 1,
+                                                  memory_order_seq_cst, memory_order_relaxed)) {
+            read++;
+            advanced = true;
+        }
+    if (advanced &&
+        __builtin_expect(atomic_load_explicit(&f->ring_stalled, memory_order_seq_cst) > 0, 0))
+        flat_nb_poke(c, -1);
+}
+
+/* The TM_NBC_POLL test of round t of request `obj` (flat_nb_t). */
+static bool flat_nb_ready(void *obj, uint64_t t, int *cursor)
+{
+    flat_nb_t *n = obj;
+    tm_mpi_comm_t *c = n->c;
+    tm_coll_flat_t *f = c->flat;
+    if (!n->written && !flat_nb_write(n, t))
+        return false;
+    if (n->buf) {
+        if (!flat_nb_arrived(n, t, cursor))
+            return false;
+        int first = n->bcast ? n->root : 0, last = n->bcast ? n->root : f->size - 1;
+        bool sized = true;
+        for (int k = first; k <= last; k++) {
+            const tm_coll_sig_t *theirs = &flat_rings(f)[k].entries[t % FLAT_RING_DEPTH].sig;
+            if (__builtin_expect(!tm_coll_sig_equal(theirs, &n->sig), 0)) {
+                if (!tm_coll_sig_calls_equal(theirs, &n->sig))
+                    return false; /* another call: the ledger breaks the communicator */
+                if (theirs->bytes != n->sig.bytes)
+                    sized = false;
+            }
+        }
+        if (!sized) {
+            n->err = MPI_ERR_TRUNCATE;
+            if (n->s)
+                tm_nbc_sched_fail(n->s, n->err);
+        } else if (n->bcast) {
+            const flat_entry_t *e = &flat_rings(f)[n->root].entries[t % FLAT_RING_DEPTH];
+            tm_mpi_type_unpack(e->data, e->len, n->buf, n->count, n->type, 0);
+        } else if (n->count > 0) {
+            /* In rank order, as flat_fold: entry[k] op (the entries after it). */
+            size_t bytes = n->count * n->type->size;
+            memcpy(n->buf, flat_rings(f)[last].entries[t % FLAT_RING_DEPTH].data, bytes);
+            for (int k = last - 1; k >= 0; k--)
+                tm_mpi_op_apply(n->op, flat_rings(f)[k].entries[t % FLAT_RING_DEPTH].data, n->buf,
+                                n->count, n->type);
+        }
+    }
+    flat_nb_read(c, t);
+    /* release: our last look at the block comes before the view lets it go */
+    atomic_fetch_add_explicit(&c->flat_ring_seen, 1, memory_order_release);
+    return true;
+}
+
+int tm_coll_flat_nb(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const tm_coll_sig_t *sig,
+                    const void *data, void *buf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
+                    int root, MPI_Request *request)
+{
+    flat_get(r, c);
+    uint64_t t = ++c->flat_ring_rounds;
+    bool bcast = op == NULL;
+    flat_nb_t n = {
+        .c = c,
+        .err = MPI_SUCCESS,
+        .root = root,
+        .bcast = bcast,
+        .data = bcast ? buf : data,
+        .buf = bcast ? (c->rank == root ? NULL : buf) : (root < 0 || c->rank == root ? buf : NULL),
+        .count = count,
+        .type = type,
+        .op = op,
+        .sig = *sig,
+        .written = bcast && c->rank != root, /* a broadcast's members write nothing */
+    };
+    /* Done at once (a broadcast's root, a reduction's non-root, the last member to come): a
+     * request complete from the start, without a schedule. */
+    int cursor = 0;
+    if (flat_nb_ready(&n, t, &cursor))
+        return tm_coll_done(r, c, call, n.err, request);
+    tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, sizeof(flat_nb_t));
+    if (!s) {
+        /* No request will look: the round counts as read, so that the ring goes on, and the
+         * lack of memory is reported. */
+        if (n.stalled)
+            atomic_fetch_sub_explicit(&c->flat->ring_stalled, 1, memory_order_relaxed);
+        flat_nb_read(c, t);
+        atomic_fetch_add_explicit(&c->flat_ring_seen, 1, memory_order_relaxed);
+        return tm_coll_run(r, c, call, NULL, request);
+    }
+    flat_nb_t *kept = tm_nbc_sched_scratch(s);
+    *kept = n;
+    kept->s = s;
+    /* Its progress thread may run it while the rank computes, if it has a core of its own. */
+    tm_nbc_sched_where(s, tm_rt_progress_alone(r->rt->world_rank) ? TM_NBC_ANY : TM_NBC_RANK);
+    tm_nbc_sched_poll_data(s, flat_nb_ready, kept, t, type, op);
+    return tm_coll_run(r, c, call, s, request);
+}
+
+/* What a member that lets go of its view waits for: every member has read up to `round`. */
+typedef struct flat_nb_release {
+    tm_coll_flat_t *f;
+    uint64_t round;
+    const _Atomic int *broken; /* the communicator's (check.h), or never_broken */
+} flat_nb_release_t;
+
+static bool flat_nb_all_read(void *arg)
+{
+    const flat_nb_release_t *w = arg;
+    return flat_nb_read_by_all(w->f) >= w->round ||
+           atomic_load_explicit(w->broken, memory_order_acquire);
+}
+
+/* Waits (progressing) until the requests of c's member's rounds in the ring are complete, then
+ * until every member has read them: a member may get to a round after the others have all
+ * finished it (a broadcast's root is done at once) and let go of their views, and the block
+ * must still hold what it reads. The wait counts itself in ring_stalled, so that the readers
+ * poke it. Either ends if the communicator broke (as flat_ibarriers_wait). */
+static void flat_nb_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
+{
+    if (c->flat_ring_rounds == 0 ||
+        !flat_wait(r, c, call, &c->flat_ring_seen, c->flat_ring_rounds, NULL, 0))
+        return;
+    tm_coll_flat_t *f = c->flat;
+    flat_nb_release_t w = {f, c->flat_ring_rounds, tm_coll_check_abort_flag(c)};
+    if (!w.broken)
+        w.broken = &never_broken;
+    if (flat_nb_read_by_all(f) >= w.round)
+        return;
+    /* Counted, then looked again (Dekker with flat_nb_read). */
+    atomic_fetch_add_explicit(&f->ring_stalled, 1, memory_order_seq_cst);
+    flat_wait_t described = {NULL, 0, call, c, NULL};
+    tm_p2p_wait_noted(r, flat_nb_all_read, &w, flat_note, &described);
+    atomic_fetch_sub_explicit(&f->ring_stalled, 1, memory_order_relaxed);
 }
 
 bool tm_coll_use_flat(const tm_mpi_comm_t *c, size_t bytes)

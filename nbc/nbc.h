@@ -112,6 +112,15 @@ void tm_nbc_sched_copy(tm_nbc_sched_t *s, const void *src, size_t scount, tm_mpi
  * (0 at first) it may keep its place in. For a condition that other ranks make true by writing
  * shared memory; they poke the ranks that may sleep on it. */
 void tm_nbc_sched_poll(tm_nbc_sched_t *s, tm_nbc_ready_fn_t ready, void *obj, uint64_t target);
+/* tm_nbc_sched_poll for a ready function that reads or writes buffers of `type` and combines
+ * them with `op` (either NULL): the schedule holds a reference to each until it is freed, so that
+ * the program may free its handles while the collective is under way. */
+void tm_nbc_sched_poll_data(tm_nbc_sched_t *s, tm_nbc_ready_fn_t ready, void *obj, uint64_t target,
+                            tm_mpi_type_t *type, tm_mpi_op_t *op);
+
+/* Makes s's request complete with MPI error class `err` (a ready function that found the
+ * members' data of different sizes: MPI_ERR_TRUNCATE), unless it has an error already. */
+void tm_nbc_sched_fail(tm_nbc_sched_t *s, int err);
 
 /* Ends the current round (if it has actions); the next actions go to a new round that runs
  * `where`. */

@@ -158,6 +158,27 @@ void tm_nbc_sched_poll(tm_nbc_sched_t *s, tm_nbc_ready_fn_t ready, void *obj, ui
     a->poll.cursor = 0;
 }
 
+void tm_nbc_sched_poll_data(tm_nbc_sched_t *s, tm_nbc_ready_fn_t ready, void *obj, uint64_t target,
+                            tm_mpi_type_t *type, tm_mpi_op_t *op)
+{
+    tm_nbc_sched_poll(s, ready, obj, target);
+    if (s->err)
+        return;
+    tm_nbc_action_t *a = &s->actions[s->nactions - 1];
+    if (type)
+        tm_mpi_type_retain(type);
+    if (op)
+        tm_mpi_op_retain(op);
+    a->poll.type = type;
+    a->poll.op = op;
+}
+
+void tm_nbc_sched_fail(tm_nbc_sched_t *s, int err)
+{
+    if (s->status_error == MPI_SUCCESS)
+        s->status_error = err;
+}
+
 void tm_nbc_sched_op(tm_nbc_sched_t *s, const void *in, void *inout, size_t count,
                      tm_mpi_type_t *type, tm_mpi_op_t *op)
 {
@@ -238,6 +259,10 @@ void tm_nbc_sched_free(tm_nbc_sched_t *s)
             tm_mpi_type_release(a->copy.dtype);
             break;
         case TM_NBC_POLL:
+            if (a->poll.type)
+                tm_mpi_type_release(a->poll.type);
+            if (a->poll.op)
+                tm_mpi_op_release(a->poll.op);
             break;
         }
     }

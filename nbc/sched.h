@@ -60,7 +60,9 @@ typedef struct tm_nbc_action {
             tm_nbc_ready_fn_t ready;
             void *obj;
             uint64_t target;
-            int cursor; /* the ready function's, from 0 */
+            int cursor;          /* the ready function's, from 0 */
+            tm_mpi_type_t *type; /* held for the ready function, or NULL */
+            tm_mpi_op_t *op;     /* likewise */
         } poll;
     };
     tm_p2p_request_t req; /* SEND, RECV: the transfer, once the round started */

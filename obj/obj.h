@@ -144,6 +144,11 @@ typedef struct tm_mpi_comm {
     /* those whose request found them over, no longer reading the block (written by the
      * engine's lock holder: the rank, or its progress thread) */
     _Atomic uint64_t flat_ibarriers_seen;
+    uint64_t flat_ring_rounds; /* flat non-blocking broadcasts and reductions it started */
+    /* those that no longer read the block (the rank, or the engine's lock holder) */
+    _Atomic uint64_t flat_ring_seen;
+    /* The members had all read up to this round, as last seen (a hint, for either side). */
+    _Atomic uint64_t flat_ring_free;
     uint64_t flat_scans;      /* flat scans and exscans it ran (their own chain) */
     uint64_t flat_scans_next; /* those the next rank had finished, as last seen */
 } tm_mpi_comm_t;

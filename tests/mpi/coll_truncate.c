@@ -7,6 +7,8 @@
  *   - more than those take (the message algorithms): a rank whose receive is too small for what
  *     comes gets MPI_ERR_TRUNCATE, with what fits written, and so does one whose receive is too
  *     large (never success with part of its buffer left as it was); the others may succeed.
+ *   - MPI_Ibcast and MPI_Iallreduce of as little: the members that read another's data get
+ *     MPI_ERR_TRUNCATE from MPI_Wait, their buffers untouched.
  * After each error, the collectives stay in step. At most 16 ranks. */
 #include <mpi.h>
 #include <stdio.h>
@@ -107,6 +109,25 @@ int main(int argc, char **argv)
     expect(rc, MPI_ERR_TRUNCATE, "alltoall");
     expect_int(from[0], 0, "alltoall's buffer");
     in_step("alltoall");
+
+    /* the non-blocking forms through the flat block's rings (coll/flat.c): the members that
+     * read what another passed find the sizes differ, and their requests fail with
+     * MPI_ERR_TRUNCATE, their buffers untouched (MPI_Ibcast's root reads nothing) */
+    MPI_Request q;
+    b[0] = big ? 51 : -1;
+    rc = MPI_Ibcast(b, n, MPI_INT, 0, MPI_COMM_WORLD, &q);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Wait(&q, MPI_STATUS_IGNORE);
+    expect(rc, big ? MPI_SUCCESS : MPI_ERR_TRUNCATE, "ibcast");
+    expect_int(b[0], big ? 51 : -1, "ibcast's first int");
+    in_step("ibcast");
+    int two[2] = {1, 1}, sums[2] = {-1, -1};
+    rc = MPI_Iallreduce(two, sums, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Wait(&q, MPI_STATUS_IGNORE);
+    expect(rc, MPI_ERR_TRUNCATE, "iallreduce");
+    expect_int(sums[0], -1, "iallreduce's first int");
+    in_step("iallreduce");
 
     /* more than the flat algorithms take, on 2 ranks: the message algorithm, with the root's
      * data too large for rank 1's buffer, then too small for it */

@@ -14,7 +14,7 @@
  *   thread          MPI_Comm_rank from a thread the rank created
  *   abort           MPI_Abort(MPI_COMM_WORLD, CODE)
  *   abort-self      MPI_Abort(MPI_COMM_SELF, CODE)
- *   abort-in-op     every rank: MPI_Ireduce to root WHO with a user operation that calls
+ *   abort-in-op     every rank: MPI_Ireduce of 4 KiB to root WHO with a user operation that calls
  *                   MPI_Abort(MPI_COMM_WORLD, CODE), then 10 s without MPI calls; the others
  *                   call it 1 s after WHO, so that on a machine with idle cores for the progress
  *                   threads and split_levels = 0, the operation runs on WHO's progress thread
@@ -61,12 +61,15 @@ int main(int argc, char **argv)
     if (strcmp(mode, "abort-in-op") == 0) {
         MPI_Op op;
         MPI_Request req;
-        int in = rank, out;
+        /* More than the flat block's non-blocking reductions take (coll/flat.c), which the
+         * progress thread runs only when its core is its own (here the VPs are not pinned). */
+        static int in[1024], out[1024];
+        in[0] = rank;
         abort_code = code;
         MPI_Op_create(abort_op, 1, &op);
         if (rank != who)
             sleep(1);
-        MPI_Ireduce(&in, &out, 1, MPI_INT, op, who, MPI_COMM_WORLD, &req);
+        MPI_Ireduce(in, out, 1024, MPI_INT, op, who, MPI_COMM_WORLD, &req);
         sleep(10);
         MPI_Wait(&req, MPI_STATUS_IGNORE);
     }
