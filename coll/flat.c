@@ -209,11 +209,15 @@ static flat_arrival_t *flat_arrivals(tm_coll_flat_t *f)
 /* Each member's ring of non-blocking broadcasts and reductions (see below). */
 #define FLAT_RING_DEPTH 8
 
+/* An entry: the round, the key of its member's call and the first 48 bytes of data share the
+ * first line, which is all that a reader of a few bytes whose call agrees moves; the whole
+ * signature, which it reads only when the keys differ, comes after the data. The data's length
+ * is the signature's `bytes`. */
 typedef struct flat_entry {
     alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t round; /* the round written here last */
-    tm_coll_sig_t sig;                                 /* its member's call */
-    size_t len;                                        /* bytes of data */
-    alignas(TM_SHM_CACHE_LINE) unsigned char data[TM_COLL_FLAT_BYTES];
+    uint64_t key;                                      /* sig.key */
+    alignas(16) unsigned char data[TM_COLL_FLAT_BYTES];
+    tm_coll_sig_t sig; /* its member's call */
 } flat_entry_t;
 
 typedef struct flat_ring {
@@ -797,8 +801,9 @@ static bool flat_nb_write(flat_nb_t *n, uint64_t t)
         n->stalled = false;
     }
     flat_entry_t *e = &flat_rings(f)[c->rank].entries[t % FLAT_RING_DEPTH];
+    e->key = n->sig.key;
     e->sig = n->sig;
-    e->len = tm_mpi_type_pack(n->data, n->count, n->type, 0, n->count * n->type->size, e->data);
+    tm_mpi_type_pack(n->data, n->count, n->type, 0, n->count * n->type->size, e->data);
     /* release: the data before the round */
     atomic_store_explicit(&e->round, t, memory_order_release);
     n->written = true;
@@ -857,8 +862,9 @@ static bool flat_nb_ready(void *obj, uint64_t t, int *cursor)
         int first = n->bcast ? n->root : 0, last = n->bcast ? n->root : f->size - 1;
         bool sized = true;
         for (int k = first; k <= last; k++) {
-            const tm_coll_sig_t *theirs = &flat_rings(f)[k].entries[t % FLAT_RING_DEPTH].sig;
-            if (__builtin_expect(!tm_coll_sig_equal(theirs, &n->sig), 0)) {
+            const flat_entry_t *e = &flat_rings(f)[k].entries[t % FLAT_RING_DEPTH];
+            const tm_coll_sig_t *theirs = &e->sig;
+            if (__builtin_expect(e->key != n->sig.key && !tm_coll_sig_equal(theirs, &n->sig), 0)) {
                 if (!tm_coll_sig_calls_equal(theirs, &n->sig))
                     return false; /* another call: the ledger breaks the communicator */
                 if (theirs->bytes != n->sig.bytes)
@@ -871,7 +877,7 @@ static bool flat_nb_ready(void *obj, uint64_t t, int *cursor)
                 tm_nbc_sched_fail(n->s, n->err);
         } else if (n->bcast) {
             const flat_entry_t *e = &flat_rings(f)[n->root].entries[t % FLAT_RING_DEPTH];
-            tm_mpi_type_unpack(e->data, e->len, n->buf, n->count, n->type, 0);
+            tm_mpi_type_unpack(e->data, n->sig.bytes, n->buf, n->count, n->type, 0);
         } else if (n->count > 0) {
             /* In rank order, as flat_fold: entry[k] op (the entries after it). */
             size_t bytes = n->count * n->type->size;
