@@ -351,10 +351,13 @@ static bool engine_pass(tm_nbc_engine_t *e, bool by_rank, bool *rank_work_p,
     }
     if (!e->head) /* nothing under way: a moment without sends from the collectives' side */
         tm_p2p_matcher_trim(&e->match);
-    /* Stored only when it changes: the progress thread polls its line. */
+    /* Stored only when it changes: the progress thread polls its line. A rank whose thread is
+     * alone on a core leaves it raised when its schedules are done: the thread lowers it in its
+     * next pass, which it runs only once the rank has rested (progress_may_run), so that a rank
+     * starting collective after collective does not move the line twice each. */
     bool was = atomic_load_explicit(&e->background, memory_order_relaxed);
     *background_rose_p = background && !was;
-    if (background != was)
+    if (background != was && (background || !by_rank || !e->alone))
         atomic_store_explicit(&e->background, background, memory_order_relaxed);
     return did;
 }
