@@ -656,9 +656,13 @@ int tm_coll_flat_ibarrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
     atomic_thread_fence(memory_order_seq_cst); /* the entering side of the Dekker pattern */
     int cursor = 0;
     if (flat_entered(f, t, &cursor)) {
-        for (int k = 0; k < c->size; k++)
-            if (k != c->rank)
-                tm_p2p_mailbox_poke(tm_p2p_mailbox_get(c->group->world_ranks[k], true));
+        /* tm_p2p_mailbox_poke's look at each member's sleepers, after the fence above */
+        for (int k = 0; k < c->size; k++) {
+            tm_p2p_mailbox_t *mb = tm_p2p_mailbox_get(c->group->world_ranks[k], true);
+            if (k != c->rank && (atomic_load_explicit(&mb->sleeper, memory_order_relaxed) ||
+                                 atomic_load_explicit(&mb->helper, memory_order_relaxed)))
+                tm_p2p_mailbox_wake(mb);
+        }
         /* over at once: a request complete from the start, without a schedule */
         atomic_fetch_add_explicit(&c->flat_ibarriers_seen, 1, memory_order_relaxed);
         return tm_coll_done(r, c, call, MPI_SUCCESS, request);
@@ -712,7 +716,14 @@ static void flat_ibarriers_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *
  * longer or shorter than its receive would; if the calls differ, it never reads the entry, and
  * the ledger (check.c), which holds these calls as it holds the schedules', breaks the
  * communicator, which ends the request with the mismatch. Requests run on the rank, or on its
- * progress thread when that has a core of its own (the rank may compute meanwhile). */
+ * progress thread when that has a core of its own (the rank may compute meanwhile).
+ *
+ * Cost, p members and n bytes: a broadcast's root writes one entry (one line up to 48 bytes) and
+ * looks at the members' sleepers; each member reads the entry once it is there. A reduction's
+ * members each write one entry; each reader reads p entries and folds them (p - 1 operations of
+ * n bytes: the data is small). Every D rounds or so a writer scans the p `read` lines. No
+ * message, no matching, and a request that is over at its start costs no schedule: 8-byte
+ * iallreduce on 2 ranks of a 16-core Xeon took 0.61 us against 1.32 by messages (manycore.md). */
 
 /* A request's own state, in its schedule's scratch. */
 typedef struct flat_nb {
