@@ -438,6 +438,11 @@ static void progress_sleep(tm_nbc_engine_t *e, tm_sched_ult_t *self)
     bool news = !tm_p2p_mailbox_idle(mb) ||
                 (!background && (atomic_load_explicit(e->am_posted, memory_order_relaxed) ||
                                  atomic_load_explicit(&e->background, memory_order_relaxed)));
+    /* A round may also wait for shared memory (a TM_NBC_POLL action: coll/flat.c's rings), which
+     * its writer pokes after it wrote: one pass more looks at it (a pass that finds the lock
+     * taken says so too: the other side is at work). */
+    if (!news && background)
+        news = tm_nbc_progress(e, false);
     if (!news && !atomic_load_explicit(&e->stop, memory_order_relaxed))
         tm_sched_park();
     atomic_store_explicit(as, NULL, memory_order_relaxed);
