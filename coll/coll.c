@@ -91,15 +91,9 @@ int tm_coll_done(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int er
     /* The number the collective's schedule would have taken (the members number theirs alike,
      * whether or not they made one). */
     comm->coll_seq++;
-    tm_p2p_request_t *req = tm_p2p_request_new(r, TM_P2P_REQ_COLL);
+    tm_p2p_request_t *req = tm_p2p_request_new_coll_done(r, comm, call, err);
     if (!req)
         return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");
-    req->comm = comm;
-    req->call = call;
-    req->status.MPI_SOURCE = MPI_ANY_SOURCE;
-    req->status.MPI_TAG = MPI_ANY_TAG;
-    req->status.MPI_ERROR = err;
-    atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
     *request = tm_p2p_request_handle(req);
     return MPI_SUCCESS;
 }

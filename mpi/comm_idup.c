@@ -88,23 +88,6 @@ int tm_mpi_comm_agree_context(tm_mpi_comm_t *c, int *id_p)
     return tm_mpi_idup_agree(c->context_id, seq, members, id_p);
 }
 
-/* A complete request of a non-blocking collective on c, with an empty status. */
-static tm_p2p_request_t *tm_mpi_idup_request(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
-{
-    tm_p2p_request_t *req = tm_p2p_request_new(r, TM_P2P_REQ_COLL);
-
-    if (req == NULL)
-        return NULL;
-    req->comm = c;
-    req->call = call;
-    req->status.MPI_SOURCE = MPI_ANY_SOURCE;
-    req->status.MPI_TAG = MPI_ANY_TAG;
-    req->status.MPI_ERROR = MPI_SUCCESS;
-    /* Nobody else sees this request: relaxed. */
-    atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
-    return req;
-}
-
 static int tm_mpi_comm_idup(const char *call, MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
                             MPI_Request *request)
 {
@@ -122,7 +105,7 @@ static int tm_mpi_comm_idup(const char *call, MPI_Comm comm, MPI_Info info, MPI_
     if (newcomm == NULL || request == NULL)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "%s is NULL",
                                   newcomm ? "request" : "newcomm");
-    req = tm_mpi_idup_request(r, c, call);
+    req = tm_p2p_request_new_coll_done(r, c, call, MPI_SUCCESS);
     if (req == NULL || tm_mpi_comm_agree_context(c, &id) < 0) {
         if (req)
             tm_p2p_request_release(r, req);

@@ -560,6 +560,10 @@ static inline tm_p2p_request_t *tm_p2p_request_new(tm_mpi_rank_t *r, tm_p2p_requ
  * with the status of a receive from MPI_PROC_NULL. NULL when out of memory. */
 tm_p2p_request_t *tm_p2p_request_new_done(tm_mpi_rank_t *r, tm_p2p_request_kind_t kind,
                                           tm_mpi_comm_t *comm);
+/* A collective's request (TM_P2P_REQ_COLL) of `call` on comm that is over from the start:
+ * complete, with an empty status whose error is `err`. NULL when out of memory. */
+tm_p2p_request_t *tm_p2p_request_new_coll_done(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
+                                               const char *call, int err);
 #define TM_P2P_REQUEST_INVALID ((tm_p2p_request_t *)-1)
 
 /* The request of handle h; NULL for MPI_REQUEST_NULL; TM_P2P_REQUEST_INVALID for a handle that

@@ -48,6 +48,22 @@ tm_p2p_request_t *tm_p2p_request_new_done(tm_mpi_rank_t *r, tm_p2p_request_kind_
     return req;
 }
 
+tm_p2p_request_t *tm_p2p_request_new_coll_done(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
+                                               const char *call, int err)
+{
+    tm_p2p_request_t *req = tm_p2p_request_new(r, TM_P2P_REQ_COLL);
+    if (!req)
+        return NULL;
+    req->comm = comm;
+    req->call = call;
+    req->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    req->status.MPI_TAG = MPI_ANY_TAG;
+    req->status.MPI_ERROR = err;
+    /* Nobody else sees this request yet: relaxed. */
+    atomic_store_explicit(&req->complete, 1, memory_order_relaxed);
+    return req;
+}
+
 tm_p2p_request_t *tm_p2p_request_lookup(tm_mpi_rank_t *r, MPI_Request h)
 {
     if (h == MPI_REQUEST_NULL)
