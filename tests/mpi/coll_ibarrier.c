@@ -16,7 +16,8 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+
+#include "pause.h"
 
 static int rank, size, errors;
 
@@ -29,15 +30,6 @@ static int rank, size, errors;
             errors++;                                                                              \
         }                                                                                          \
     } while (0)
-
-static void pause_ms(long ms)
-{
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    do /* no MPI call meanwhile */
-        clock_gettime(CLOCK_MONOTONIC, &t);
-    while ((t.tv_sec - t0.tv_sec) * 1000L + (t.tv_nsec - t0.tv_nsec) / 1000000L < ms);
-}
 
 /* A message sent by rank 0 before it enters is there once the barrier is over. */
 static void nobody_leaves_early(MPI_Comm comm, int tag)

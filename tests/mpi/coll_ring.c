@@ -15,7 +15,8 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+
+#include "pause.h"
 
 static int rank, size, errors;
 
@@ -31,15 +32,6 @@ static int rank, size, errors;
 
 #define ROUNDS 40
 #define MOD    1009
-
-static void pause_ms(long ms)
-{
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    do /* no MPI call meanwhile */
-        clock_gettime(CLOCK_MONOTONIC, &t);
-    while ((t.tv_sec - t0.tv_sec) * 1000L + (t.tv_nsec - t0.tv_nsec) / 1000000L < ms);
-}
 
 /* 2x2 matrices, row by row: inout := in x inout (the standard's order: in comes first). */
 static void mat_mul(void *in, void *inout, int *len, MPI_Datatype *type)

@@ -94,7 +94,8 @@ MPI_SCRIPT_TESTS += tests/mpi/coll_split.sh
 # Progress threads run a non-blocking collective while its ranks compute or cannot run
 # (coll_progress.sh, which builds coll_progress.c and coll_progress_comm.c).
 MPI_SCRIPT_TESTS += tests/mpi/coll_progress.sh
-EXTRA_DIST += tests/mpi/coll_progress.c tests/mpi/coll_progress_comm.c tests/mpi/coll_progress.h
+EXTRA_DIST += tests/mpi/coll_progress.c tests/mpi/coll_progress_comm.c tests/mpi/coll_progress.h \
+	tests/mpi/pause.h
 
 # runtime/: placement of ranks and progress threads, and the configuration's layers and errors
 # (mpcrun --dry-run, --report-bindings, --show-config, --help-config on synthetic topologies).
