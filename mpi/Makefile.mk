@@ -51,6 +51,13 @@ mpi_libtmmpi_la_SOURCES += \
 	mpi/win_sync.c \
 	mpi/win_access.c
 
+# Files (MPI-IO): opening, views, hints, error handlers (file.c); reading and writing
+# (file_access.c). The files are io/'s.
+mpi_libtmmpi_la_SOURCES += \
+	mpi/file.h \
+	mpi/file.c \
+	mpi/file_access.c
+
 # Reduction operations: MPI_Op_create, MPI_Op_free, MPI_Op_commutative, MPI_Reduce_local.
 mpi_libtmmpi_la_SOURCES += \
 	mpi/op.c

@@ -12,6 +12,7 @@
 #include "attr.h"
 #include "bcast_dynamic.h"
 #include "coll.h"
+#include "file.h"
 #include "obj/group.h"
 #include "coll/coll.h"
 #include "nbc/nbc.h"
@@ -39,6 +40,7 @@ int tm_mpi_rank_create(tm_rt_rank_t *rt)
     if (r == NULL)
         return -ENOMEM;
     r->rt = rt;
+    r->file_errhandler = MPI_ERRORS_RETURN;
     tm_mpi_rank_comm_init(&r->world, r, MPI_COMM_WORLD, "MPI_COMM_WORLD", rt->world_rank,
                           tm_rt_world_size());
     tm_mpi_rank_comm_init(&r->self, r, MPI_COMM_SELF, "MPI_COMM_SELF", 0, 1);
@@ -77,6 +79,7 @@ void tm_mpi_rank_destroy(tm_rt_rank_t *rt)
      * there. */
     tm_mpi_attr_comm_fini(&r->self);
     tm_mpi_win_rank_fini(r);
+    tm_mpi_file_rank_fini(r);
     tm_mpi_comm_rank_fini(r);
     tm_mpi_attr_rank_fini(r);
     tm_mpi_errhandler_rank_fini(r);

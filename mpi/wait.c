@@ -79,12 +79,29 @@ static int retire(tm_mpi_rank_t *r, tm_p2p_request_t *req, MPI_Request *handle, 
     return err;
 }
 
-/* Reports the error of a completed operation through its communicator's handler (that of
- * MPI_COMM_WORLD for a generalized request). */
-static int report(tm_mpi_rank_t *r, const char *call, tm_mpi_comm_t *comm, int err)
+/* Who reports a completed request's error: its communicator's handler (that of MPI_COMM_WORLD
+ * for a generalized request), or the request's own `raise` (a file access). Taken before the
+ * request is retired. */
+typedef struct reporter {
+    tm_mpi_comm_t *comm;
+    int (*raise)(void *ctx, const char *call, int errclass);
+    void *ctx;
+} reporter_t;
+
+static reporter_t reporter_of(const tm_p2p_request_t *req)
 {
+    return (reporter_t){req->comm, req->raise, req->raise_ctx};
+}
+
+/* Reports the error of a completed operation. */
+static int report(tm_mpi_rank_t *r, const char *call, reporter_t who, int err)
+{
+    tm_mpi_comm_t *comm = who.comm;
+
     if (err == MPI_SUCCESS)
         return err;
+    if (who.raise != NULL)
+        return who.raise(who.ctx, call, err);
     if (err == MPI_ERR_TRUNCATE)
         return tm_mpi_error_raise(r->rt, comm, call, err, "message truncated on receive");
     if (comm && tm_coll_check_is_broken(comm)) /* a non-blocking collective's members disagreed */
@@ -171,8 +188,8 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     waiting_t w = {&req, 1, 1};
     if (!tm_p2p_request_is_complete(req))
         wait_noted(r, call, &req, 1, &w);
-    tm_mpi_comm_t *comm = req->comm;
-    return report(r, call, comm, retire(r, req, request, status));
+    reporter_t who = reporter_of(req);
+    return report(r, call, who, retire(r, req, request, status));
 }
 #pragma weak MPI_Wait = PMPI_Wait
 
@@ -199,8 +216,8 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     *flag = tm_p2p_request_is_complete(req);
     if (!*flag)
         return MPI_SUCCESS;
-    tm_mpi_comm_t *comm = req->comm;
-    return report(r, call, comm, retire(r, req, request, status));
+    reporter_t who = reporter_of(req);
+    return report(r, call, who, retire(r, req, request, status));
 }
 #pragma weak MPI_Test = PMPI_Test
 
@@ -303,11 +320,11 @@ static int any(const char *call, int count, MPI_Request requests[], int *index, 
     for (int i = 0; i < count; i++) {
         if (!reqs[i] || !tm_p2p_request_is_complete(reqs[i]))
             continue;
-        tm_mpi_comm_t *comm = reqs[i]->comm;
+        reporter_t who = reporter_of(reqs[i]);
         *index = i;
         if (flag)
             *flag = 1;
-        err = report(r, call, comm, retire(r, reqs[i], &requests[i], status));
+        err = report(r, call, who, retire(r, reqs[i], &requests[i], status));
         break;
     }
     END_REQUESTS(reqs);

@@ -169,6 +169,11 @@ struct tm_mpi_rank {
     tm_mpi_table_t comms;       /* mpi/comm_create.c: communicators the program created */
     tm_mpi_table_t deferred;    /* mpi/deferred_send.c: MPIX_Deferred_send handles */
     tm_mpi_table_t wins;        /* mpi/win.c: windows */
+    tm_mpi_table_t files;       /* mpi/file.c: open files */
+    /* The handler of MPI_FILE_NULL, which new files take and failed opens call (MPI 3.1, 13.7:
+     * MPI_ERRORS_RETURN at first) */
+    MPI_Errhandler file_errhandler;
+    tm_mpi_errhandler_t *file_errhandler_user;
     /* MPI_Buffer_attach (mpi/bsend.c): the attached buffer and its messages, by offset */
     char *bsend_buf;
     size_t bsend_size;

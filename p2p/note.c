@@ -86,8 +86,10 @@ void tm_p2p_request_note_words(const tm_p2p_request_note_t *note, char *buf, siz
         snprintf(buf, len, "%s(comm=%s)", call, note->comm);
         return;
     }
-    if (note->kind == TM_P2P_REQ_CHECKED) { /* MPI_Buffer_iflush */
-        snprintf(buf, len, "%s(the buffered sends)", call);
+    if (note->kind == TM_P2P_REQ_CHECKED) { /* MPI_Buffer_iflush, or a file access */
+        snprintf(buf, len, "%s(%s)", call,
+                 strcmp(call, "MPI_Buffer_iflush") == 0 ? "the buffered sends"
+                                                        : "its data, in an I/O thread");
         return;
     }
     if (note->kind == TM_P2P_REQ_GREQ) {

@@ -229,6 +229,10 @@ struct tm_p2p_request {
      * the buffered sends numbered below `ticket`. */
     bool (*settle)(tm_p2p_request_t *req);
     tm_p2p_request_t *parts[2];
+    /* CHECKED: what reports its error in the call that completes it, with its argument, instead
+     * of its communicator's handler (a file access: its file's, mpi/file_access.c); else NULL */
+    int (*raise)(void *ctx, const char *call, int errclass);
+    void *raise_ctx;
     int ndests; /* MPIX_Ibcast_dynamic's destinations (SEND), for diagnosis */
     /* GREQ: the program's callbacks and their argument, and the request's index in the
      * process-wide table of generalized requests (its handle works from any thread) */

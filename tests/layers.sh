@@ -7,7 +7,7 @@
 # Prints each dependency that runs upward, and fails when there is one.
 set -u
 top=${TM_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
-order="sched shm runtime obj p2p nbc coll rma mpi launcher"
+order="sched shm runtime obj p2p nbc coll rma io mpi launcher"
 rank() {
     i=0
     for l in $order; do

@@ -12,7 +12,7 @@ check_PROGRAMS += $(TM_MPI_UNIT_TESTS)
 TESTS += $(TM_MPI_UNIT_TESTS)
 
 tm_mpi_unit_fake = $(tm_unit_fake_rt)
-tm_mpi_unit_ldadd = mpi/libtmmpi.la rma/libtmrma.la coll/libtmcoll.la nbc/libtmnbc.la $(tm_p2p_unit_ldadd)
+tm_mpi_unit_ldadd = mpi/libtmmpi.la io/libtmio.la rma/libtmrma.la coll/libtmcoll.la nbc/libtmnbc.la $(tm_p2p_unit_ldadd)
 
 tests_unit_mpi_test_error_SOURCES = tests/unit/mpi/test_error.c $(tm_mpi_unit_fake)
 tests_unit_mpi_test_error_CFLAGS = $(TM_UNIT_CFLAGS)

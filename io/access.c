@@ -1,0 +1,112 @@
+/*
+ * Data access (io.h): the bytes of a typed buffer to and from the runs of file bytes that a view
+ * gives them.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "io.h"
+
+/* Moves len bytes between mem and file byte `file` of fd; *moved_p: how many (fewer for a read
+ * that meets the end of the file). 0 or -errno. */
+static int move_run(int fd, char *mem, size_t len, MPI_Offset file, bool write, size_t *moved_p)
+{
+    size_t done = 0;
+    int err = 0;
+
+    while (done < len) {
+        ssize_t n = write ? pwrite(fd, mem + done, len - done, (off_t)(file + (MPI_Offset)done))
+                          : pread(fd, mem + done, len - done, (off_t)(file + (MPI_Offset)done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            err = -errno;
+            break;
+        }
+        if (n == 0) {
+            if (write) /* a regular file takes what it has room for, or fails: never 0 */
+                err = -EIO;
+            break;
+        }
+        done += (size_t)n;
+    }
+    *moved_p = done;
+    return err;
+}
+
+/* Moves stream bytes [off, off + len) of f's view between `data` (those bytes back to back) and
+ * the file, run by run. */
+static int move_stream(tm_io_file_t *f, MPI_Offset off, char *data, size_t len, bool write,
+                       size_t *moved_p)
+{
+    size_t done = 0;
+    int err = 0;
+
+    while (done < len) {
+        MPI_Offset run, file = tm_io_view_map(&f->view, off + (MPI_Offset)done, &run);
+        size_t n = (MPI_Offset)(len - done) < run ? len - done : (size_t)run, moved;
+
+        err = move_run(f->shared->fd, data + done, n, file, write, &moved);
+        done += moved;
+        if (err < 0 || moved < n) /* an error, or the end of the file: no run lies beyond */
+            break;
+    }
+    *moved_p = done;
+    return err;
+}
+
+/* tm_io_access without atomic mode's lock. */
+static int access_stream(tm_io_file_t *f, MPI_Offset off, void *buf, size_t count,
+                         const tm_mpi_type_t *type, bool write, size_t *bytes_p)
+{
+    size_t total = count * type->size;
+
+    if (type->contiguous)
+        return move_stream(f, off, (char *)buf + type->contig_disp, total, write, bytes_p);
+
+    size_t chunk = total < TM_IO_CHUNK ? total : TM_IO_CHUNK, done = 0;
+    char *tmp = malloc(chunk);
+    int err = 0;
+
+    if (tmp == NULL) {
+        *bytes_p = 0;
+        return -ENOMEM;
+    }
+    while (done < total) {
+        size_t n = total - done < chunk ? total - done : chunk, moved;
+
+        if (write)
+            tm_mpi_type_pack(buf, count, type, done, n, tmp);
+        err = move_stream(f, off + (MPI_Offset)done, tmp, n, write, &moved);
+        if (!write)
+            tm_mpi_type_unpack(tmp, moved, buf, count, type, done);
+        done += moved;
+        if (err < 0 || moved < n)
+            break;
+    }
+    free(tmp);
+    *bytes_p = done;
+    return err;
+}
+
+int tm_io_access(tm_io_file_t *f, MPI_Offset off, void *buf, size_t count,
+                 const tm_mpi_type_t *type, bool write, size_t *bytes_p)
+{
+    tm_io_shared_t *sh = f->shared;
+
+    *bytes_p = 0;
+    if (count == 0 || type->size == 0)
+        return 0;
+    if (!atomic_load_explicit(&sh->atomic, memory_order_acquire))
+        return access_stream(f, off, buf, count, type, write, bytes_p);
+    if (write)
+        pthread_rwlock_wrlock(&sh->lock);
+    else
+        pthread_rwlock_rdlock(&sh->lock);
+    int err = access_stream(f, off, buf, count, type, write, bytes_p);
+    pthread_rwlock_unlock(&sh->lock);
+    return err;
+}

@@ -1,0 +1,155 @@
+/*
+ * ThreadMPI io/: files through the MPI interface (MPI-3.1 chapter 13) on POSIX files.
+ *
+ * A file opened by the members of a communicator has two parts, as a window has:
+ *
+ *   tm_io_shared_t   what the members share, made by the first member: ONE descriptor of the
+ *                    file (the ranks are threads of one process, and pread/pwrite take their
+ *                    offset with each call), the access mode, the shared file pointer, the
+ *                    atomicity and its lock.
+ *   tm_io_file_t     a member's own: its view, its individual file pointer, what its MPI_File
+ *                    designates (handle, communicator, error handler, info). Only the member's
+ *                    thread touches it.
+ *
+ * A view (disp, etype, filetype) makes the file a stream of data: the filetype tiled from byte
+ * disp on, element i at disp + i * extent, its holes skipped. Offsets and file pointers count
+ * etypes of that stream. An access maps the stream bytes it covers to runs of file bytes
+ * through the filetype's blocks (obj/datatype.h: a block's `off` is its place in the element's
+ * stream), and moves each run with one pread or pwrite, straight from the program's buffer when
+ * its datatype is contiguous, through a buffer of TM_IO_CHUNK bytes packed or unpacked by the
+ * datatype engine otherwise.
+ *
+ * Atomic mode (MPI_File_set_atomicity): an access holds the shared part's lock, shared for a
+ * read and exclusive for a write, so that the members' accesses are sequentially consistent
+ * even when one is many runs. The lock is held across system calls only, never across a
+ * yield: the ranks' threads are never preempted, so its holder always runs.
+ *
+ * Functions return 0 or a negative errno, which mpi/ turns into an I/O error class.
+ */
+#ifndef TM_IO_H
+#define TM_IO_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "obj/datatype.h"
+#include "obj/obj.h"
+
+/* Bytes an access moves per system call at most when its buffer must be packed or unpacked. */
+#define TM_IO_CHUNK ((size_t)4 << 20)
+
+typedef struct tm_io_shared {
+    int fd;
+    int amode;           /* MPI_MODE_* */
+    char *path;          /* as opened: MPI_MODE_DELETE_ON_CLOSE removes it */
+    _Atomic int members; /* that have not let it go yet: the last one closes the descriptor */
+    /* The shared file pointer, in etypes of the view all members set for shared accesses */
+    _Atomic long long shared_pos;
+    _Atomic bool atomic;
+    pthread_rwlock_t lock; /* atomic mode's */
+} tm_io_shared_t;
+
+typedef struct tm_io_view {
+    MPI_Offset disp;
+    tm_mpi_type_t *etype, *filetype; /* retained */
+    char datarep[MPI_MAX_DATAREP_STRING];
+} tm_io_view_t;
+
+/* The state of a split collective access (MPI_File_read_all_begin ... _end). */
+typedef struct tm_io_split {
+    const char *call; /* the _begin call under way, NULL when none */
+    const void *buf;
+    MPI_Status status;
+} tm_io_split_t;
+
+typedef struct tm_io_file {
+    tm_io_shared_t *shared;
+    tm_io_view_t view;
+    MPI_Offset pos; /* the individual file pointer, in etypes */
+    tm_mpi_rank_t *owner;
+    MPI_File handle;
+    int index;     /* in the owner's table */
+    MPI_Comm comm; /* the owner's duplicate of the communicator the file was opened on */
+    MPI_Errhandler errhandler;
+    tm_mpi_errhandler_t *errhandler_user;
+    MPI_Info info; /* the hints in use (MPI_File_get_info copies it) */
+    tm_io_split_t split;
+} tm_io_file_t;
+
+/* ------------------------------------------------------------------ the shared part (file.c) */
+
+/* Opens `path` with MPI access mode `amode` (checked by the caller) for the `members` members
+ * of a communicator, each of which lets it go once. 0 or -errno (-ENOMEM). */
+int tm_io_shared_open(const char *path, int amode, int members, tm_io_shared_t **sh_p);
+
+/* A member lets sh go; the last closes the file (and removes it with MPI_MODE_DELETE_ON_CLOSE).
+ * 0 or the -errno of closing it. */
+int tm_io_shared_release(tm_io_shared_t *sh);
+
+/* The file's size in bytes, or -errno. */
+MPI_Offset tm_io_size(tm_io_shared_t *sh);
+
+/* Truncates or extends the file to `size` bytes (MPI_File_set_size); 0 or -errno. */
+int tm_io_set_size(tm_io_shared_t *sh, MPI_Offset size);
+
+/* Makes the file at least `size` bytes, allocating the blocks (MPI_File_preallocate). */
+int tm_io_preallocate(tm_io_shared_t *sh, MPI_Offset size);
+
+/* Writes the file's data to its storage (MPI_File_sync). */
+int tm_io_sync(tm_io_shared_t *sh);
+
+/* ------------------------------------------------------------------ views (view.c) */
+
+/* Sets view v (its types retained, the previous ones released); the caller checked that the
+ * filetype is made of etypes and its displacements never go back. */
+void tm_io_view_set(tm_io_view_t *v, MPI_Offset disp, tm_mpi_type_t *etype, tm_mpi_type_t *filetype,
+                    const char *datarep);
+
+/* Releases v's types. */
+void tm_io_view_clear(tm_io_view_t *v);
+
+/* The file byte of stream byte `off` of view v, and in *run_p the stream bytes from there on
+ * that lie back to back in the file (at least 1). */
+MPI_Offset tm_io_view_map(const tm_io_view_t *v, MPI_Offset off, MPI_Offset *run_p);
+
+/* The number of stream bytes of view v that lie before file byte `end` (end of file). */
+MPI_Offset tm_io_view_bytes_before(const tm_io_view_t *v, MPI_Offset end);
+
+/* ------------------------------------------------------------------ data access (access.c) */
+
+/* Reads (write false) or writes the data of (buf, count, type) from or to the stream of f's
+ * view at stream byte `off`. *bytes_p: the bytes moved (a read stops short at end of file).
+ * 0 or -errno (then *bytes_p says how far it got). */
+int tm_io_access(tm_io_file_t *f, MPI_Offset off, void *buf, size_t count,
+                 const tm_mpi_type_t *type, bool write, size_t *bytes_p);
+
+/* ------------------------------------------------------------------ I/O threads (worker.c)
+ *
+ * The non-blocking accesses (MPI_File_iread ...) run in threads of the process that are no
+ * ranks: a rank posts the access and goes on computing; a thread does the system calls and
+ * calls `done`, which completes the request and wakes its rank. Up to TM_IO_WORKERS threads,
+ * started as accesses wait for one, serve the whole process. */
+
+#define TM_IO_WORKERS 4
+
+typedef struct tm_io_job tm_io_job_t;
+struct tm_io_job {
+    tm_io_job_t *next;
+    tm_io_file_t *file; /* its view and shared part stay as they are until `done` */
+    MPI_Offset off;     /* stream byte */
+    void *buf;
+    size_t count;
+    const tm_mpi_type_t *type; /* held by the poster */
+    bool write;
+    /* Called by the I/O thread with what tm_io_access returned: the last use of the job by io/ */
+    void (*done)(tm_io_job_t *job, size_t bytes, int err);
+    void *arg;
+};
+
+/* Hands job to the I/O threads (starting one if none is idle). 0 or -errno (no thread could
+ * start: the job was not taken). */
+int tm_io_job_post(tm_io_job_t *job);
+
+#endif /* TM_IO_H */

@@ -1,0 +1,106 @@
+/*
+ * Views (io.h): the stream of data that (disp, etype, filetype) makes of a file, and the file
+ * bytes of each stream byte.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "io.h"
+
+void tm_io_view_set(tm_io_view_t *v, MPI_Offset disp, tm_mpi_type_t *etype, tm_mpi_type_t *filetype,
+                    const char *datarep)
+{
+    tm_mpi_type_retain(etype);
+    tm_mpi_type_retain(filetype);
+    tm_io_view_clear(v);
+    v->disp = disp;
+    v->etype = etype;
+    v->filetype = filetype;
+    size_t n = strnlen(datarep, sizeof(v->datarep) - 1);
+    memcpy(v->datarep, datarep, n);
+    v->datarep[n] = '\0';
+}
+
+void tm_io_view_clear(tm_io_view_t *v)
+{
+    tm_mpi_type_release(v->etype);
+    tm_mpi_type_release(v->filetype);
+    v->etype = v->filetype = NULL;
+}
+
+/* Whether the tiles of t follow each other without a hole: one block as long as the extent. */
+static bool view_dense(const tm_mpi_type_t *t)
+{
+    return t->nblocks == 1 && (MPI_Aint)t->blocks[0].len == t->extent;
+}
+
+/* The block of t's element that holds stream byte o of the element (o < t->size): the last
+ * block that starts at or before it. */
+static size_t block_at(const tm_mpi_type_t *t, size_t o)
+{
+    size_t lo = 0, hi = t->nblocks - 1;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo + 1) / 2;
+        if (t->blocks[mid].off <= o)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Runs that a view's blocks extend by looking at the next ones: enough to merge the blocks a
+ * filetype splits for no reason, without walking a long type at every call. */
+#define VIEW_MERGE_MAX 64
+
+MPI_Offset tm_io_view_map(const tm_io_view_t *v, MPI_Offset off, MPI_Offset *run_p)
+{
+    const tm_mpi_type_t *t = v->filetype;
+
+    if (view_dense(t)) {
+        *run_p = INT64_MAX - off;
+        return v->disp + t->blocks[0].disp + off;
+    }
+    MPI_Offset e = off / (MPI_Offset)t->size;
+    size_t o = (size_t)(off % (MPI_Offset)t->size), b = block_at(t, o);
+    size_t in = o - t->blocks[b].off;
+    MPI_Offset file = v->disp + e * t->extent + t->blocks[b].disp + (MPI_Offset)in;
+    MPI_Offset run = (MPI_Offset)(t->blocks[b].len - in);
+
+    /* The next blocks (of this element, then of the next ones) while they start where the run
+     * ends. */
+    for (int k = 0; k < VIEW_MERGE_MAX; k++) {
+        if (++b == t->nblocks) {
+            b = 0;
+            e++;
+        }
+        if (v->disp + e * t->extent + t->blocks[b].disp != file + run)
+            break;
+        run += (MPI_Offset)t->blocks[b].len;
+    }
+    *run_p = run;
+    return file;
+}
+
+MPI_Offset tm_io_view_bytes_before(const tm_io_view_t *v, MPI_Offset end)
+{
+    const tm_mpi_type_t *t = v->filetype;
+
+    if (end <= v->disp)
+        return 0;
+    MPI_Offset rel = end - v->disp;
+    if (view_dense(t))
+        return rel > t->blocks[0].disp ? rel - t->blocks[0].disp : 0;
+    MPI_Offset e = rel / t->extent, r = rel % t->extent;
+    MPI_Offset bytes = e * (MPI_Offset)t->size;
+    for (size_t b = 0; b < t->nblocks; b++) {
+        MPI_Offset in = r - t->blocks[b].disp;
+        if (in <= 0)
+            break;
+        bytes += in < (MPI_Offset)t->blocks[b].len ? in : (MPI_Offset)t->blocks[b].len;
+    }
+    return bytes;
+}
