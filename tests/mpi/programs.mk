@@ -112,6 +112,12 @@ MPI_SCRIPT_TESTS += tests/mpi/bcast_dynamic_fatal.sh tests/mpi/bcast_dynamic_num
 MPI_TEST_PROGS += tests/mpi/rma_put_get.x tests/mpi/rma_accumulate.x tests/mpi/rma_sync.x \
 	tests/mpi/rma_shared.x tests/mpi/rma_errors.x
 
+# Files (MPI-IO): open, sizes, hints, file pointers; views with vector, indexed, subarray and
+# struct filetypes checked byte for byte with POSIX reads by other ranks; shared and ordered
+# accesses; non-blocking and split collective ones; the error classes and file error handlers.
+MPI_TEST_PROGS += tests/mpi/file_basic.x tests/mpi/file_view.x tests/mpi/file_shared.x \
+	tests/mpi/file_nonblocking.x tests/mpi/file_errors.x
+
 # runtime/: the breakdown profiler (mpcrun --profile, --profile=csv:FILE), on a program that makes
 # a known number of each kind of call.
 MPI_SCRIPT_TESTS += tests/mpi/profile.sh
@@ -132,6 +138,10 @@ MPI_SCRIPT_TESTS += tests/mpi/bench_ring.sh
 # bench/rma.c (the one-sided patterns, the data of each put and get checked): it builds with
 # ThreadMPI's mpicc and runs every operation at 2 and 5 ranks with a tiny measurement time.
 MPI_SCRIPT_TESTS += tests/mpi/bench_rma.sh
+
+# bench/io.c (IOR's patterns through MPI-IO, the data read back checked): it builds with
+# ThreadMPI's mpicc and runs every access at 1 and 3 ranks on small blocks.
+MPI_SCRIPT_TESTS += tests/mpi/bench_io.sh
 
 # bench/overlap.sh (overlap by placement of the progress threads and split-tree levels): one run
 # of tiny measurements on 2 ranks prints a row for each policy, level and collective.
