@@ -31,26 +31,31 @@ int tm_io_shared_open(const char *path, int amode, int members, tm_io_shared_t *
         flags |= O_EXCL;
 
     tm_io_shared_t *sh = calloc(1, sizeof(*sh));
-    if (sh == NULL || (sh->path = strdup(path)) == NULL) {
+    if (sh == NULL || (sh->path = strdup(path)) == NULL ||
+        (sh->parts[0] = calloc(2 * (size_t)members, sizeof(tm_io_part_t))) == NULL) {
+        if (sh != NULL)
+            free(sh->path);
         free(sh);
         return -ENOMEM;
     }
+    sh->parts[1] = sh->parts[0] + members;
+    sh->nmembers = members;
     int fd;
     do
         fd = open(path, flags, 0666);
     while (fd < 0 && errno == EINTR);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        close(fd);
+        fd = -1;
+        errno = EISDIR;
+    }
     if (fd < 0) {
         int err = errno;
+        free(sh->parts[0]);
         free(sh->path);
         free(sh);
         return -err;
-    }
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        close(fd);
-        free(sh->path);
-        free(sh);
-        return -EISDIR;
     }
     sh->fd = fd;
     sh->amode = amode;
@@ -71,6 +76,7 @@ int tm_io_shared_release(tm_io_shared_t *sh)
     if ((sh->amode & MPI_MODE_DELETE_ON_CLOSE) && unlink(sh->path) < 0 && err == 0)
         err = -errno;
     pthread_rwlock_destroy(&sh->lock);
+    free(sh->parts[0]);
     free(sh->path);
     free(sh);
     return err;

@@ -40,6 +40,28 @@
 /* Bytes an access moves per system call at most when its buffer must be packed or unpacked. */
 #define TM_IO_CHUNK ((size_t)4 << 20)
 
+/* One member's part of a collective access, which it publishes in the shared part for the
+ * aggregators (collective.c); `err` is where an aggregator tells it that its data failed. */
+typedef struct tm_io_part {
+    const struct tm_io_view *view;
+    MPI_Offset off; /* the stream byte where it starts */
+    size_t len;     /* stream bytes */
+    void *buf;
+    size_t count;
+    const tm_mpi_type_t *type;
+    MPI_Offset lo, hi; /* the file bytes it touches lie in [lo, hi) */
+    /* The hints of the access (the first member's are used) */
+    int aggregators;
+    size_t buffer_size;
+    int mode; /* TM_IO_COLLECTIVE_* */
+    _Atomic int err;
+} tm_io_part_t;
+
+/* Whether a collective access goes through aggregators (the hints romio_cb_read/_write). */
+#define TM_IO_COLLECTIVE_AUTO    0 /* when the members' accesses interleave in the file */
+#define TM_IO_COLLECTIVE_ENABLE  1
+#define TM_IO_COLLECTIVE_DISABLE 2
+
 typedef struct tm_io_shared {
     int fd;
     int amode;           /* MPI_MODE_* */
@@ -49,6 +71,11 @@ typedef struct tm_io_shared {
     _Atomic long long shared_pos;
     _Atomic bool atomic;
     pthread_rwlock_t lock; /* atomic mode's */
+    /* The members' parts of their collective accesses, by rank in the communicator; two sets,
+     * used in turn, so that a member may publish its next part while a slower one still reads
+     * the current set */
+    int nmembers;
+    tm_io_part_t *parts[2];
 } tm_io_shared_t;
 
 typedef struct tm_io_view {
@@ -64,6 +91,14 @@ typedef struct tm_io_split {
     MPI_Status status;
 } tm_io_split_t;
 
+/* The hints a member's collective accesses follow (MPI 3.1, 13.2.8: cb_nodes, cb_buffer_size,
+ * romio_cb_read, romio_cb_write). */
+typedef struct tm_io_hints {
+    int aggregators;
+    size_t buffer_size;
+    int read_mode, write_mode; /* TM_IO_COLLECTIVE_* */
+} tm_io_hints_t;
+
 typedef struct tm_io_file {
     tm_io_shared_t *shared;
     tm_io_view_t view;
@@ -75,6 +110,9 @@ typedef struct tm_io_file {
     MPI_Errhandler errhandler;
     tm_mpi_errhandler_t *errhandler_user;
     MPI_Info info; /* the hints in use (MPI_File_get_info copies it) */
+    tm_io_hints_t hints;
+    int rank, size;      /* in `comm` */
+    unsigned coll_calls; /* collective accesses so far: which set of parts the next one uses */
     tm_io_split_t split;
 } tm_io_file_t;
 
@@ -124,6 +162,33 @@ MPI_Offset tm_io_view_bytes_before(const tm_io_view_t *v, MPI_Offset end);
  * 0 or -errno (then *bytes_p says how far it got). */
 int tm_io_access(tm_io_file_t *f, MPI_Offset off, void *buf, size_t count,
                  const tm_mpi_type_t *type, bool write, size_t *bytes_p);
+
+/* ------------------------------------------------------------------ collective (collective.c)
+ *
+ * Two-phase collective accesses. The members publish their parts (what each reads or writes:
+ * its view, stream bytes and buffer) in the shared part; the file bytes the parts touch are cut
+ * into as many domains as there are aggregators, contiguous, one per aggregator. An aggregator
+ * goes through its domain a buffer of `buffer_size` bytes at a time: for a write it copies every
+ * member's bytes of that piece of the file straight from the member's buffer (the ranks share
+ * one address space: no message carries them) into its buffer, reading first the bytes no member
+ * writes (data sieving), and writes the piece with one pwrite; a read is the reverse. Many small
+ * pieces of the members become few large system calls. The members wait (a barrier) until the
+ * aggregators are done with their buffers. */
+
+/* Whether the collective access whose parts are published in set `set` goes through
+ * aggregators: the first member's hint, or with "automatic" whether two members' file ranges
+ * interleave. The same answer for every member. */
+bool tm_io_collective_wanted(tm_io_shared_t *sh, int set, bool write);
+
+/* The `index`-th of the `aggregators` members (by rank) that aggregate. */
+int tm_io_collective_aggregator(int index, int aggregators, int members);
+
+/* Aggregator `index` does its domain of the access published in set `set`; errors go to the
+ * parts' `err` (the -errno of the first failure for every part that touches the domain). */
+void tm_io_collective_run(tm_io_shared_t *sh, int set, int index, bool write);
+
+/* The stream bytes of part p that a read moved, given the file's size now. */
+size_t tm_io_collective_read_bytes(const tm_io_part_t *p, MPI_Offset file_size);
 
 /* ------------------------------------------------------------------ I/O threads (worker.c)
  *

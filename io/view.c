@@ -88,16 +88,20 @@ MPI_Offset tm_io_view_map(const tm_io_view_t *v, MPI_Offset off, MPI_Offset *run
 MPI_Offset tm_io_view_bytes_before(const tm_io_view_t *v, MPI_Offset end)
 {
     const tm_mpi_type_t *t = v->filetype;
+    /* From the first block of the first tile on: a view's blocks then lie within one extent
+     * (mpi/file.c checks it), each tile after the last. */
+    MPI_Aint first = t->blocks[0].disp;
+    MPI_Offset base = v->disp + first;
 
-    if (end <= v->disp)
+    if (end <= base)
         return 0;
-    MPI_Offset rel = end - v->disp;
+    MPI_Offset rel = end - base;
     if (view_dense(t))
-        return rel > t->blocks[0].disp ? rel - t->blocks[0].disp : 0;
+        return rel;
     MPI_Offset e = rel / t->extent, r = rel % t->extent;
     MPI_Offset bytes = e * (MPI_Offset)t->size;
     for (size_t b = 0; b < t->nblocks; b++) {
-        MPI_Offset in = r - t->blocks[b].disp;
+        MPI_Offset in = r - (t->blocks[b].disp - first);
         if (in <= 0)
             break;
         bytes += in < (MPI_Offset)t->blocks[b].len ? in : (MPI_Offset)t->blocks[b].len;

@@ -15,6 +15,8 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,9 +137,63 @@ static int amode_check(int amode, const char **why)
     return MPI_ERR_AMODE;
 }
 
-/* The member's object for shared part sh, opened on its duplicate `comm`; NULL when out of
- * memory. */
-static tm_io_file_t *file_new(tm_mpi_rank_t *r, tm_io_shared_t *sh, MPI_Comm comm, MPI_Info info)
+/* Reads the collective hints of f's info into f->hints (a value it cannot use leaves the hint
+ * as it was), then writes back the values in use, which MPI_File_get_info shows. */
+static int file_hints_read(tm_io_file_t *f)
+{
+    static const struct {
+        const char *key;
+        size_t offset;
+    } modes[] = {
+        {"romio_cb_read", offsetof(tm_io_hints_t, read_mode)},
+        {"romio_cb_write", offsetof(tm_io_hints_t, write_mode)},
+    };
+    static const char *mode_names[] = {"automatic", "enable", "disable"};
+    char value[MPI_MAX_INFO_VAL + 1], *end;
+    int flag, err;
+
+    if (PMPI_Info_get(f->info, "cb_nodes", MPI_MAX_INFO_VAL, value, &flag) == MPI_SUCCESS && flag) {
+        long n = strtol(value, &end, 10);
+        if (*end == '\0' && n > 0) /* at most one per member */
+            f->hints.aggregators = n < f->size ? (int)n : f->size;
+    }
+    if (PMPI_Info_get(f->info, "cb_buffer_size", MPI_MAX_INFO_VAL, value, &flag) == MPI_SUCCESS &&
+        flag) {
+        long long n = strtoll(value, &end, 10);
+        if (*end == '\0' && n > 0 && n <= (1LL << 40))
+            f->hints.buffer_size = (size_t)n;
+    }
+    for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+        int *mode = (int *)((char *)&f->hints + modes[i].offset);
+        if (PMPI_Info_get(f->info, modes[i].key, MPI_MAX_INFO_VAL, value, &flag) != MPI_SUCCESS ||
+            !flag)
+            continue;
+        for (int m = 0; m < 3; m++)
+            if (strcmp(value, mode_names[m]) == 0)
+                *mode = m;
+    }
+    snprintf(value, sizeof(value), "%d", f->hints.aggregators);
+    if ((err = PMPI_Info_set(f->info, "cb_nodes", value)) != MPI_SUCCESS)
+        return err;
+    snprintf(value, sizeof(value), "%zu", f->hints.buffer_size);
+    if ((err = PMPI_Info_set(f->info, "cb_buffer_size", value)) != MPI_SUCCESS)
+        return err;
+    for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+        int mode = *(int *)((char *)&f->hints + modes[i].offset);
+        if ((err = PMPI_Info_set(f->info, modes[i].key, mode_names[mode])) != MPI_SUCCESS)
+            return err;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Aggregators of a collective access unless cb_nodes says otherwise: at most this many (the
+ * members' copies to and from the file run on their cores in parallel). */
+#define FILE_AGGREGATORS 4
+
+/* The member's object for shared part sh, opened on its duplicate `comm`, where it is `rank` of
+ * `size`; NULL when out of memory. */
+static tm_io_file_t *file_new(tm_mpi_rank_t *r, tm_io_shared_t *sh, MPI_Comm comm, MPI_Info info,
+                              int rank, int size)
 {
     tm_io_file_t *f = calloc(1, sizeof(*f));
 
@@ -146,9 +202,18 @@ static tm_io_file_t *file_new(tm_mpi_rank_t *r, tm_io_shared_t *sh, MPI_Comm com
     f->shared = sh;
     f->owner = r;
     f->comm = comm;
+    f->rank = rank;
+    f->size = size;
+    f->hints = (tm_io_hints_t){size < FILE_AGGREGATORS ? size : FILE_AGGREGATORS, (size_t)16 << 20,
+                               TM_IO_COLLECTIVE_AUTO, TM_IO_COLLECTIVE_AUTO};
     f->info = MPI_INFO_NULL;
     if ((info == MPI_INFO_NULL ? PMPI_Info_create(&f->info) : PMPI_Info_dup(info, &f->info)) !=
         MPI_SUCCESS) {
+        free(f);
+        return NULL;
+    }
+    if (file_hints_read(f) != MPI_SUCCESS) {
+        PMPI_Info_free(&f->info);
         free(f);
         return NULL;
     }
@@ -236,7 +301,7 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
                                       strerror(res.err));
     }
 
-    tm_io_file_t *f = file_new(r, res.shared, dup, info);
+    tm_io_file_t *f = file_new(r, res.shared, dup, info, c->rank, c->size);
     if (f == NULL) {
         tm_io_shared_release(res.shared);
         PMPI_Comm_free(&dup);
@@ -462,7 +527,7 @@ int PMPI_File_set_info(MPI_File fh, MPI_Info info)
         return err;
     if (info != MPI_INFO_NULL && (err = tm_mpi_info_check(r, info, call)) != MPI_SUCCESS)
         return err;
-    if (file_info_merge(f, info) != MPI_SUCCESS)
+    if (file_info_merge(f, info) != MPI_SUCCESS || file_hints_read(f) != MPI_SUCCESS)
         return tm_mpi_file_error(f, call, MPI_ERR_NO_MEM, "out of memory");
     return MPI_SUCCESS;
 }
@@ -584,7 +649,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     if (rank == 0)
         atomic_store_explicit(&f->shared->shared_pos, 0, memory_order_relaxed);
     PMPI_Barrier(f->comm);
-    if (file_info_merge(f, info) != MPI_SUCCESS)
+    if (file_info_merge(f, info) != MPI_SUCCESS || file_hints_read(f) != MPI_SUCCESS)
         return tm_mpi_file_error(f, call, MPI_ERR_NO_MEM, "out of memory");
     return MPI_SUCCESS;
 }

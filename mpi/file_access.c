@@ -147,6 +147,55 @@ static int access_failed(tm_io_file_t *f, const char *call, bool write, int err)
                              write ? "writing" : "reading", strerror(-err));
 }
 
+/* A blocking collective access at stream byte `off` of a's view, through aggregators when the
+ * members' accesses interleave (io/collective.c): its part published, a barrier, then the
+ * aggregators' work and another barrier; else each member's own access. *bytes_p: what it moved.
+ * 0 or -errno. */
+static int access_collective(access_t *a, MPI_Offset off, size_t *bytes_p)
+{
+    tm_io_file_t *f = a->f;
+    tm_io_shared_t *sh = f->shared;
+    int set = (int)(f->coll_calls++ & 1), members = sh->nmembers;
+    tm_io_part_t *p = &sh->parts[set][f->rank];
+    size_t len = (size_t)a->count * a->type->size;
+    MPI_Offset run;
+
+    p->view = &f->view;
+    p->off = off;
+    p->len = len;
+    p->buf = a->buf;
+    p->count = (size_t)a->count;
+    p->type = a->type;
+    p->lo = p->hi = 0;
+    if (len > 0) {
+        p->lo = tm_io_view_map(&f->view, off, &run);
+        p->hi = tm_io_view_map(&f->view, off + (MPI_Offset)len - 1, &run) + 1;
+    }
+    p->aggregators = f->hints.aggregators;
+    p->buffer_size = f->hints.buffer_size;
+    p->mode = a->write ? f->hints.write_mode : f->hints.read_mode;
+    atomic_store_explicit(&p->err, 0, memory_order_relaxed);
+    PMPI_Barrier(f->comm); /* every part published */
+
+    if (!tm_io_collective_wanted(sh, set, a->write))
+        return tm_io_access(f, off, a->buf, (size_t)a->count, a->type, a->write, bytes_p);
+    for (int i = 0; i < p->aggregators && i < members; i++)
+        if (tm_io_collective_aggregator(i, p->aggregators < members ? p->aggregators : members,
+                                        members) == f->rank)
+            tm_io_collective_run(sh, set, i, a->write);
+    PMPI_Barrier(f->comm); /* the aggregators are done with every member's buffer */
+
+    int err = atomic_load_explicit(&p->err, memory_order_relaxed);
+    *bytes_p = len;
+    if (!a->write && err == 0) {
+        MPI_Offset size = tm_io_size(sh);
+        if (size < 0)
+            return (int)size;
+        *bytes_p = tm_io_collective_read_bytes(p, size);
+    }
+    return err;
+}
+
 /* A blocking access. */
 static int access_run(const char *call, MPI_File fh, where_t where, MPI_Offset offset, void *buf,
                       int count, MPI_Datatype datatype, MPI_Status *status, bool write,
@@ -160,7 +209,10 @@ static int access_run(const char *call, MPI_File fh, where_t where, MPI_Offset o
         return err;
     MPI_Offset at = access_place(&a);
     size_t esize = a.f->view.etype->size, bytes;
-    err = tm_io_access(a.f, at * (MPI_Offset)esize, buf, (size_t)count, a.type, write, &bytes);
+    if (collective && where != ORDERED)
+        err = access_collective(&a, at * (MPI_Offset)esize, &bytes);
+    else
+        err = tm_io_access(a.f, at * (MPI_Offset)esize, buf, (size_t)count, a.type, write, &bytes);
     /* The member's pointer moves past what it moved (a read may stop at the end of the file). */
     if (where == INDIVIDUAL)
         a.f->pos = at + (MPI_Offset)(bytes / esize);
