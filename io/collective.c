@@ -197,7 +197,7 @@ static int piece_run(tm_io_shared_t *sh, tm_io_part_t *parts, MPI_Offset c, MPI_
     return 0;
 }
 
-void tm_io_collective_run(tm_io_shared_t *sh, int set, int index, bool write)
+void tm_io_collective_run(tm_io_shared_t *sh, int set, int index, bool write, tm_io_buffer_t *b)
 {
     tm_io_part_t *parts = sh->parts[set];
     plan_t pl = plan_of(sh, set);
@@ -213,11 +213,16 @@ void tm_io_collective_run(tm_io_shared_t *sh, int set, int index, bool write)
         parts[0].buffer_size < COLLECTIVE_MIN_BUFFER ? COLLECTIVE_MIN_BUFFER : parts[0].buffer_size;
     if ((MPI_Offset)size > hi - lo)
         size = (size_t)(hi - lo);
-    char *buf = malloc(size);
-    if (buf == NULL) {
-        parts_fail(sh, set, -ENOMEM);
-        return;
+    if (b->size < size) {
+        char *grown = realloc(b->data, size);
+        if (grown == NULL) {
+            parts_fail(sh, set, -ENOMEM);
+            return;
+        }
+        b->data = grown;
+        b->size = size;
     }
+    char *buf = b->data;
     bool atomic = atomic_load_explicit(&sh->atomic, memory_order_acquire);
     for (MPI_Offset c = lo; c < hi; c += (MPI_Offset)size) {
         MPI_Offset e = c + (MPI_Offset)size < hi ? c + (MPI_Offset)size : hi;
@@ -231,7 +236,6 @@ void tm_io_collective_run(tm_io_shared_t *sh, int set, int index, bool write)
             break;
         }
     }
-    free(buf);
 }
 
 size_t tm_io_collective_read_bytes(const tm_io_part_t *p, MPI_Offset file_size)

@@ -91,6 +91,13 @@ typedef struct tm_io_split {
     MPI_Status status;
 } tm_io_split_t;
 
+/* An aggregator's buffer, which it keeps from one collective access to the next: a fresh one
+ * would cost a page fault per page at each access. */
+typedef struct tm_io_buffer {
+    char *data;
+    size_t size;
+} tm_io_buffer_t;
+
 /* The hints a member's collective accesses follow (MPI 3.1, 13.2.8: cb_nodes, cb_buffer_size,
  * romio_cb_read, romio_cb_write). */
 typedef struct tm_io_hints {
@@ -111,8 +118,9 @@ typedef struct tm_io_file {
     tm_mpi_errhandler_t *errhandler_user;
     MPI_Info info; /* the hints in use (MPI_File_get_info copies it) */
     tm_io_hints_t hints;
-    int rank, size;      /* in `comm` */
-    unsigned coll_calls; /* collective accesses so far: which set of parts the next one uses */
+    tm_io_buffer_t buffer; /* as an aggregator */
+    int rank, size;        /* in `comm` */
+    unsigned coll_calls;   /* collective accesses so far: which set of parts the next one uses */
     tm_io_split_t split;
 } tm_io_file_t;
 
@@ -183,9 +191,10 @@ bool tm_io_collective_wanted(tm_io_shared_t *sh, int set, bool write);
 /* The `index`-th of the `aggregators` members (by rank) that aggregate. */
 int tm_io_collective_aggregator(int index, int aggregators, int members);
 
-/* Aggregator `index` does its domain of the access published in set `set`; errors go to the
- * parts' `err` (the -errno of the first failure for every part that touches the domain). */
-void tm_io_collective_run(tm_io_shared_t *sh, int set, int index, bool write);
+/* Aggregator `index` does its domain of the access published in set `set`, through buffer b
+ * (grown as the hint cb_buffer_size asks); errors go to the parts' `err` (the -errno of the
+ * first failure, for every part). */
+void tm_io_collective_run(tm_io_shared_t *sh, int set, int index, bool write, tm_io_buffer_t *b);
 
 /* The stream bytes of part p that a read moved, given the file's size now. */
 size_t tm_io_collective_read_bytes(const tm_io_part_t *p, MPI_Offset file_size);

@@ -182,7 +182,7 @@ static int access_collective(access_t *a, MPI_Offset off, size_t *bytes_p)
     for (int i = 0; i < p->aggregators && i < members; i++)
         if (tm_io_collective_aggregator(i, p->aggregators < members ? p->aggregators : members,
                                         members) == f->rank)
-            tm_io_collective_run(sh, set, i, a->write);
+            tm_io_collective_run(sh, set, i, a->write, &f->buffer);
     PMPI_Barrier(f->comm); /* the aggregators are done with every member's buffer */
 
     int err = atomic_load_explicit(&p->err, memory_order_relaxed);
