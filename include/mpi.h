@@ -2564,7 +2564,8 @@ int PMPI_File_call_errhandler(MPI_File fh, int errorcode);
 
 /* Blocking accesses: at an explicit offset (_at), at the member's file pointer, at the shared
  * file pointer (_shared; _ordered: collective, in rank order). Offsets count etypes of the
- * view. The _all forms are collective. */
+ * view. The _all forms are collective: two-phase, through aggregators, where the members'
+ * pieces interleave in the file (hints cb_nodes, cb_buffer_size, romio_cb_read/_write). */
 int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
                      MPI_Status *status);
 int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
