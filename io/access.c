@@ -58,12 +58,47 @@ static int move_stream(tm_io_file_t *f, MPI_Offset off, char *data, size_t len, 
     return err;
 }
 
+/* access_stream for a view in external32: the data converted, whole datatypes at a time, in a
+ * buffer of about TM_IO_CHUNK bytes (a read converts the whole datatypes it got). */
+static int access_external32(tm_io_file_t *f, MPI_Offset off, void *buf, size_t count,
+                             const tm_mpi_type_t *type, bool write, size_t *bytes_p)
+{
+    size_t per = TM_IO_CHUNK / type->size ? TM_IO_CHUNK / type->size : 1, done = 0;
+    char *tmp = malloc((count < per ? count : per) * type->size);
+    int err = 0;
+
+    *bytes_p = 0;
+    if (tmp == NULL)
+        return -ENOMEM;
+    while (done < count) {
+        size_t k = count - done < per ? count - done : per, n = k * type->size, moved;
+        char *at = (char *)buf + (MPI_Aint)done * type->extent;
+
+        if (write)
+            tm_mpi_type_external32_pack(at, k, type, tmp);
+        err = move_stream(f, off + (MPI_Offset)(done * type->size), tmp, n, write, &moved);
+        if (!write) {
+            k = moved / type->size;
+            tm_mpi_type_external32_unpack(tmp, at, k, type);
+            moved = k * type->size;
+        }
+        *bytes_p += moved;
+        done += k;
+        if (err < 0 || moved < n)
+            break;
+    }
+    free(tmp);
+    return err;
+}
+
 /* tm_io_access without atomic mode's lock. */
 static int access_stream(tm_io_file_t *f, MPI_Offset off, void *buf, size_t count,
                          const tm_mpi_type_t *type, bool write, size_t *bytes_p)
 {
     size_t total = count * type->size;
 
+    if (f->view.external32)
+        return access_external32(f, off, buf, count, type, write, bytes_p);
     if (type->contiguous)
         return move_stream(f, off, (char *)buf + type->contig_disp, total, write, bytes_p);
 
@@ -107,6 +142,25 @@ int tm_io_access(tm_io_file_t *f, MPI_Offset off, void *buf, size_t count,
     else
         pthread_rwlock_rdlock(&sh->lock);
     int err = access_stream(f, off, buf, count, type, write, bytes_p);
+    pthread_rwlock_unlock(&sh->lock);
+    return err;
+}
+
+int tm_io_access_stored(tm_io_file_t *f, MPI_Offset off, void *data, size_t len, bool write,
+                        size_t *bytes_p)
+{
+    tm_io_shared_t *sh = f->shared;
+
+    *bytes_p = 0;
+    if (len == 0)
+        return 0;
+    if (!atomic_load_explicit(&sh->atomic, memory_order_acquire))
+        return move_stream(f, off, data, len, write, bytes_p);
+    if (write)
+        pthread_rwlock_wrlock(&sh->lock);
+    else
+        pthread_rwlock_rdlock(&sh->lock);
+    int err = move_stream(f, off, data, len, write, bytes_p);
     pthread_rwlock_unlock(&sh->lock);
     return err;
 }

@@ -17,7 +17,7 @@
  * through the filetype's blocks (obj/datatype.h: a block's `off` is its place in the element's
  * stream), and moves each run with one pread or pwrite, straight from the program's buffer when
  * its datatype is contiguous, through a buffer of TM_IO_CHUNK bytes packed or unpacked by the
- * datatype engine otherwise.
+ * datatype engine otherwise (or converted to or from external32 for such a view).
  *
  * Atomic mode (MPI_File_set_atomicity): an access holds the shared part's lock, shared for a
  * read and exclusive for a write, so that the members' accesses are sequentially consistent
@@ -82,6 +82,10 @@ typedef struct tm_io_view {
     MPI_Offset disp;
     tm_mpi_type_t *etype, *filetype; /* retained */
     char datarep[MPI_MAX_DATAREP_STRING];
+    /* "external32": the file holds the data big-endian (obj/external32.c); only for types whose
+     * basic types are as large in external32 as in memory, so that the view's layout is the same
+     * in both (mpi/file.c checks) */
+    bool external32;
 } tm_io_view_t;
 
 /* The state of a split collective access (MPI_File_read_all_begin ... _end). */
@@ -170,6 +174,11 @@ MPI_Offset tm_io_view_bytes_before(const tm_io_view_t *v, MPI_Offset end);
  * 0 or -errno (then *bytes_p says how far it got). */
 int tm_io_access(tm_io_file_t *f, MPI_Offset off, void *buf, size_t count,
                  const tm_mpi_type_t *type, bool write, size_t *bytes_p);
+
+/* tm_io_access of `len` bytes at `data` that are the stream's bytes as the file holds them (no
+ * conversion, whatever the view's representation). */
+int tm_io_access_stored(tm_io_file_t *f, MPI_Offset off, void *data, size_t len, bool write,
+                        size_t *bytes_p);
 
 /* ------------------------------------------------------------------ collective (collective.c)
  *

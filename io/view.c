@@ -21,6 +21,7 @@ void tm_io_view_set(tm_io_view_t *v, MPI_Offset disp, tm_mpi_type_t *etype, tm_m
     size_t n = strnlen(datarep, sizeof(v->datarep) - 1);
     memcpy(v->datarep, datarep, n);
     v->datarep[n] = '\0';
+    v->external32 = strcmp(v->datarep, "external32") == 0;
 }
 
 void tm_io_view_clear(tm_io_view_t *v)

@@ -557,6 +557,11 @@ int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 
 /* ------------------------------------------------------------------ views */
 
+bool tm_mpi_file_external32_fits(const tm_mpi_type_t *t)
+{
+    return tm_mpi_type_external32_size(t) == t->size;
+}
+
 /* Checks that filetype is made of etypes and that its displacements never go back (MPI 3.1,
  * 13.3): MPI_SUCCESS or the reason in *why. */
 static int view_check(const tm_mpi_type_t *etype, const tm_mpi_type_t *filetype, const char **why)
@@ -619,11 +624,14 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
         return err;
     if (datarep == NULL)
         return tm_mpi_file_error(f, call, MPI_ERR_ARG, "datarep is NULL");
-    if (strcmp(datarep, "external32") == 0)
+    if (strcmp(datarep, "external32") == 0 &&
+        (!tm_mpi_file_external32_fits(et) || !tm_mpi_file_external32_fits(ft)))
         return tm_mpi_file_error(f, call, MPI_ERR_UNSUPPORTED_DATAREP,
-                                 "data representation \"external32\" is not supported yet "
-                                 "(\"native\" and \"internal\" are)");
-    if (strcmp(datarep, "native") != 0 && strcmp(datarep, "internal") != 0)
+                                 "the %s holds a type whose size in \"external32\" is not its "
+                                 "size here (MPI_LONG: 4 and 8): not supported yet",
+                                 tm_mpi_file_external32_fits(et) ? "filetype" : "etype");
+    if (strcmp(datarep, "native") != 0 && strcmp(datarep, "internal") != 0 &&
+        strcmp(datarep, "external32") != 0)
         return tm_mpi_file_error(f, call, MPI_ERR_UNSUPPORTED_DATAREP,
                                  "unknown data representation \"%.64s\"", datarep);
     if (disp == MPI_DISPLACEMENT_CURRENT) {
@@ -723,7 +731,13 @@ int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *exte
                                  (unsigned)datatype);
     if (extent == NULL)
         return tm_mpi_file_error(f, call, MPI_ERR_ARG, "extent is NULL");
-    /* "native" and "internal" store data as memory holds it */
+    /* "native" and "internal" store data as memory holds it; "external32" views only types as
+     * large there as here */
+    if (f->view.external32 && !tm_mpi_file_external32_fits(t))
+        return tm_mpi_file_error(f, call, MPI_ERR_UNSUPPORTED_DATAREP,
+                                 "datatype 0x%08x holds a type whose size in \"external32\" is not "
+                                 "its size here: not supported yet",
+                                 (unsigned)datatype);
     *extent = t->extent;
     return MPI_SUCCESS;
 }

@@ -69,6 +69,10 @@ static int access_check(access_t *a, MPI_Datatype datatype)
                                  "%d x %zu bytes of data are not a whole number of etypes "
                                  "(%zu bytes each)",
                                  a->count, a->type->size, f->view.etype->size);
+    if (f->view.external32 && !tm_mpi_file_external32_fits(a->type))
+        return tm_mpi_file_error(f, call, MPI_ERR_UNSUPPORTED_DATAREP,
+                                 "the datatype holds a type whose size in \"external32\" is not "
+                                 "its size here (MPI_LONG: 4 and 8): not supported yet");
     if (a->write && (amode & MPI_MODE_RDONLY))
         return tm_mpi_file_error(f, call, MPI_ERR_READ_ONLY,
                                  "the file was opened with MPI_MODE_RDONLY");
@@ -154,6 +158,7 @@ static int access_failed(tm_io_file_t *f, const char *call, bool write, int err)
 static int access_collective(access_t *a, MPI_Offset off, size_t *bytes_p)
 {
     tm_io_file_t *f = a->f;
+    char *stored = NULL; /* an "external32" view's data, converted */
     tm_io_shared_t *sh = f->shared;
     int set = (int)(f->coll_calls++ & 1), members = sh->nmembers;
     tm_io_part_t *p = &sh->parts[set][f->rank];
@@ -166,6 +171,16 @@ static int access_collective(access_t *a, MPI_Offset off, size_t *bytes_p)
     p->buf = a->buf;
     p->count = (size_t)a->count;
     p->type = a->type;
+    if (f->view.external32 && len > 0) {
+        /* The aggregators move the data as the file holds it: a converted copy */
+        if ((stored = malloc(len)) == NULL)
+            p->len = len = 0; /* the others wait at the barriers: take part without data */
+        else if (a->write)
+            tm_mpi_type_external32_pack(a->buf, (size_t)a->count, a->type, stored);
+        p->buf = stored;
+        p->count = len;
+        p->type = &tm_mpi_type_predefined[(unsigned)MPI_BYTE & 0xff];
+    }
     p->lo = p->hi = 0;
     if (len > 0) {
         p->lo = tm_io_view_map(&f->view, off, &run);
@@ -177,21 +192,33 @@ static int access_collective(access_t *a, MPI_Offset off, size_t *bytes_p)
     atomic_store_explicit(&p->err, 0, memory_order_relaxed);
     PMPI_Barrier(f->comm); /* every part published */
 
-    if (!tm_io_collective_wanted(sh, set, a->write))
-        return tm_io_access(f, off, a->buf, (size_t)a->count, a->type, a->write, bytes_p);
-    for (int i = 0; i < p->aggregators && i < members; i++)
-        if (tm_io_collective_aggregator(i, p->aggregators < members ? p->aggregators : members,
-                                        members) == f->rank)
-            tm_io_collective_run(sh, set, i, a->write, &f->buffer);
-    PMPI_Barrier(f->comm); /* the aggregators are done with every member's buffer */
-
-    int err = atomic_load_explicit(&p->err, memory_order_relaxed);
-    *bytes_p = len;
-    if (!a->write && err == 0) {
-        MPI_Offset size = tm_io_size(sh);
-        if (size < 0)
-            return (int)size;
-        *bytes_p = tm_io_collective_read_bytes(p, size);
+    int err;
+    if (!tm_io_collective_wanted(sh, set, a->write)) {
+        err = stored ? tm_io_access_stored(f, off, stored, len, a->write, bytes_p)
+                     : tm_io_access(f, off, a->buf, (size_t)a->count, a->type, a->write, bytes_p);
+    } else {
+        for (int i = 0; i < p->aggregators && i < members; i++)
+            if (tm_io_collective_aggregator(i, p->aggregators < members ? p->aggregators : members,
+                                            members) == f->rank)
+                tm_io_collective_run(sh, set, i, a->write, &f->buffer);
+        PMPI_Barrier(f->comm); /* the aggregators are done with every member's buffer */
+        err = atomic_load_explicit(&p->err, memory_order_relaxed);
+        *bytes_p = len;
+        if (!a->write && err == 0) {
+            MPI_Offset size = tm_io_size(sh);
+            err = size < 0 ? (int)size : 0;
+            *bytes_p = size < 0 ? 0 : tm_io_collective_read_bytes(p, size);
+        }
+    }
+    if (f->view.external32 && (size_t)a->count * a->type->size > 0) {
+        if (stored == NULL)
+            return -ENOMEM;
+        if (!a->write) { /* the whole datatypes read */
+            size_t whole = *bytes_p / a->type->size;
+            tm_mpi_type_external32_unpack(stored, a->buf, whole, a->type);
+            *bytes_p = whole * a->type->size;
+        }
+        free(stored);
     }
     return err;
 }

@@ -115,9 +115,11 @@ MPI_TEST_PROGS += tests/mpi/rma_put_get.x tests/mpi/rma_accumulate.x tests/mpi/r
 # Files (MPI-IO): open, sizes, hints, file pointers; views with vector, indexed, subarray and
 # struct filetypes checked byte for byte with POSIX reads by other ranks; shared and ordered
 # accesses; non-blocking and split collective ones; the error classes and file error handlers;
-# two-phase collective accesses under every combination of their hints.
+# two-phase collective accesses under every combination of their hints; the "external32" data
+# representation.
 MPI_TEST_PROGS += tests/mpi/file_basic.x tests/mpi/file_view.x tests/mpi/file_shared.x \
-	tests/mpi/file_nonblocking.x tests/mpi/file_errors.x tests/mpi/file_collective.x
+	tests/mpi/file_nonblocking.x tests/mpi/file_errors.x tests/mpi/file_collective.x \
+	tests/mpi/file_external32.x
 
 # runtime/: the breakdown profiler (mpcrun --profile, --profile=csv:FILE), on a program that makes
 # a known number of each kind of call.

@@ -1,0 +1,259 @@
+/* The "external32" data representation of file views (MPI-3.1 13.5.2): big-endian integers and
+ * IEEE floating point in the file, whatever the host, in a fresh directory of $TMPDIR that rank 0
+ * names and broadcasts. Each rank owns every size-th record of (int, short, double) through an
+ * "external32" view (etype MPI_BYTE, a resized struct filetype), writes its records with
+ * MPI_File_write_all (two-phase forced on with romio_cb_write, so an aggregator moves the
+ * converted data) and with MPI_File_write_at; every rank checks the whole file byte for byte with
+ * POSIX reads against the big-endian encoding it computes itself; then each reads its records
+ * back independently, collectively and with MPI_File_iread_at into memory of another shape.
+ * MPI_File_get_view says "external32", MPI_File_get_type_extent gives the extents. Usage:
+ * file_external32 (any number of ranks). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static int rank, size, errors;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "file_external32: rank %d, line %d: %s\n", rank, __LINE__, #cond);     \
+            errors++;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+#define MUST(call)                                                                                 \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        if (rc_ != MPI_SUCCESS) {                                                                  \
+            char s_[MPI_MAX_ERROR_STRING];                                                         \
+            int l_;                                                                                \
+            MPI_Error_string(rc_, s_, &l_);                                                        \
+            fprintf(stderr, "file_external32: rank %d, line %d: %s: %s\n", rank, __LINE__, #call,  \
+                    s_);                                                                           \
+            errors++;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+enum { RECORDS = 100, ENC = 4 + 2 + 8 }; /* a record's bytes in the file */
+
+typedef struct record {
+    int i;
+    short s;
+    double d;
+} record_t;
+
+static record_t value(int r, int k)
+{
+    return (record_t){r * 100000 - k * 7 - 1, (short)(k * 3 - r), r + k / 8.0 - 1e6 * (k % 3)};
+}
+
+/* Big-endian bytes of n bytes of host value v. */
+static void big_endian(unsigned char *out, const void *v, int n)
+{
+    const unsigned char *b = v;
+    for (int i = 0; i < n; i++)
+        out[i] = b[n - 1 - i]; /* the hosts ThreadMPI runs on are little-endian */
+}
+
+static void encode(const record_t *v, unsigned char *out)
+{
+    big_endian(out, &v->i, 4);
+    big_endian(out + 4, &v->s, 2);
+    big_endian(out + 6, &v->d, 8);
+}
+
+static char dir[4096];
+
+static void make_dir(void)
+{
+    if (rank == 0) {
+        const char *tmp = getenv("TMPDIR");
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        snprintf(dir, sizeof(dir), "%s/file_external32.%ld.%ld", tmp && *tmp ? tmp : "/tmp",
+                 (long)getpid(), (long)ts.tv_nsec);
+        if (mkdir(dir, 0700) != 0) {
+            fprintf(stderr, "file_external32: mkdir %s: %s\n", dir, strerror(errno));
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
+    MPI_Bcast(dir, sizeof(dir), MPI_CHAR, 0, MPI_COMM_WORLD);
+}
+
+static int same_record(record_t a, record_t b)
+{
+    return a.i == b.i && a.s == b.s && a.d == b.d;
+}
+
+/* Every rank's records, as the file must hold them. */
+static void check_file(const char *p, int line)
+{
+    long n = (long)size * RECORDS * ENC;
+    unsigned char *file = malloc((size_t)n), want[ENC];
+    int fd = open(p, O_RDONLY);
+    CHECK(fd >= 0 && pread(fd, file, (size_t)n, 0) == n);
+    if (fd >= 0)
+        close(fd);
+    for (int k = 0; k < RECORDS; k++)
+        for (int r = 0; r < size; r++) {
+            record_t v = value(r, k);
+            encode(&v, want);
+            if (memcmp(file + ((long)k * size + r) * ENC, want, ENC) != 0) {
+                fprintf(stderr, "file_external32: rank %d, line %d: record %d of rank %d\n", rank,
+                        line, k, r);
+                errors++;
+                k = RECORDS;
+                break;
+            }
+        }
+    free(file);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    make_dir();
+    char p[4200];
+    snprintf(p, sizeof(p), "%s/records", dir);
+
+    /* Memory: the C struct (with its padding); the file: the same three values packed, every
+     * size-th record of ENC bytes */
+    MPI_Datatype mem, packed, ftype;
+    int lens[3] = {1, 1, 1};
+    MPI_Aint mdisp[3] = {offsetof(record_t, i), offsetof(record_t, s), offsetof(record_t, d)};
+    MPI_Aint fdisp[3] = {0, 4, 6};
+    MPI_Datatype types[3] = {MPI_INT, MPI_SHORT, MPI_DOUBLE};
+    MPI_Type_create_struct(3, lens, mdisp, types, &mem);
+    MPI_Type_commit(&mem);
+    MPI_Type_create_struct(3, lens, fdisp, types, &packed);
+    MPI_Type_create_resized(packed, 0, (MPI_Aint)ENC * size, &ftype);
+    MPI_Type_commit(&ftype);
+
+    MPI_Info info;
+    MPI_File fh;
+    MPI_Status st;
+    int count;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_cb_write", "enable");
+    MPI_Info_set(info, "romio_cb_read", "enable");
+    MUST(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+    MPI_Info_free(&info);
+    MUST(MPI_File_set_view(fh, (MPI_Offset)rank * ENC, MPI_BYTE, ftype, "external32",
+                           MPI_INFO_NULL));
+
+    MPI_Offset disp;
+    MPI_Datatype e, f;
+    char rep[MPI_MAX_DATAREP_STRING];
+    MUST(MPI_File_get_view(fh, &disp, &e, &f, rep));
+    CHECK(disp == (MPI_Offset)rank * ENC && e == MPI_BYTE && strcmp(rep, "external32") == 0);
+    MPI_Type_free(&f);
+    MPI_Aint extent;
+    MUST(MPI_File_get_type_extent(fh, MPI_INT, &extent));
+    CHECK(extent == 4);
+    MUST(MPI_File_get_type_extent(fh, MPI_DOUBLE, &extent));
+    CHECK(extent == 8);
+
+    record_t out[RECORDS], back[RECORDS];
+    for (int k = 0; k < RECORDS; k++)
+        out[k] = value(rank, k);
+
+    /* Collectively, through an aggregator */
+    MUST(MPI_File_write_all(fh, out, RECORDS, mem, &st));
+    MPI_Get_count(&st, mem, &count);
+    CHECK(count == RECORDS);
+    MUST(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    MUST(MPI_File_sync(fh));
+    check_file(p, __LINE__);
+
+    /* Back: independently, collectively, and non-blocking */
+    memset(back, 0, sizeof(back));
+    MUST(MPI_File_read_at(fh, 0, back, RECORDS, mem, &st));
+    MPI_Get_count(&st, mem, &count);
+    CHECK(count == RECORDS);
+    for (int k = 0; k < RECORDS; k++)
+        CHECK(same_record(back[k], out[k]));
+    memset(back, 0, sizeof(back));
+    MUST(MPI_File_read_at_all(fh, 0, back, RECORDS, mem, &st));
+    MPI_Get_count(&st, mem, &count);
+    CHECK(count == RECORDS);
+    for (int k = 0; k < RECORDS; k++)
+        CHECK(same_record(back[k], out[k]));
+    /* Into plain ints, shorts and doubles in turn: MPI_INT, MPI_SHORT, MPI_DOUBLE triples */
+    struct {
+        int i;
+        short s;
+        double d;
+    } half[RECORDS / 2];
+    MPI_Request req;
+    memset(half, 0, sizeof(half));
+    MUST(MPI_File_iread_at(fh, (MPI_Offset)(RECORDS / 2) * ENC, half, RECORDS / 2, mem, &req));
+    MUST(MPI_Wait(&req, &st));
+    MPI_Get_count(&st, mem, &count);
+    CHECK(count == RECORDS / 2);
+    for (int k = 0; k < RECORDS / 2; k++)
+        CHECK(half[k].i == out[RECORDS / 2 + k].i && half[k].s == out[RECORDS / 2 + k].s &&
+              half[k].d == out[RECORDS / 2 + k].d);
+
+    /* Independently, at an offset: the second half again, changed */
+    for (int k = RECORDS / 2; k < RECORDS; k++)
+        out[k].i = -out[k].i;
+    MUST(MPI_File_write_at(fh, (MPI_Offset)(RECORDS / 2) * ENC, out + RECORDS / 2,
+                           RECORDS - RECORDS / 2, mem, &st));
+    MUST(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    MUST(MPI_File_sync(fh));
+    long n = (long)size * RECORDS * ENC;
+    unsigned char *file = malloc((size_t)n), want[ENC];
+    int fd = open(p, O_RDONLY);
+    CHECK(fd >= 0 && pread(fd, file, (size_t)n, 0) == n);
+    if (fd >= 0)
+        close(fd);
+    int next = (rank + 1) % size;
+    for (int k = 0; k < RECORDS; k++) {
+        record_t v = value(next, k);
+        if (k >= RECORDS / 2)
+            v.i = -v.i;
+        encode(&v, want);
+        CHECK(memcmp(file + ((long)k * size + next) * ENC, want, ENC) == 0);
+    }
+    free(file);
+
+    /* A type that is 4 bytes in external32 and 8 here */
+    long l = 1;
+    MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
+    int rc = MPI_File_write_at(fh, 0, &l, 1, MPI_LONG, &st), cls = MPI_SUCCESS;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_UNSUPPORTED_DATAREP);
+
+    MUST(MPI_File_close(&fh));
+    MPI_Type_free(&mem);
+    MPI_Type_free(&packed);
+    MPI_Type_free(&ftype);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        MUST(MPI_File_delete(p, MPI_INFO_NULL));
+        if (rmdir(dir) != 0) {
+            fprintf(stderr, "file_external32: rmdir %s: %s\n", dir, strerror(errno));
+            errors++;
+        }
+    }
+    int all_errors;
+    MPI_Allreduce(&errors, &all_errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("file_external32: %s\n", all_errors ? "FAILED" : "ok");
+    MPI_Finalize();
+    return all_errors ? 1 : 0;
+}
