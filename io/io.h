@@ -125,6 +125,7 @@ typedef struct tm_io_file {
     tm_io_buffer_t buffer; /* as an aggregator */
     int rank, size;        /* in `comm` */
     unsigned coll_calls;   /* collective accesses so far: which set of parts the next one uses */
+    _Atomic int jobs;      /* its non-blocking accesses that an I/O thread has not let go yet */
     tm_io_split_t split;
 } tm_io_file_t;
 
@@ -234,5 +235,10 @@ struct tm_io_job {
 /* Hands job to the I/O threads (starting one if none is idle). 0 or -errno (no thread could
  * start: the job was not taken). */
 int tm_io_job_post(tm_io_job_t *job);
+
+/* Waits until the I/O threads are done with every job of f, `done` included: its completion
+ * wakes the rank, which may then see the job complete while the thread still finishes the
+ * wake-up. Whoever frees f (or ends the job) waits first. */
+void tm_io_jobs_wait(tm_io_file_t *f);
 
 #endif /* TM_IO_H */

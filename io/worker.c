@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 
 #include "io.h"
@@ -33,9 +34,10 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&queue_lock);
 
         size_t bytes;
-        int err =
-            tm_io_access(job->file, job->off, job->buf, job->count, job->type, job->write, &bytes);
+        tm_io_file_t *f = job->file; /* the job may be gone once `done` completes it */
+        int err = tm_io_access(f, job->off, job->buf, job->count, job->type, job->write, &bytes);
         job->done(job, bytes, err);
+        atomic_fetch_sub_explicit(&f->jobs, 1, memory_order_release);
 
         pthread_mutex_lock(&queue_lock);
     }
@@ -73,6 +75,7 @@ int tm_io_job_post(tm_io_job_t *job)
         pthread_mutex_unlock(&queue_lock);
         return err;
     }
+    atomic_fetch_add_explicit(&job->file->jobs, 1, memory_order_relaxed);
     if (queue_tail)
         queue_tail->next = job;
     else
@@ -81,4 +84,12 @@ int tm_io_job_post(tm_io_job_t *job)
     pthread_cond_signal(&queue_ready);
     pthread_mutex_unlock(&queue_lock);
     return 0;
+}
+
+void tm_io_jobs_wait(tm_io_file_t *f)
+{
+    /* acquire: the threads' last touches happen before the caller frees what they touched. A
+     * short wait: the caller saw the jobs complete, their threads only return from `done`. */
+    while (atomic_load_explicit(&f->jobs, memory_order_acquire) != 0)
+        sched_yield();
 }

@@ -334,6 +334,7 @@ int PMPI_File_close(MPI_File *fh)
                                  "%s is under way: end it before closing the file", f->split.call);
     /* Every member lets go, the last closes the file (and removes it with
      * MPI_MODE_DELETE_ON_CLOSE); the barrier returns once that is done. */
+    tm_io_jobs_wait(f); /* (a job still under way, which MPI forbids, ends first) */
     int closed = tm_io_shared_release(f->shared);
     PMPI_Barrier(f->comm);
     file_destroy(r, f, true);
@@ -370,6 +371,7 @@ void tm_mpi_file_rank_fini(tm_mpi_rank_t *r)
         tm_io_file_t *f = r->files.slots[i];
 
         if (f != NULL) {
+            tm_io_jobs_wait(f);
             tm_io_shared_release(f->shared);
             file_destroy(r, f, false);
         }

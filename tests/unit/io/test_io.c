@@ -251,6 +251,8 @@ START_TEST(test_worker_jobs)
         ck_assert_int_eq(r[j].bytes, INTS * 4);
         ck_assert_int_eq(memcmp(back[j], data[JOBS - 1 - j], sizeof(back[j])), 0);
     }
+    tm_io_jobs_wait(&f); /* before f goes */
+    ck_assert_int_eq(atomic_load(&f.jobs), 0);
     tm_io_view_clear(&f.view);
     tm_io_shared_release(f.shared);
 }
