@@ -2503,8 +2503,8 @@ int PMPI_Win_sync(MPI_Win win);
  * the same amode everywhere, else MPI_ERR_NOT_SAME); MPI_File_close closes it (collective).
  * Errors with no file yet go to MPI_FILE_NULL's handler, MPI_ERRORS_RETURN unless
  * MPI_File_set_errhandler(MPI_FILE_NULL, ...) changed it; a file takes that handler when it
- * opens. Views: "native" and "internal" (the same bytes); "external32" of the types as large
- * there as here (not MPI_LONG: MPI_ERR_UNSUPPORTED_DATAREP). */
+ * opens. Views: "native" and "internal" (the same bytes); "external32" (its types laid out with
+ * the file's sizes: MPI_File_get_type_extent). */
 int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh);
 int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh);
 int MPI_File_close(MPI_File *fh);

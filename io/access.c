@@ -59,30 +59,31 @@ static int move_stream(tm_io_file_t *f, MPI_Offset off, char *data, size_t len, 
 }
 
 /* access_stream for a view in external32: the data converted, whole datatypes at a time, in a
- * buffer of about TM_IO_CHUNK bytes (a read converts the whole datatypes it got). */
+ * buffer of about TM_IO_CHUNK bytes (a read converts the whole datatypes it got). *bytes_p
+ * counts the data as memory holds it. */
 static int access_external32(tm_io_file_t *f, MPI_Offset off, void *buf, size_t count,
                              const tm_mpi_type_t *type, bool write, size_t *bytes_p)
 {
-    size_t per = TM_IO_CHUNK / type->size ? TM_IO_CHUNK / type->size : 1, done = 0;
-    char *tmp = malloc((count < per ? count : per) * type->size);
+    size_t size = tm_mpi_type_external32_size(type); /* of one datatype in the file */
+    size_t per = TM_IO_CHUNK / size ? TM_IO_CHUNK / size : 1, done = 0;
+    char *tmp = malloc((count < per ? count : per) * size);
     int err = 0;
 
     *bytes_p = 0;
     if (tmp == NULL)
         return -ENOMEM;
     while (done < count) {
-        size_t k = count - done < per ? count - done : per, n = k * type->size, moved;
+        size_t k = count - done < per ? count - done : per, n = k * size, moved;
         char *at = (char *)buf + (MPI_Aint)done * type->extent;
 
         if (write)
             tm_mpi_type_external32_pack(at, k, type, tmp);
-        err = move_stream(f, off + (MPI_Offset)(done * type->size), tmp, n, write, &moved);
-        if (!write) {
-            k = moved / type->size;
+        err = move_stream(f, off + (MPI_Offset)(done * size), tmp, n, write, &moved);
+        if (moved < n) /* the whole datatypes */
+            k = moved / size;
+        if (!write)
             tm_mpi_type_external32_unpack(tmp, at, k, type);
-            moved = k * type->size;
-        }
-        *bytes_p += moved;
+        *bytes_p += k * type->size;
         done += k;
         if (err < 0 || moved < n)
             break;

@@ -80,11 +80,13 @@ typedef struct tm_io_shared {
 
 typedef struct tm_io_view {
     MPI_Offset disp;
-    tm_mpi_type_t *etype, *filetype; /* retained */
+    /* The layout of the data in the file (retained): the types the program gave, or for
+     * "external32" their twins built with the basic types' sizes there (mpi/file.c) */
+    tm_mpi_type_t *etype, *filetype;
+    tm_mpi_type_t *given_etype, *given_filetype; /* what MPI_File_get_view returns (retained) */
     char datarep[MPI_MAX_DATAREP_STRING];
-    /* "external32": the file holds the data big-endian (obj/external32.c); only for types whose
-     * basic types are as large in external32 as in memory, so that the view's layout is the same
-     * in both (mpi/file.c checks) */
+    /* "external32": the file holds the data big-endian (obj/external32.c), each basic element in
+     * its external32 size */
     bool external32;
 } tm_io_view_t;
 
@@ -153,9 +155,11 @@ int tm_io_sync(tm_io_shared_t *sh);
 
 /* ------------------------------------------------------------------ views (view.c) */
 
-/* Sets view v (its types retained, the previous ones released); the caller checked that the
- * filetype is made of etypes and its displacements never go back. */
-void tm_io_view_set(tm_io_view_t *v, MPI_Offset disp, tm_mpi_type_t *etype, tm_mpi_type_t *filetype,
+/* Sets view v (its types retained, the previous ones released): the types the program gave,
+ * and those that lay the data out in the file (the same but for "external32"); the caller
+ * checked that the filetype is made of etypes and its displacements never go back. */
+void tm_io_view_set(tm_io_view_t *v, MPI_Offset disp, tm_mpi_type_t *given_etype,
+                    tm_mpi_type_t *given_filetype, tm_mpi_type_t *etype, tm_mpi_type_t *filetype,
                     const char *datarep);
 
 /* Releases v's types. */
@@ -171,8 +175,9 @@ MPI_Offset tm_io_view_bytes_before(const tm_io_view_t *v, MPI_Offset end);
 /* ------------------------------------------------------------------ data access (access.c) */
 
 /* Reads (write false) or writes the data of (buf, count, type) from or to the stream of f's
- * view at stream byte `off`. *bytes_p: the bytes moved (a read stops short at end of file).
- * 0 or -errno (then *bytes_p says how far it got). */
+ * view at stream byte `off`. *bytes_p: the bytes moved, as memory holds them (a read stops
+ * short at end of file; in "external32", at the last whole datatype). 0 or -errno (then
+ * *bytes_p says how far it got). */
 int tm_io_access(tm_io_file_t *f, MPI_Offset off, void *buf, size_t count,
                  const tm_mpi_type_t *type, bool write, size_t *bytes_p);
 

@@ -9,13 +9,18 @@
 
 #include "io.h"
 
-void tm_io_view_set(tm_io_view_t *v, MPI_Offset disp, tm_mpi_type_t *etype, tm_mpi_type_t *filetype,
+void tm_io_view_set(tm_io_view_t *v, MPI_Offset disp, tm_mpi_type_t *given_etype,
+                    tm_mpi_type_t *given_filetype, tm_mpi_type_t *etype, tm_mpi_type_t *filetype,
                     const char *datarep)
 {
-    tm_mpi_type_retain(etype);
-    tm_mpi_type_retain(filetype);
+    tm_mpi_type_t *hold[4] = {given_etype, given_filetype, etype, filetype};
+
+    for (int i = 0; i < 4; i++)
+        tm_mpi_type_retain(hold[i]);
     tm_io_view_clear(v);
     v->disp = disp;
+    v->given_etype = given_etype;
+    v->given_filetype = given_filetype;
     v->etype = etype;
     v->filetype = filetype;
     size_t n = strnlen(datarep, sizeof(v->datarep) - 1);
@@ -26,9 +31,11 @@ void tm_io_view_set(tm_io_view_t *v, MPI_Offset disp, tm_mpi_type_t *etype, tm_m
 
 void tm_io_view_clear(tm_io_view_t *v)
 {
+    tm_mpi_type_release(v->given_etype);
+    tm_mpi_type_release(v->given_filetype);
     tm_mpi_type_release(v->etype);
     tm_mpi_type_release(v->filetype);
-    v->etype = v->filetype = NULL;
+    v->given_etype = v->given_filetype = v->etype = v->filetype = NULL;
 }
 
 /* Whether the tiles of t follow each other without a hole: one block as long as the extent. */

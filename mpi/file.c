@@ -221,8 +221,8 @@ static tm_io_file_t *file_new(tm_mpi_rank_t *r, tm_io_shared_t *sh, MPI_Comm com
         free(f);
         return NULL;
     }
-    tm_io_view_set(&f->view, 0, &tm_mpi_type_predefined[(unsigned)MPI_BYTE & 0xff],
-                   &tm_mpi_type_predefined[(unsigned)MPI_BYTE & 0xff], "native");
+    tm_mpi_type_t *byte = &tm_mpi_type_predefined[(unsigned)MPI_BYTE & 0xff];
+    tm_io_view_set(&f->view, 0, byte, byte, byte, byte, "native");
     f->errhandler = r->file_errhandler;
     f->errhandler_user = r->file_errhandler_user;
     if (f->errhandler_user != NULL)
@@ -559,9 +559,131 @@ int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 
 /* ------------------------------------------------------------------ views */
 
-bool tm_mpi_file_external32_fits(const tm_mpi_type_t *t)
+/* Whether type t's data is as large in external32 as in memory. */
+static bool external32_fits(const tm_mpi_type_t *t)
 {
     return tm_mpi_type_external32_size(t) == t->size;
+}
+
+/* Frees handle h unless it is a predefined type (what MPI_Type_get_contents and
+ * external32_twin return). */
+static void type_free_derived(MPI_Datatype h)
+{
+    int ni, na, nd, combiner;
+
+    if (PMPI_Type_get_envelope(h, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+        combiner != MPI_COMBINER_NAMED && combiner != MPI_COMBINER_F90_REAL &&
+        combiner != MPI_COMBINER_F90_COMPLEX && combiner != MPI_COMBINER_F90_INTEGER)
+        PMPI_Type_free(&h);
+}
+
+/* The layout of type h's data in an "external32" file (MPI 3.1, 13.5.2): h rebuilt from its
+ * constructor's arguments with each basic type replaced by one of its size in external32
+ * (MPI_LONG: 4 bytes), so that the constructors that count elements (contiguous, vector,
+ * indexed, subarray, darray) place them as the file holds them, while the displacements given in
+ * bytes (hvector, hindexed, struct, resized) stay as they are, as MPI says. *twin_p: h itself
+ * when its data is as large there as here (nothing to free), else a new committed type the
+ * caller frees. MPI_SUCCESS, MPI_ERR_NO_MEM, or MPI_ERR_UNSUPPORTED_DATAREP for a basic type
+ * that has no external32 form. */
+static int external32_twin(MPI_Datatype h, MPI_Datatype *twin_p)
+{
+    int ni, na, nd, combiner, err;
+    tm_mpi_type_t *t;
+
+    if (tm_mpi_type_lookup(h, &t) < 0)
+        return MPI_ERR_TYPE;
+    if (external32_fits(t)) {
+        *twin_p = h;
+        return MPI_SUCCESS;
+    }
+    if ((err = PMPI_Type_get_envelope(h, &ni, &na, &nd, &combiner)) != MPI_SUCCESS)
+        return err;
+    if (combiner == MPI_COMBINER_NAMED) {
+        /* The basic types whose size differs: long and unsigned long, 4 bytes in external32 */
+        if (h == MPI_LONG)
+            *twin_p = MPI_INT32_T;
+        else if (h == MPI_UNSIGNED_LONG)
+            *twin_p = MPI_UINT32_T;
+        else
+            return MPI_ERR_UNSUPPORTED_DATAREP;
+        return MPI_SUCCESS;
+    }
+    int *ints = malloc(((size_t)ni + 1) * sizeof(int));
+    MPI_Aint *aints = malloc(((size_t)na + 1) * sizeof(MPI_Aint));
+    MPI_Datatype *types = malloc(((size_t)nd + 1) * sizeof(MPI_Datatype));
+    MPI_Datatype *twins = malloc(((size_t)nd + 1) * sizeof(MPI_Datatype));
+    int ntwins = 0;
+    if (!ints || !aints || !types || !twins) {
+        err = MPI_ERR_NO_MEM;
+        goto out;
+    }
+    if ((err = PMPI_Type_get_contents(h, ni, na, nd, ints, aints, types)) != MPI_SUCCESS)
+        goto out_types;
+    for (; ntwins < nd; ntwins++)
+        if ((err = external32_twin(types[ntwins], &twins[ntwins])) != MPI_SUCCESS)
+            goto out_twins;
+
+    MPI_Datatype made = MPI_DATATYPE_NULL;
+    int n = ni > 0 ? ints[0] : 0;
+    switch (combiner) {
+    case MPI_COMBINER_DUP:
+        err = PMPI_Type_dup(twins[0], &made);
+        break;
+    case MPI_COMBINER_CONTIGUOUS:
+        err = PMPI_Type_contiguous(n, twins[0], &made);
+        break;
+    case MPI_COMBINER_VECTOR:
+        err = PMPI_Type_vector(n, ints[1], ints[2], twins[0], &made);
+        break;
+    case MPI_COMBINER_HVECTOR:
+        err = PMPI_Type_create_hvector(n, ints[1], aints[0], twins[0], &made);
+        break;
+    case MPI_COMBINER_INDEXED:
+        err = PMPI_Type_indexed(n, ints + 1, ints + 1 + n, twins[0], &made);
+        break;
+    case MPI_COMBINER_HINDEXED:
+        err = PMPI_Type_create_hindexed(n, ints + 1, aints, twins[0], &made);
+        break;
+    case MPI_COMBINER_INDEXED_BLOCK:
+        err = PMPI_Type_create_indexed_block(n, ints[1], ints + 2, twins[0], &made);
+        break;
+    case MPI_COMBINER_HINDEXED_BLOCK:
+        err = PMPI_Type_create_hindexed_block(n, ints[1], aints, twins[0], &made);
+        break;
+    case MPI_COMBINER_STRUCT:
+        err = PMPI_Type_create_struct(n, ints + 1, aints, twins, &made);
+        break;
+    case MPI_COMBINER_SUBARRAY:
+        err = PMPI_Type_create_subarray(n, ints + 1, ints + 1 + n, ints + 1 + 2 * n,
+                                        ints[1 + 3 * n], twins[0], &made);
+        break;
+    case MPI_COMBINER_DARRAY:
+        n = ints[2];
+        err = PMPI_Type_create_darray(ints[0], ints[1], n, ints + 3, ints + 3 + n, ints + 3 + 2 * n,
+                                      ints + 3 + 3 * n, ints[3 + 4 * n], twins[0], &made);
+        break;
+    case MPI_COMBINER_RESIZED:
+        err = PMPI_Type_create_resized(twins[0], aints[0], aints[1], &made);
+        break;
+    default:
+        err = MPI_ERR_UNSUPPORTED_DATAREP;
+        break;
+    }
+    if (err == MPI_SUCCESS && (err = PMPI_Type_commit(&made)) == MPI_SUCCESS)
+        *twin_p = made;
+out_twins:
+    for (int i = 0; i < ntwins; i++)
+        if (twins[i] != types[i])
+            type_free_derived(twins[i]);
+    for (int i = 0; i < nd; i++)
+        type_free_derived(types[i]);
+out_types:
+out:
+    free(ints);
+    free(aints);
+    free(types);
+    free(twins);
+    return err;
 }
 
 /* Checks that filetype is made of etypes and that its displacements never go back (MPI 3.1,
@@ -626,12 +748,6 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
         return err;
     if (datarep == NULL)
         return tm_mpi_file_error(f, call, MPI_ERR_ARG, "datarep is NULL");
-    if (strcmp(datarep, "external32") == 0 &&
-        (!tm_mpi_file_external32_fits(et) || !tm_mpi_file_external32_fits(ft)))
-        return tm_mpi_file_error(f, call, MPI_ERR_UNSUPPORTED_DATAREP,
-                                 "the %s holds a type whose size in \"external32\" is not its "
-                                 "size here (MPI_LONG: 4 and 8): not supported yet",
-                                 tm_mpi_file_external32_fits(et) ? "filetype" : "etype");
     if (strcmp(datarep, "native") != 0 && strcmp(datarep, "internal") != 0 &&
         strcmp(datarep, "external32") != 0)
         return tm_mpi_file_error(f, call, MPI_ERR_UNSUPPORTED_DATAREP,
@@ -644,21 +760,45 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
         return tm_mpi_file_error(f, call, MPI_ERR_ARG, "negative displacement %lld",
                                  (long long)disp);
     }
-    if ((err = view_check(et, ft, &why)) != MPI_SUCCESS)
-        return tm_mpi_file_error(f, call, err, "invalid view: %s", why);
     if (info != MPI_INFO_NULL && (err = tm_mpi_info_check(r, info, call)) != MPI_SUCCESS)
         return err;
+    /* The layout in the file: the types themselves, or in external32 their twins */
+    MPI_Datatype lay[2] = {etype, filetype};
+    tm_mpi_type_t *let = et, *lft = ft;
+    if (strcmp(datarep, "external32") == 0) {
+        for (int i = 0; i < 2; i++)
+            if ((err = external32_twin(i ? filetype : etype, &lay[i])) != MPI_SUCCESS) {
+                if (i == 1 && lay[0] != etype)
+                    type_free_derived(lay[0]);
+                return tm_mpi_file_error(
+                    f, call, err, "the %s in \"external32\": %s", i ? "filetype" : "etype",
+                    err == MPI_ERR_UNSUPPORTED_DATAREP ? "a basic type has no external32 form"
+                                                       : "out of memory");
+            }
+        tm_mpi_type_lookup(lay[0], &let);
+        tm_mpi_type_lookup(lay[1], &lft);
+    }
+    err = view_check(let, lft, &why);
+    if (err == MPI_SUCCESS) {
+        /* Between barriers: the shared file pointer goes back to 0 when no member uses it. */
+        PMPI_Barrier(f->comm);
+        if (disp == MPI_DISPLACEMENT_CURRENT) /* in bytes: the old view's etypes */
+            disp =
+                tm_io_view_map(&f->view,
+                               atomic_load_explicit(&f->shared->shared_pos, memory_order_relaxed) *
+                                   (MPI_Offset)f->view.etype->size,
+                               &(MPI_Offset){0});
+        tm_io_view_set(&f->view, disp, et, ft, let, lft, datarep);
+    }
+    /* The view holds its own references to the twins */
+    for (int i = 0; i < 2; i++)
+        if (lay[i] != (i ? filetype : etype))
+            type_free_derived(lay[i]);
+    if (err != MPI_SUCCESS)
+        return tm_mpi_file_error(f, call, err, "invalid view: %s", why);
 
-    /* Between barriers: the shared file pointer goes back to 0 when no member uses it. */
-    PMPI_Barrier(f->comm);
-    if (disp == MPI_DISPLACEMENT_CURRENT) /* in bytes: the old view's etypes */
-        disp = tm_io_view_map(&f->view,
-                              atomic_load_explicit(&f->shared->shared_pos, memory_order_relaxed) *
-                                  (MPI_Offset)f->view.etype->size,
-                              &(MPI_Offset){0});
     int rank;
     PMPI_Comm_rank(f->comm, &rank);
-    tm_io_view_set(&f->view, disp, et, ft, datarep);
     f->pos = 0;
     PMPI_Barrier(f->comm);
     if (rank == 0)
@@ -703,10 +843,10 @@ int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_D
                                  : !filetype ? "filetype"
                                              : "datarep");
     MPI_Datatype e, t;
-    if (view_type_handle(f->view.etype, &e) < 0)
+    if (view_type_handle(f->view.given_etype, &e) < 0)
         return tm_mpi_file_error(f, call, MPI_ERR_NO_MEM, "out of memory");
-    if (view_type_handle(f->view.filetype, &t) < 0) {
-        if (!f->view.etype->predefined)
+    if (view_type_handle(f->view.given_filetype, &t) < 0) {
+        if (!f->view.given_etype->predefined)
             PMPI_Type_free(&e);
         return tm_mpi_file_error(f, call, MPI_ERR_NO_MEM, "out of memory");
     }
@@ -733,14 +873,17 @@ int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *exte
                                  (unsigned)datatype);
     if (extent == NULL)
         return tm_mpi_file_error(f, call, MPI_ERR_ARG, "extent is NULL");
-    /* "native" and "internal" store data as memory holds it; "external32" views only types as
-     * large there as here */
-    if (f->view.external32 && !tm_mpi_file_external32_fits(t))
-        return tm_mpi_file_error(f, call, MPI_ERR_UNSUPPORTED_DATAREP,
-                                 "datatype 0x%08x holds a type whose size in \"external32\" is not "
-                                 "its size here: not supported yet",
-                                 (unsigned)datatype);
+    /* "native" and "internal" store data as memory holds it; in "external32" its twin says */
+    MPI_Datatype twin = datatype;
+    if (f->view.external32 && (err = external32_twin(datatype, &twin)) != MPI_SUCCESS)
+        return tm_mpi_file_error(
+            f, call, err, "datatype 0x%08x in \"external32\": %s", (unsigned)datatype,
+            err == MPI_ERR_UNSUPPORTED_DATAREP ? "a basic type has no external32 form"
+                                               : "out of memory");
+    tm_mpi_type_lookup(twin, &t);
     *extent = t->extent;
+    if (twin != datatype)
+        type_free_derived(twin);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_File_get_type_extent = PMPI_File_get_type_extent

@@ -28,10 +28,6 @@ int tm_mpi_file_null_error(tm_mpi_rank_t *r, const char *call, int errclass, con
 /* The I/O error class of errno value err (positive). */
 int tm_mpi_file_errno_class(int err);
 
-/* Whether type t's data is as large in external32 as in memory, which an "external32" view
- * needs of its types and of those its accesses move. */
-bool tm_mpi_file_external32_fits(const tm_mpi_type_t *t);
-
 /* Frees the files r's program left open (at MPI_Finalize). */
 void tm_mpi_file_rank_fini(tm_mpi_rank_t *r);
 

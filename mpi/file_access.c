@@ -47,6 +47,13 @@ typedef struct access {
     bool write, collective;
 } access_t;
 
+/* Bytes of one element of type t in the file of f's view: its size, or in "external32" its
+ * size there. */
+static size_t file_size_of(const tm_io_file_t *f, const tm_mpi_type_t *t)
+{
+    return f->view.external32 ? tm_mpi_type_external32_size(t) : t->size;
+}
+
 /* Checks access a; MPI_SUCCESS, or the error reported through the file's handler. */
 static int access_check(access_t *a, MPI_Datatype datatype)
 {
@@ -64,15 +71,11 @@ static int access_check(access_t *a, MPI_Datatype datatype)
                                  (unsigned)datatype);
     if (a->buf == NULL && a->count > 0 && a->type->size > 0)
         return tm_mpi_file_error(f, call, MPI_ERR_BUFFER, "buf is NULL");
-    if ((size_t)a->count * a->type->size % f->view.etype->size != 0)
+    if ((size_t)a->count * file_size_of(f, a->type) % f->view.etype->size != 0)
         return tm_mpi_file_error(f, call, MPI_ERR_TYPE,
                                  "%d x %zu bytes of data are not a whole number of etypes "
-                                 "(%zu bytes each)",
-                                 a->count, a->type->size, f->view.etype->size);
-    if (f->view.external32 && !tm_mpi_file_external32_fits(a->type))
-        return tm_mpi_file_error(f, call, MPI_ERR_UNSUPPORTED_DATAREP,
-                                 "the datatype holds a type whose size in \"external32\" is not "
-                                 "its size here (MPI_LONG: 4 and 8): not supported yet");
+                                 "(%zu bytes each in the file)",
+                                 a->count, file_size_of(f, a->type), f->view.etype->size);
     if (a->write && (amode & MPI_MODE_RDONLY))
         return tm_mpi_file_error(f, call, MPI_ERR_READ_ONLY,
                                  "the file was opened with MPI_MODE_RDONLY");
@@ -96,7 +99,7 @@ static int access_check(access_t *a, MPI_Datatype datatype)
 /* The etypes access a asks for. */
 static MPI_Offset access_etypes(const access_t *a)
 {
-    return (MPI_Offset)((size_t)a->count * a->type->size / a->f->view.etype->size);
+    return (MPI_Offset)((size_t)a->count * file_size_of(a->f, a->type) / a->f->view.etype->size);
 }
 
 /* Where access a starts, in etypes; moves the pointer it uses past what it asks for. */
@@ -162,7 +165,7 @@ static int access_collective(access_t *a, MPI_Offset off, size_t *bytes_p)
     tm_io_shared_t *sh = f->shared;
     int set = (int)(f->coll_calls++ & 1), members = sh->nmembers;
     tm_io_part_t *p = &sh->parts[set][f->rank];
-    size_t len = (size_t)a->count * a->type->size;
+    size_t len = (size_t)a->count * file_size_of(f, a->type); /* stream bytes */
     MPI_Offset run;
 
     p->view = &f->view;
@@ -193,9 +196,11 @@ static int access_collective(access_t *a, MPI_Offset off, size_t *bytes_p)
     PMPI_Barrier(f->comm); /* every part published */
 
     int err;
+    size_t moved; /* stream bytes */
     if (!tm_io_collective_wanted(sh, set, a->write)) {
-        err = stored ? tm_io_access_stored(f, off, stored, len, a->write, bytes_p)
-                     : tm_io_access(f, off, a->buf, (size_t)a->count, a->type, a->write, bytes_p);
+        /* (tm_io_access counts the data as memory holds it: the same bytes but in external32) */
+        err = stored ? tm_io_access_stored(f, off, stored, len, a->write, &moved)
+                     : tm_io_access(f, off, a->buf, (size_t)a->count, a->type, a->write, &moved);
     } else {
         for (int i = 0; i < p->aggregators && i < members; i++)
             if (tm_io_collective_aggregator(i, p->aggregators < members ? p->aggregators : members,
@@ -203,21 +208,21 @@ static int access_collective(access_t *a, MPI_Offset off, size_t *bytes_p)
                 tm_io_collective_run(sh, set, i, a->write, &f->buffer);
         PMPI_Barrier(f->comm); /* the aggregators are done with every member's buffer */
         err = atomic_load_explicit(&p->err, memory_order_relaxed);
-        *bytes_p = len;
+        moved = len;
         if (!a->write && err == 0) {
             MPI_Offset size = tm_io_size(sh);
             err = size < 0 ? (int)size : 0;
-            *bytes_p = size < 0 ? 0 : tm_io_collective_read_bytes(p, size);
+            moved = size < 0 ? 0 : tm_io_collective_read_bytes(p, size);
         }
     }
+    *bytes_p = moved;
     if (f->view.external32 && (size_t)a->count * a->type->size > 0) {
         if (stored == NULL)
             return -ENOMEM;
-        if (!a->write) { /* the whole datatypes read */
-            size_t whole = *bytes_p / a->type->size;
+        size_t whole = moved / file_size_of(f, a->type); /* the whole datatypes moved */
+        if (!a->write)
             tm_mpi_type_external32_unpack(stored, a->buf, whole, a->type);
-            *bytes_p = whole * a->type->size;
-        }
+        *bytes_p = whole * a->type->size;
         free(stored);
     }
     return err;
@@ -241,8 +246,12 @@ static int access_run(const char *call, MPI_File fh, where_t where, MPI_Offset o
     else
         err = tm_io_access(a.f, at * (MPI_Offset)esize, buf, (size_t)count, a.type, write, &bytes);
     /* The member's pointer moves past what it moved (a read may stop at the end of the file). */
-    if (where == INDIVIDUAL)
-        a.f->pos = at + (MPI_Offset)(bytes / esize);
+    if (where == INDIVIDUAL) {
+        size_t stream =
+            a.type->size ? bytes / a.type->size * file_size_of(a.f, a.type) + bytes % a.type->size
+                         : 0;
+        a.f->pos = at + (MPI_Offset)(stream / esize);
+    }
     access_status(status, bytes);
     if (err < 0)
         return access_failed(a.f, call, write, err);

@@ -6,8 +6,10 @@
  * converted data) and with MPI_File_write_at; every rank checks the whole file byte for byte with
  * POSIX reads against the big-endian encoding it computes itself; then each reads its records
  * back independently, collectively and with MPI_File_iread_at into memory of another shape.
- * MPI_File_get_view says "external32", MPI_File_get_type_extent gives the extents. Usage:
- * file_external32 (any number of ranks). */
+ * MPI_File_get_view says "external32", MPI_File_get_type_extent gives the extents. Then a
+ * view of MPI_LONG, 4 bytes in external32 and 8 here: the vector filetype is laid out with the
+ * file's sizes, and the longs are 4 big-endian bytes each. Usage: file_external32 (any number
+ * of ranks). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -231,12 +233,54 @@ int main(int argc, char **argv)
     }
     free(file);
 
-    /* A type that is 4 bytes in external32 and 8 here */
-    long l = 1;
-    MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
-    int rc = MPI_File_write_at(fh, 0, &l, 1, MPI_LONG, &st), cls = MPI_SUCCESS;
-    MPI_Error_class(rc, &cls);
-    CHECK(cls == MPI_ERR_UNSUPPORTED_DATAREP);
+    /* MPI_LONG: 4 bytes in external32, 8 here. A view of longs is scaled to the file's sizes:
+     * each rank's LONGS longs, every size-th block of 2 (a vector: a portable type), at 4 bytes
+     * each, after the records */
+    enum { LONGS = 64 };
+    MPI_Datatype lvec, lfile;
+    MPI_Type_vector(1, 2, 2 * size, MPI_LONG, &lvec);
+    MPI_Type_create_resized(lvec, 0, (MPI_Aint)8 * size, &lfile); /* in the file's bytes */
+    MPI_Type_commit(&lfile);
+    MUST(MPI_File_get_type_extent(fh, MPI_LONG, &extent));
+    CHECK(extent == 4);
+    MUST(MPI_File_get_type_extent(fh, lvec, &extent));
+    CHECK(extent == 8); /* one block of 2 longs of 4 bytes (8 here: 16) */
+    MPI_Offset base = (MPI_Offset)size * RECORDS * ENC;
+    MUST(MPI_File_set_view(fh, base + (MPI_Offset)rank * 8, MPI_LONG, lfile, "external32",
+                           MPI_INFO_NULL));
+    long longs[LONGS], lback[LONGS];
+    for (int k = 0; k < LONGS; k++)
+        longs[k] = (long)rank * 1000000 - k * 12345 - 7;
+    MUST(MPI_File_write_all(fh, longs, LONGS, MPI_LONG, &st));
+    MPI_Get_count(&st, MPI_LONG, &count);
+    CHECK(count == LONGS);
+    MPI_Offset pos;
+    MUST(MPI_File_get_position(fh, &pos));
+    CHECK(pos == LONGS);
+    MUST(MPI_File_get_byte_offset(fh, 3, &disp));
+    CHECK(disp == base + (MPI_Offset)rank * 8 + (MPI_Offset)8 * size + 4);
+    MUST(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    MUST(MPI_File_sync(fh));
+    fd = open(p, O_RDONLY);
+    unsigned char lfile_bytes[4 * LONGS], lwant[4];
+    for (int k = 0; k < LONGS; k++) {
+        int32_t v = (int32_t)((long)next * 1000000 - k * 12345 - 7);
+        big_endian(lwant, &v, 4);
+        CHECK(fd >= 0 &&
+              pread(fd, lfile_bytes, 4,
+                    base + ((MPI_Offset)(k / 2) * size + next) * 8 + (k % 2) * 4) == 4 &&
+              memcmp(lfile_bytes, lwant, 4) == 0);
+    }
+    if (fd >= 0)
+        close(fd);
+    memset(lback, 0, sizeof(lback));
+    MUST(MPI_File_read_at(fh, 0, lback, LONGS, MPI_LONG, &st));
+    MPI_Get_count(&st, MPI_LONG, &count);
+    CHECK(count == LONGS);
+    CHECK(memcmp(lback, longs, sizeof(longs)) == 0);
+    MPI_Type_free(&lvec);
+    MPI_Type_free(&lfile);
 
     MUST(MPI_File_close(&fh));
     MPI_Type_free(&mem);

@@ -62,7 +62,7 @@ START_TEST(test_view_map_holes)
     tm_io_view_t v = {0};
     MPI_Offset run;
 
-    tm_io_view_set(&v, 100, lookup(MPI_INT), lookup(ft), "native");
+    tm_io_view_set(&v, 100, lookup(MPI_INT), lookup(ft), lookup(MPI_INT), lookup(ft), "native");
     ck_assert_int_eq(tm_io_view_map(&v, 0, &run), 100);
     ck_assert_int_eq(run, 12);
     ck_assert_int_eq(tm_io_view_map(&v, 5, &run), 105);
@@ -93,7 +93,7 @@ START_TEST(test_view_map_runs_merge)
     tm_io_view_t v = {0};
     MPI_Offset run;
 
-    tm_io_view_set(&v, 0, lookup(MPI_INT), lookup(ft), "native");
+    tm_io_view_set(&v, 0, lookup(MPI_INT), lookup(ft), lookup(MPI_INT), lookup(ft), "native");
     ck_assert_int_eq(tm_io_view_map(&v, 0, &run), 0);
     ck_assert_int_eq(run, 4);
     ck_assert_int_eq(tm_io_view_map(&v, 4, &run), 12); /* [12, 16) then [16, 20) */
@@ -102,7 +102,8 @@ START_TEST(test_view_map_runs_merge)
     MPI_Type_free(&ft);
 
     /* Without holes the stream is the file from disp on: one run to the end. */
-    tm_io_view_set(&v, 7, lookup(MPI_INT), lookup(MPI_INT), "native");
+    tm_io_view_set(&v, 7, lookup(MPI_INT), lookup(MPI_INT), lookup(MPI_INT), lookup(MPI_INT),
+                   "native");
     ck_assert_int_eq(tm_io_view_map(&v, 1000, &run), 1007);
     ck_assert_int_ge(run, (MPI_Offset)1 << 40);
     ck_assert_int_eq(tm_io_view_bytes_before(&v, 1007), 1000);
@@ -122,7 +123,7 @@ START_TEST(test_access_view)
 
     for (int i = 0; i < 9; i++)
         data[i] = 1000 + i;
-    tm_io_view_set(&f.view, 8, lookup(MPI_INT), lookup(ft), "native");
+    tm_io_view_set(&f.view, 8, lookup(MPI_INT), lookup(ft), lookup(MPI_INT), lookup(ft), "native");
     ck_assert_int_eq(tm_io_access(&f, 0, data, 9, lookup(MPI_INT), true, &bytes), 0);
     ck_assert_int_eq(bytes, 36);
 
@@ -178,7 +179,8 @@ START_TEST(test_access_chunks)
         buf[i] = i % 2 ? -1 : (int)(i / 2);
     ck_assert_int_eq(MPI_Type_vector((int)n, 1, 2, MPI_INT, &every_other), MPI_SUCCESS);
     ck_assert_int_eq(MPI_Type_commit(&every_other), MPI_SUCCESS);
-    tm_io_view_set(&f.view, 0, lookup(MPI_BYTE), lookup(MPI_BYTE), "native");
+    tm_io_view_set(&f.view, 0, lookup(MPI_BYTE), lookup(MPI_BYTE), lookup(MPI_BYTE),
+                   lookup(MPI_BYTE), "native");
     ck_assert_int_eq(tm_io_access(&f, 0, buf, 1, lookup(every_other), true, &bytes), 0);
     ck_assert_int_eq(bytes, n * 4);
     ck_assert_int_eq(pread(f.shared->fd, file, n * 4, 0), (ssize_t)(n * 4));
@@ -217,7 +219,8 @@ START_TEST(test_worker_jobs)
     static int data[JOBS][INTS], back[JOBS][INTS];
     done_flag_t w[JOBS], r[JOBS];
 
-    tm_io_view_set(&f.view, 0, lookup(MPI_INT), lookup(MPI_INT), "native");
+    tm_io_view_set(&f.view, 0, lookup(MPI_INT), lookup(MPI_INT), lookup(MPI_INT), lookup(MPI_INT),
+                   "native");
     for (int j = 0; j < JOBS; j++) {
         for (int i = 0; i < INTS; i++)
             data[j][i] = j * INTS + i;
@@ -301,7 +304,8 @@ START_TEST(test_atomic_mode)
 
     atomic_store(&sh->atomic, true);
     for (int i = 0; i < 3; i++) {
-        tm_io_view_set(&f[i].view, 0, lookup(MPI_INT), lookup(ft), "native");
+        tm_io_view_set(&f[i].view, 0, lookup(MPI_INT), lookup(ft), lookup(MPI_INT), lookup(ft),
+                       "native");
         args[i] = (atomic_arg_t){&f[i], i, 0};
     }
     int first[ATOMIC_INTS];
