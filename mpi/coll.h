@@ -29,6 +29,17 @@ int tm_mpi_coll_check_own_block(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const cha
                                 const void *sendbuf, size_t sendbytes, const void *recvbuf,
                                 size_t recvbytes, bool any_data);
 
+/* The blocking collectives as another MPI call makes them on a communicator of its own (the
+ * file calls, mpi/file*.c, on their duplicate): named `call` in errors, hang notes and mismatch
+ * reports, and not counted by the profiler as calls of the program. */
+int tm_mpi_coll_barrier(const char *call, MPI_Comm comm);
+int tm_mpi_coll_bcast(const char *call, void *buf, MPI_Count count, MPI_Datatype type, int root,
+                      MPI_Comm comm);
+int tm_mpi_coll_allreduce(const char *call, const void *sendbuf, void *recvbuf, MPI_Count count,
+                          MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+int tm_mpi_coll_exscan(const char *call, const void *sendbuf, void *recvbuf, MPI_Count count,
+                       MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+
 /* A root in [0, size). */
 int tm_mpi_coll_check_root(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int root);
 

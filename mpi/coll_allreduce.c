@@ -79,6 +79,12 @@ int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
 }
 #pragma weak MPI_Iallreduce_c = PMPI_Iallreduce_c
 
+int tm_mpi_coll_allreduce(const char *call, const void *sendbuf, void *recvbuf, MPI_Count count,
+                          MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    return allreduce(call, sendbuf, recvbuf, count, type, op, comm, NULL, TM_MPI_COLL_BLOCKING);
+}
+
 /* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
 
 static int allreduce_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,

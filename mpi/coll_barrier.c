@@ -35,6 +35,11 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 }
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
 
+int tm_mpi_coll_barrier(const char *call, MPI_Comm comm)
+{
+    return barrier(call, comm, NULL, TM_MPI_COLL_BLOCKING);
+}
+
 /* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
 
 static int barrier_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,

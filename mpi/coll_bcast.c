@@ -60,6 +60,12 @@ int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root
 }
 #pragma weak MPI_Ibcast_c = PMPI_Ibcast_c
 
+int tm_mpi_coll_bcast(const char *call, void *buf, MPI_Count count, MPI_Datatype type, int root,
+                      MPI_Comm comm)
+{
+    return bcast(call, buf, count, type, root, comm, NULL, TM_MPI_COLL_BLOCKING);
+}
+
 /* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
 
 static int bcast_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,

@@ -115,6 +115,12 @@ int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Data
 }
 #pragma weak MPI_Iexscan_c = PMPI_Iexscan_c
 
+int tm_mpi_coll_exscan(const char *call, const void *sendbuf, void *recvbuf, MPI_Count count,
+                       MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    return scan(call, sendbuf, recvbuf, count, type, op, comm, NULL, true, TM_MPI_COLL_BLOCKING);
+}
+
 /* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
 
 static int scan_run(const char *call, const tm_mpi_coll_args_t *a, MPI_Request *request,

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coll.h"
 #include "file.h"
 
 #define FILE_AMODES                                                                                \
@@ -282,7 +283,7 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
         return err;
     /* The members must agree on the access mode (MPI 3.1, 13.2.1). */
     int modes[2] = {amode, -amode};
-    PMPI_Allreduce(MPI_IN_PLACE, modes, 2, MPI_INT, MPI_MAX, dup);
+    tm_mpi_coll_allreduce(call, MPI_IN_PLACE, modes, 2, MPI_INT, MPI_MAX, dup);
     if (modes[0] != -modes[1]) {
         PMPI_Comm_free(&dup);
         return tm_mpi_file_null_error(r, call, MPI_ERR_NOT_SAME,
@@ -299,7 +300,7 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
             atomic_store_explicit(&res.shared->shared_pos, res.end, memory_order_relaxed);
         }
     }
-    PMPI_Bcast(&res, sizeof(res), MPI_BYTE, 0, dup);
+    tm_mpi_coll_bcast(call, &res, sizeof(res), MPI_BYTE, 0, dup);
     if (res.err != 0) {
         PMPI_Comm_free(&dup);
         return tm_mpi_file_null_error(r, call, tm_mpi_file_errno_class(res.err), "%s: %s", filename,
@@ -336,7 +337,7 @@ int PMPI_File_close(MPI_File *fh)
      * MPI_MODE_DELETE_ON_CLOSE); the barrier returns once that is done. */
     tm_io_jobs_wait(f); /* (a job still under way, which MPI forbids, ends first) */
     int closed = tm_io_shared_release(f->shared);
-    PMPI_Barrier(f->comm);
+    tm_mpi_coll_barrier(call, f->comm);
     file_destroy(r, f, true);
     *fh = MPI_FILE_NULL;
     if (closed < 0) /* the handle is gone: report through MPI_FILE_NULL's handler */
@@ -403,14 +404,14 @@ static int file_resize(const char *call, MPI_File fh, MPI_Offset size, bool prea
                                  "the file was opened with MPI_MODE_RDONLY");
     int rank, ret = 0;
     PMPI_Comm_rank(f->comm, &rank);
-    PMPI_Barrier(f->comm);
+    tm_mpi_coll_barrier(call, f->comm);
     if (rank == 0) {
         if (preallocate)
             ret = tm_io_preallocate(f->shared, size);
         else
             ret = tm_io_set_size(f->shared, size);
     }
-    PMPI_Bcast(&ret, 1, MPI_INT, 0, f->comm);
+    tm_mpi_coll_bcast(call, &ret, 1, MPI_INT, 0, f->comm);
     if (ret < 0)
         return tm_mpi_file_error(f, call, tm_mpi_file_errno_class(-ret), "to %lld bytes: %s",
                                  (long long)size, strerror(-ret));
@@ -463,7 +464,7 @@ int PMPI_File_sync(MPI_File fh)
     /* The members share one descriptor: what any wrote is in the process's view of the file
      * already; fsync takes it to the storage. */
     int ret = tm_io_sync(f->shared);
-    PMPI_Barrier(f->comm);
+    tm_mpi_coll_barrier(call, f->comm);
     if (ret < 0)
         return tm_mpi_file_error(f, call, tm_mpi_file_errno_class(-ret), "%s", strerror(-ret));
     return MPI_SUCCESS;
@@ -781,7 +782,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     err = view_check(let, lft, &why);
     if (err == MPI_SUCCESS) {
         /* Between barriers: the shared file pointer goes back to 0 when no member uses it. */
-        PMPI_Barrier(f->comm);
+        tm_mpi_coll_barrier(call, f->comm);
         if (disp == MPI_DISPLACEMENT_CURRENT) /* in bytes: the old view's etypes */
             disp =
                 tm_io_view_map(&f->view,
@@ -800,10 +801,10 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     int rank;
     PMPI_Comm_rank(f->comm, &rank);
     f->pos = 0;
-    PMPI_Barrier(f->comm);
+    tm_mpi_coll_barrier(call, f->comm);
     if (rank == 0)
         atomic_store_explicit(&f->shared->shared_pos, 0, memory_order_relaxed);
-    PMPI_Barrier(f->comm);
+    tm_mpi_coll_barrier(call, f->comm);
     if (file_info_merge(f, info) != MPI_SUCCESS || file_hints_read(f) != MPI_SUCCESS)
         return tm_mpi_file_error(f, call, MPI_ERR_NO_MEM, "out of memory");
     return MPI_SUCCESS;
@@ -1008,7 +1009,7 @@ int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
     /* Collective: the members agree on the new position; the first sets it between barriers,
      * so that no member's shared access straddles the change. */
     MPI_Offset agreed[2] = {pos, -pos};
-    PMPI_Allreduce(MPI_IN_PLACE, agreed, 2, MPI_OFFSET, MPI_MAX, f->comm);
+    tm_mpi_coll_allreduce(call, MPI_IN_PLACE, agreed, 2, MPI_OFFSET, MPI_MAX, f->comm);
     if (agreed[0] != -agreed[1])
         return tm_mpi_file_error(f, call, MPI_ERR_NOT_SAME,
                                  "the members asked for different positions (this one %lld)",
@@ -1017,7 +1018,7 @@ int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
     PMPI_Comm_rank(f->comm, &rank);
     if (rank == 0)
         atomic_store_explicit(shared, pos, memory_order_relaxed);
-    PMPI_Barrier(f->comm);
+    tm_mpi_coll_barrier(call, f->comm);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_File_seek_shared = PMPI_File_seek_shared
@@ -1050,13 +1051,13 @@ int PMPI_File_set_atomicity(MPI_File fh, int flag)
     if (err != MPI_SUCCESS)
         return err;
     int flags[2] = {flag != 0, -(flag != 0)};
-    PMPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MAX, f->comm);
+    tm_mpi_coll_allreduce(call, MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MAX, f->comm);
     if (flags[0] != -flags[1])
         return tm_mpi_file_error(f, call, MPI_ERR_NOT_SAME,
                                  "the members passed different flags (this one %d)", flag);
     /* Between the members' accesses: the Allreduce above, and this barrier */
     atomic_store_explicit(&f->shared->atomic, flag != 0, memory_order_release);
-    PMPI_Barrier(f->comm);
+    tm_mpi_coll_barrier(call, f->comm);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_File_set_atomicity = PMPI_File_set_atomicity

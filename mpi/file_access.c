@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll.h"
 #include "file.h"
 #include "p2p/p2p.h"
 
@@ -127,12 +128,12 @@ static MPI_Offset access_place(access_t *a)
     int rank, size;
     PMPI_Comm_rank(f->comm, &rank);
     PMPI_Comm_size(f->comm, &size);
-    PMPI_Exscan(&n, &before, 1, MPI_OFFSET, MPI_SUM, f->comm);
+    tm_mpi_coll_exscan(a->call, &n, &before, 1, MPI_OFFSET, MPI_SUM, f->comm);
     if (rank == 0)
         before = 0;
     if (rank == size - 1)
         base = atomic_fetch_add_explicit(&f->shared->shared_pos, before + n, memory_order_relaxed);
-    PMPI_Bcast(&base, 1, MPI_OFFSET, size - 1, f->comm);
+    tm_mpi_coll_bcast(a->call, &base, 1, MPI_OFFSET, size - 1, f->comm);
     return base + before;
 }
 
@@ -193,7 +194,7 @@ static int access_collective(access_t *a, MPI_Offset off, size_t *bytes_p)
     p->buffer_size = f->hints.buffer_size;
     p->mode = a->write ? f->hints.write_mode : f->hints.read_mode;
     atomic_store_explicit(&p->err, 0, memory_order_relaxed);
-    PMPI_Barrier(f->comm); /* every part published */
+    tm_mpi_coll_barrier(a->call, f->comm); /* every part published */
 
     int err;
     size_t moved; /* stream bytes */
@@ -206,7 +207,8 @@ static int access_collective(access_t *a, MPI_Offset off, size_t *bytes_p)
             if (tm_io_collective_aggregator(i, p->aggregators < members ? p->aggregators : members,
                                             members) == f->rank)
                 tm_io_collective_run(sh, set, i, a->write, &f->buffer);
-        PMPI_Barrier(f->comm); /* the aggregators are done with every member's buffer */
+        tm_mpi_coll_barrier(a->call,
+                            f->comm); /* the aggregators are done with every member's buffer */
         err = atomic_load_explicit(&p->err, memory_order_relaxed);
         moved = len;
         if (!a->write && err == 0) {
