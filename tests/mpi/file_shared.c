@@ -343,7 +343,7 @@ static void test_ordered(void)
         for (int j = 0; j < len2(r); j++)
             *q++ = byte2(r, j);
 
-    unsigned char buf[64], got[64];
+    unsigned char buf[256], got[256]; /* len1(r) < 256 up to 180 ranks */
     int n = len1(rank);
     for (int j = 0; j < n; j++)
         buf[j] = byte1(rank, j);
