@@ -325,6 +325,115 @@ START_TEST(test_atomic_mode)
 }
 END_TEST
 
+/* A part of a collective access: len stream bytes of buf from stream byte off of view v. */
+static tm_io_part_t part_of(tm_io_view_t *v, MPI_Offset off, void *buf, size_t len, int mode)
+{
+    MPI_Offset run;
+    tm_io_part_t p = {.view = v,
+                      .off = off,
+                      .len = len,
+                      .buf = buf,
+                      .count = len,
+                      .type = lookup(MPI_BYTE),
+                      .aggregators = 2,
+                      .buffer_size = 64 << 10,
+                      .mode = mode};
+
+    if (len > 0) {
+        p.lo = tm_io_view_map(v, off, &run);
+        p.hi = tm_io_view_map(v, off + (MPI_Offset)len - 1, &run) + 1;
+    }
+    return p;
+}
+
+/* Aggregation is wanted when the members' file ranges interleave, or when a hint says so. */
+START_TEST(test_collective_wanted)
+{
+    char path[64];
+    tm_io_shared_t *sh = NULL;
+    tm_io_view_t v = {0};
+    char buf[64];
+
+    strcpy(path, "/tmp/tm_test_io.XXXXXX");
+    close(mkstemp(path));
+    ck_assert_int_eq(tm_io_shared_open(path, MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, 3, &sh), 0);
+    tm_io_view_set(&v, 0, lookup(MPI_BYTE), lookup(MPI_BYTE), lookup(MPI_BYTE), lookup(MPI_BYTE),
+                   "native");
+    tm_io_part_t *p = sh->parts[0];
+    p[0] = part_of(&v, 20, buf, 10, TM_IO_COLLECTIVE_AUTO); /* [20, 30) */
+    p[1] = part_of(&v, 0, buf, 10, TM_IO_COLLECTIVE_AUTO);  /* [0, 10) */
+    p[2] = part_of(&v, 10, buf, 10, TM_IO_COLLECTIVE_AUTO); /* [10, 20) */
+    ck_assert(!tm_io_collective_wanted(sh, 0, true));
+    p[0].mode = TM_IO_COLLECTIVE_ENABLE; /* the first member's hint decides */
+    ck_assert(tm_io_collective_wanted(sh, 0, true));
+    p[0] = part_of(&v, 5, buf, 10, TM_IO_COLLECTIVE_AUTO); /* [5, 15): overlaps [0, 10) */
+    ck_assert(tm_io_collective_wanted(sh, 0, false));
+    p[0].mode = TM_IO_COLLECTIVE_DISABLE;
+    ck_assert(!tm_io_collective_wanted(sh, 0, false));
+    p[0] = part_of(&v, 5, buf, 0, TM_IO_COLLECTIVE_AUTO); /* no data: never overlaps */
+    ck_assert(!tm_io_collective_wanted(sh, 0, false));
+    ck_assert_int_eq(tm_io_collective_aggregator(0, 2, 7), 0);
+    ck_assert_int_eq(tm_io_collective_aggregator(1, 2, 7), 3);
+    tm_io_view_clear(&v);
+    for (int i = 0; i < 3; i++)
+        tm_io_shared_release(sh);
+}
+END_TEST
+
+/* Two members whose records interleave, written then read by the two aggregators in turn: the
+ * file holds both members' bytes and, in the holes nobody writes, what it held before. */
+START_TEST(test_collective_run)
+{
+    char path[64];
+    tm_io_shared_t *sh = NULL;
+    enum { N = 50000 }; /* records of 4 bytes of data and 4 of hole, per member */
+    MPI_Datatype ft = ints_at(1, (int[]){1}, (int[]){0}, 16);
+    tm_io_view_t v[2] = {{0}, {0}};
+    tm_io_buffer_t b = {0};
+    static int data[2][N], back[2][N];
+    static unsigned char file[16 * N];
+
+    strcpy(path, "/tmp/tm_test_io.XXXXXX");
+    int fd = mkstemp(path);
+    memset(file, 0xab, sizeof(file));
+    ck_assert_int_eq(pwrite(fd, file, sizeof(file), 0), (ssize_t)sizeof(file));
+    close(fd);
+    ck_assert_int_eq(tm_io_shared_open(path, MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, 2, &sh), 0);
+    for (int m = 0; m < 2; m++) {
+        tm_io_view_set(&v[m], 8 * m, lookup(MPI_INT), lookup(ft), lookup(MPI_INT), lookup(ft),
+                       "native");
+        for (int i = 0; i < N; i++)
+            data[m][i] = m * 1000000 + i;
+        sh->parts[1][m] = part_of(&v[m], 0, data[m], 4 * N, TM_IO_COLLECTIVE_ENABLE);
+    }
+    ck_assert(tm_io_collective_wanted(sh, 1, true));
+    for (int a = 0; a < 2; a++)
+        tm_io_collective_run(sh, 1, a, true, &b);
+    ck_assert_int_eq(atomic_load(&sh->parts[1][0].err), 0);
+    ck_assert_int_eq(pread(sh->fd, file, sizeof(file), 0), (ssize_t)sizeof(file));
+    for (int i = 0; i < N; i++)
+        for (int m = 0; m < 2; m++) {
+            int got;
+            memcpy(&got, file + 16 * i + 8 * m, 4);
+            ck_assert_int_eq(got, m * 1000000 + i);
+            for (int h = 4; h < 8; h++)
+                ck_assert_int_eq(file[16 * i + 8 * m + h], 0xab);
+        }
+    for (int m = 0; m < 2; m++)
+        sh->parts[0][m] = part_of(&v[m], 0, back[m], 4 * N, TM_IO_COLLECTIVE_ENABLE);
+    for (int a = 0; a < 2; a++)
+        tm_io_collective_run(sh, 0, a, false, &b);
+    ck_assert_int_eq(memcmp(back, data, sizeof(back)), 0);
+    ck_assert_int_eq(tm_io_collective_read_bytes(&sh->parts[0][1], 16 * N - 8), 4 * N - 4);
+    free(b.data);
+    for (int m = 0; m < 2; m++)
+        tm_io_view_clear(&v[m]);
+    MPI_Type_free(&ft);
+    tm_io_shared_release(sh);
+    tm_io_shared_release(sh);
+}
+END_TEST
+
 static Suite *io_suite(void)
 {
     Suite *s = suite_create("io");
@@ -338,6 +447,8 @@ static Suite *io_suite(void)
     tcase_add_test(tc, test_access_chunks);
     tcase_add_test(tc, test_worker_jobs);
     tcase_add_test(tc, test_atomic_mode);
+    tcase_add_test(tc, test_collective_wanted);
+    tcase_add_test(tc, test_collective_run);
     suite_add_tcase(s, tc);
     return s;
 }
