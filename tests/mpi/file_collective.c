@@ -24,28 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static int rank, size, errors;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "file_collective: rank %d, line %d: %s\n", rank, __LINE__, #cond);     \
-            errors++;                                                                              \
-        }                                                                                          \
-    } while (0)
-
-#define MUST(call)                                                                                 \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS) {                                                                  \
-            char s_[MPI_MAX_ERROR_STRING];                                                         \
-            int l_;                                                                                \
-            MPI_Error_string(rc_, s_, &l_);                                                        \
-            fprintf(stderr, "file_collective: rank %d, line %d: %s: %s\n", rank, __LINE__, #call,  \
-                    s_);                                                                           \
-            errors++;                                                                              \
-        }                                                                                          \
-    } while (0)
+#define FILE_TEST "file_collective"
+#include "file_test.h"
 
 enum {
     REC = 40,      /* bytes of a record */
@@ -62,48 +42,6 @@ static unsigned char data_byte(int r, long k, int j)
 static unsigned char background(long i)
 {
     return (unsigned char)(0xa5 ^ (i * 11));
-}
-
-static char dir[4096];
-
-static void make_dir(void)
-{
-    if (rank == 0) {
-        const char *tmp = getenv("TMPDIR");
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        snprintf(dir, sizeof(dir), "%s/file_collective.%ld.%ld", tmp && *tmp ? tmp : "/tmp",
-                 (long)getpid(), (long)ts.tv_nsec);
-        if (mkdir(dir, 0700) != 0) {
-            fprintf(stderr, "file_collective: mkdir %s: %s\n", dir, strerror(errno));
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
-    }
-    MPI_Bcast(dir, sizeof(dir), MPI_CHAR, 0, MPI_COMM_WORLD);
-}
-
-/* The whole file as POSIX reads it; *n its size. */
-static unsigned char *posix_whole(const char *p, long *n)
-{
-    int fd = open(p, O_RDONLY);
-    struct stat st;
-    *n = -1;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        if (fd >= 0)
-            close(fd);
-        return NULL;
-    }
-    unsigned char *b = malloc((size_t)st.st_size + 1);
-    long got = 0;
-    while (got < st.st_size) {
-        ssize_t k = pread(fd, b + got, (size_t)(st.st_size - got), got);
-        if (k <= 0)
-            break;
-        got += k;
-    }
-    close(fd);
-    *n = got;
-    return b;
 }
 
 /* One combination of hints: write, check, read back. */
@@ -237,8 +175,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     make_dir();
 
-    char p[4200];
-    snprintf(p, sizeof(p), "%s/records", dir);
+    char p[PATHLEN + 32];
+    path(p, "records");
     static const char *modes[] = {"enable", "disable", "automatic"};
     static const int nodes[] = {1, 2, 3, 64};
     static const long buffers[] = {65536, 1 << 20};

@@ -30,28 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static int rank, size, errors;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "file_errors: rank %d, line %d: %s\n", rank, __LINE__, #cond);         \
-            errors++;                                                                              \
-        }                                                                                          \
-    } while (0)
-
-/* An MPI call that must succeed: its error string otherwise. */
-#define MUST(call)                                                                                 \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS) {                                                                  \
-            char s_[MPI_MAX_ERROR_STRING];                                                         \
-            int l_;                                                                                \
-            MPI_Error_string(rc_, s_, &l_);                                                        \
-            fprintf(stderr, "file_errors: rank %d, line %d: %s: %s\n", rank, __LINE__, #call, s_); \
-            errors++;                                                                              \
-        }                                                                                          \
-    } while (0)
+#define FILE_TEST "file_errors"
+#include "file_test.h"
 
 /* A call that must fail with error class `want`. */
 #define FAILS(call, want) fails((call), want, #call, __LINE__)
@@ -70,40 +50,6 @@ static int fails(int code, int want, const char *what, int line)
         errors++;
     }
     return class;
-}
-
-/* The directory of this run's files: made by rank 0, its name broadcast. */
-enum { PATHLEN = 512 };
-static char dir[PATHLEN];
-
-static void make_dir(void)
-{
-    if (rank == 0) {
-        const char *tmp = getenv("TMPDIR");
-        struct timespec t;
-        clock_gettime(CLOCK_REALTIME, &t);
-        snprintf(dir, sizeof dir, "%s/file_errors.%ld.%ld.%ld", tmp && *tmp ? tmp : "/tmp",
-                 (long)getpid(), (long)t.tv_sec, t.tv_nsec);
-        if (mkdir(dir, 0700) != 0) {
-            fprintf(stderr, "file_errors: mkdir %s: %s\n", dir, strerror(errno));
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
-    }
-    MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
-}
-
-static void path(char *out, const char *name)
-{
-    snprintf(out, PATHLEN + 32, "%s/%s", dir, name);
-}
-
-/* Every rank done with the file, rank 0 deletes it. */
-static void delete_file(const char *p)
-{
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0)
-        MUST(MPI_File_delete(p, MPI_INFO_NULL));
-    MPI_Barrier(MPI_COMM_WORLD);
 }
 
 static int exists(const char *p)

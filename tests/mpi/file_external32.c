@@ -23,28 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static int rank, size, errors;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "file_external32: rank %d, line %d: %s\n", rank, __LINE__, #cond);     \
-            errors++;                                                                              \
-        }                                                                                          \
-    } while (0)
-
-#define MUST(call)                                                                                 \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS) {                                                                  \
-            char s_[MPI_MAX_ERROR_STRING];                                                         \
-            int l_;                                                                                \
-            MPI_Error_string(rc_, s_, &l_);                                                        \
-            fprintf(stderr, "file_external32: rank %d, line %d: %s: %s\n", rank, __LINE__, #call,  \
-                    s_);                                                                           \
-            errors++;                                                                              \
-        }                                                                                          \
-    } while (0)
+#define FILE_TEST "file_external32"
+#include "file_test.h"
 
 enum { RECORDS = 100, ENC = 4 + 2 + 8 }; /* a record's bytes in the file */
 
@@ -72,24 +52,6 @@ static void encode(const record_t *v, unsigned char *out)
     big_endian(out, &v->i, 4);
     big_endian(out + 4, &v->s, 2);
     big_endian(out + 6, &v->d, 8);
-}
-
-static char dir[4096];
-
-static void make_dir(void)
-{
-    if (rank == 0) {
-        const char *tmp = getenv("TMPDIR");
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        snprintf(dir, sizeof(dir), "%s/file_external32.%ld.%ld", tmp && *tmp ? tmp : "/tmp",
-                 (long)getpid(), (long)ts.tv_nsec);
-        if (mkdir(dir, 0700) != 0) {
-            fprintf(stderr, "file_external32: mkdir %s: %s\n", dir, strerror(errno));
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
-    }
-    MPI_Bcast(dir, sizeof(dir), MPI_CHAR, 0, MPI_COMM_WORLD);
 }
 
 static int same_record(record_t a, record_t b)
@@ -127,8 +89,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     make_dir();
-    char p[4200];
-    snprintf(p, sizeof(p), "%s/records", dir);
+    char p[PATHLEN + 32];
+    path(p, "records");
 
     /* Memory: the C struct (with its padding); the file: the same three values packed, every
      * size-th record of ENC bytes */

@@ -120,6 +120,7 @@ MPI_TEST_PROGS += tests/mpi/rma_put_get.x tests/mpi/rma_accumulate.x tests/mpi/r
 MPI_TEST_PROGS += tests/mpi/file_basic.x tests/mpi/file_view.x tests/mpi/file_shared.x \
 	tests/mpi/file_nonblocking.x tests/mpi/file_errors.x tests/mpi/file_collective.x \
 	tests/mpi/file_external32.x
+EXTRA_DIST += tests/mpi/file_test.h
 
 # runtime/: the breakdown profiler (mpcrun --profile, --profile=csv:FILE), on a program that makes
 # a known number of each kind of call.
