@@ -136,14 +136,9 @@ int tm_io_access(tm_io_file_t *f, MPI_Offset off, void *buf, size_t count,
     *bytes_p = 0;
     if (count == 0 || type->size == 0)
         return 0;
-    if (!atomic_load_explicit(&sh->atomic, memory_order_acquire))
-        return access_stream(f, off, buf, count, type, write, bytes_p);
-    if (write)
-        pthread_rwlock_wrlock(&sh->lock);
-    else
-        pthread_rwlock_rdlock(&sh->lock);
+    bool held = tm_io_atomic_begin(sh, write);
     int err = access_stream(f, off, buf, count, type, write, bytes_p);
-    pthread_rwlock_unlock(&sh->lock);
+    tm_io_atomic_end(sh, held);
     return err;
 }
 
@@ -155,13 +150,8 @@ int tm_io_access_stored(tm_io_file_t *f, MPI_Offset off, void *data, size_t len,
     *bytes_p = 0;
     if (len == 0)
         return 0;
-    if (!atomic_load_explicit(&sh->atomic, memory_order_acquire))
-        return move_stream(f, off, data, len, write, bytes_p);
-    if (write)
-        pthread_rwlock_wrlock(&sh->lock);
-    else
-        pthread_rwlock_rdlock(&sh->lock);
+    bool held = tm_io_atomic_begin(sh, write);
     int err = move_stream(f, off, data, len, write, bytes_p);
-    pthread_rwlock_unlock(&sh->lock);
+    tm_io_atomic_end(sh, held);
     return err;
 }

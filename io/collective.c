@@ -58,12 +58,11 @@ static int range_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-bool tm_io_collective_wanted(tm_io_shared_t *sh, int set, bool write)
+bool tm_io_collective_wanted(tm_io_shared_t *sh, int set)
 {
     tm_io_part_t *parts = sh->parts[set];
     int mode = parts[0].mode, n = 0;
 
-    (void)write;
     if (mode != TM_IO_COLLECTIVE_AUTO)
         return mode == TM_IO_COLLECTIVE_ENABLE;
     range_t *r = malloc((size_t)sh->nmembers * sizeof(*r));
@@ -223,14 +222,11 @@ void tm_io_collective_run(tm_io_shared_t *sh, int set, int index, bool write, tm
         b->size = size;
     }
     char *buf = b->data;
-    bool atomic = atomic_load_explicit(&sh->atomic, memory_order_acquire);
     for (MPI_Offset c = lo; c < hi; c += (MPI_Offset)size) {
         MPI_Offset e = c + (MPI_Offset)size < hi ? c + (MPI_Offset)size : hi;
-        if (atomic)
-            (write ? pthread_rwlock_wrlock : pthread_rwlock_rdlock)(&sh->lock);
+        bool held = tm_io_atomic_begin(sh, write);
         int err = piece_run(sh, parts, c, e, buf, write);
-        if (atomic)
-            pthread_rwlock_unlock(&sh->lock);
+        tm_io_atomic_end(sh, held);
         if (err < 0) {
             parts_fail(sh, set, err);
             break;

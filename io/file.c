@@ -113,3 +113,20 @@ int tm_io_sync(tm_io_shared_t *sh)
 {
     return fsync(sh->fd) < 0 ? -errno : 0;
 }
+
+bool tm_io_atomic_begin(tm_io_shared_t *sh, bool write)
+{
+    if (!atomic_load_explicit(&sh->atomic, memory_order_acquire))
+        return false;
+    if (write)
+        pthread_rwlock_wrlock(&sh->lock);
+    else
+        pthread_rwlock_rdlock(&sh->lock);
+    return true;
+}
+
+void tm_io_atomic_end(tm_io_shared_t *sh, bool held)
+{
+    if (held)
+        pthread_rwlock_unlock(&sh->lock);
+}

@@ -153,6 +153,11 @@ int tm_io_preallocate(tm_io_shared_t *sh, MPI_Offset size);
 /* Writes the file's data to its storage (MPI_File_sync). */
 int tm_io_sync(tm_io_shared_t *sh);
 
+/* Atomic mode's lock around one access (or one piece of a collective one): taken, shared to read
+ * and exclusive to write, when the file is in atomic mode; whether it was, for tm_io_atomic_end. */
+bool tm_io_atomic_begin(tm_io_shared_t *sh, bool write);
+void tm_io_atomic_end(tm_io_shared_t *sh, bool held);
+
 /* ------------------------------------------------------------------ views (view.c) */
 
 /* Sets view v (its types retained, the previous ones released): the types the program gave,
@@ -201,7 +206,7 @@ int tm_io_access_stored(tm_io_file_t *f, MPI_Offset off, void *data, size_t len,
 /* Whether the collective access whose parts are published in set `set` goes through
  * aggregators: the first member's hint, or with "automatic" whether two members' file ranges
  * interleave. The same answer for every member. */
-bool tm_io_collective_wanted(tm_io_shared_t *sh, int set, bool write);
+bool tm_io_collective_wanted(tm_io_shared_t *sh, int set);
 
 /* The `index`-th of the `aggregators` members (by rank) that aggregate. */
 int tm_io_collective_aggregator(int index, int aggregators, int members);

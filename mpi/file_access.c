@@ -198,7 +198,7 @@ static int access_collective(access_t *a, MPI_Offset off, size_t *bytes_p)
 
     int err;
     size_t moved; /* stream bytes */
-    if (!tm_io_collective_wanted(sh, set, a->write)) {
+    if (!tm_io_collective_wanted(sh, set)) {
         /* (tm_io_access counts the data as memory holds it: the same bytes but in external32) */
         err = stored ? tm_io_access_stored(f, off, stored, len, a->write, &moved)
                      : tm_io_access(f, off, a->buf, (size_t)a->count, a->type, a->write, &moved);

@@ -42,17 +42,28 @@ static MPI_Datatype ints_at(int n, const int *lens, const int *disps, MPI_Aint e
     return r;
 }
 
-/* A file of its own, opened read-write for one member. */
-static tm_io_shared_t *temp_file(char *path)
+/* A file of its own, holding `n` bytes of `fill`, opened read-write for `members` members. */
+static tm_io_shared_t *temp_file_of(char *path, int members, size_t n, int fill)
 {
     tm_io_shared_t *sh = NULL;
+    char *bytes = malloc(n ? n : 1);
 
-    strcpy(path, "/tmp/tm_test_io.XXXXXX");
+    memset(bytes, fill, n);
+    strcpy(path, "/tmp/tm_test_io.XXXXXX"); /* mkstemp's template */
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(pwrite(fd, bytes, n, 0), (ssize_t)n);
     close(fd);
-    ck_assert_int_eq(tm_io_shared_open(path, MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, 1, &sh), 0);
+    free(bytes);
+    ck_assert_int_eq(
+        tm_io_shared_open(path, MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, members, &sh), 0);
     return sh;
+}
+
+/* An empty file of its own, for one member. */
+static tm_io_shared_t *temp_file(char *path)
+{
+    return temp_file_of(path, 1, 0, 0);
 }
 
 /* Blocks [0, 12) and [20, 32) of every 40 bytes, from byte 100 on. */
@@ -350,28 +361,25 @@ static tm_io_part_t part_of(tm_io_view_t *v, MPI_Offset off, void *buf, size_t l
 START_TEST(test_collective_wanted)
 {
     char path[64];
-    tm_io_shared_t *sh = NULL;
+    tm_io_shared_t *sh = temp_file_of(path, 3, 0, 0);
     tm_io_view_t v = {0};
     char buf[64];
 
-    strcpy(path, "/tmp/tm_test_io.XXXXXX");
-    close(mkstemp(path));
-    ck_assert_int_eq(tm_io_shared_open(path, MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, 3, &sh), 0);
     tm_io_view_set(&v, 0, lookup(MPI_BYTE), lookup(MPI_BYTE), lookup(MPI_BYTE), lookup(MPI_BYTE),
                    "native");
     tm_io_part_t *p = sh->parts[0];
     p[0] = part_of(&v, 20, buf, 10, TM_IO_COLLECTIVE_AUTO); /* [20, 30) */
     p[1] = part_of(&v, 0, buf, 10, TM_IO_COLLECTIVE_AUTO);  /* [0, 10) */
     p[2] = part_of(&v, 10, buf, 10, TM_IO_COLLECTIVE_AUTO); /* [10, 20) */
-    ck_assert(!tm_io_collective_wanted(sh, 0, true));
+    ck_assert(!tm_io_collective_wanted(sh, 0));
     p[0].mode = TM_IO_COLLECTIVE_ENABLE; /* the first member's hint decides */
-    ck_assert(tm_io_collective_wanted(sh, 0, true));
+    ck_assert(tm_io_collective_wanted(sh, 0));
     p[0] = part_of(&v, 5, buf, 10, TM_IO_COLLECTIVE_AUTO); /* [5, 15): overlaps [0, 10) */
-    ck_assert(tm_io_collective_wanted(sh, 0, false));
+    ck_assert(tm_io_collective_wanted(sh, 0));
     p[0].mode = TM_IO_COLLECTIVE_DISABLE;
-    ck_assert(!tm_io_collective_wanted(sh, 0, false));
+    ck_assert(!tm_io_collective_wanted(sh, 0));
     p[0] = part_of(&v, 5, buf, 0, TM_IO_COLLECTIVE_AUTO); /* no data: never overlaps */
-    ck_assert(!tm_io_collective_wanted(sh, 0, false));
+    ck_assert(!tm_io_collective_wanted(sh, 0));
     ck_assert_int_eq(tm_io_collective_aggregator(0, 2, 7), 0);
     ck_assert_int_eq(tm_io_collective_aggregator(1, 2, 7), 3);
     tm_io_view_clear(&v);
@@ -385,7 +393,6 @@ END_TEST
 START_TEST(test_collective_run)
 {
     char path[64];
-    tm_io_shared_t *sh = NULL;
     enum { N = 50000 }; /* records of 4 bytes of data and 4 of hole, per member */
     MPI_Datatype ft = ints_at(1, (int[]){1}, (int[]){0}, 16);
     tm_io_view_t v[2] = {{0}, {0}};
@@ -393,12 +400,7 @@ START_TEST(test_collective_run)
     static int data[2][N], back[2][N];
     static unsigned char file[16 * N];
 
-    strcpy(path, "/tmp/tm_test_io.XXXXXX");
-    int fd = mkstemp(path);
-    memset(file, 0xab, sizeof(file));
-    ck_assert_int_eq(pwrite(fd, file, sizeof(file), 0), (ssize_t)sizeof(file));
-    close(fd);
-    ck_assert_int_eq(tm_io_shared_open(path, MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, 2, &sh), 0);
+    tm_io_shared_t *sh = temp_file_of(path, 2, sizeof(file), 0xab);
     for (int m = 0; m < 2; m++) {
         tm_io_view_set(&v[m], 8 * m, lookup(MPI_INT), lookup(ft), lookup(MPI_INT), lookup(ft),
                        "native");
@@ -406,7 +408,7 @@ START_TEST(test_collective_run)
             data[m][i] = m * 1000000 + i;
         sh->parts[1][m] = part_of(&v[m], 0, data[m], 4 * N, TM_IO_COLLECTIVE_ENABLE);
     }
-    ck_assert(tm_io_collective_wanted(sh, 1, true));
+    ck_assert(tm_io_collective_wanted(sh, 1));
     for (int a = 0; a < 2; a++)
         tm_io_collective_run(sh, 1, a, true, &b);
     ck_assert_int_eq(atomic_load(&sh->parts[1][0].err), 0);
