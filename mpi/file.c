@@ -570,12 +570,91 @@ static bool external32_fits(const tm_mpi_type_t *t)
  * external32_twin return). */
 static void type_free_derived(MPI_Datatype h)
 {
-    int ni, na, nd, combiner;
+    MPI_Count ni, na, nc, nd;
+    int combiner;
 
-    if (PMPI_Type_get_envelope(h, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+    if (PMPI_Type_get_envelope_c(h, &ni, &na, &nc, &nd, &combiner) == MPI_SUCCESS &&
         combiner != MPI_COMBINER_NAMED && combiner != MPI_COMBINER_F90_REAL &&
         combiner != MPI_COMBINER_F90_COMPLEX && combiner != MPI_COMBINER_F90_INTEGER)
         PMPI_Type_free(&h);
+}
+
+/* external32_twin's constructor call for a type made by a large-count (_c) constructor: the
+ * arguments are in `c`, as MPI-4.0 section 5.1.13 lists them. */
+static int external32_remake_c(int combiner, const int *ints, const MPI_Count *c,
+                               const MPI_Datatype *twins, MPI_Datatype *made)
+{
+    MPI_Count n = c[0];
+
+    switch (combiner) {
+    case MPI_COMBINER_CONTIGUOUS:
+        return PMPI_Type_contiguous_c(n, twins[0], made);
+    case MPI_COMBINER_VECTOR:
+        return PMPI_Type_vector_c(n, c[1], c[2], twins[0], made);
+    case MPI_COMBINER_HVECTOR:
+        return PMPI_Type_create_hvector_c(n, c[1], c[2], twins[0], made);
+    case MPI_COMBINER_INDEXED:
+        return PMPI_Type_indexed_c(n, c + 1, c + 1 + n, twins[0], made);
+    case MPI_COMBINER_HINDEXED:
+        return PMPI_Type_create_hindexed_c(n, c + 1, c + 1 + n, twins[0], made);
+    case MPI_COMBINER_INDEXED_BLOCK:
+        return PMPI_Type_create_indexed_block_c(n, c[1], c + 2, twins[0], made);
+    case MPI_COMBINER_HINDEXED_BLOCK:
+        return PMPI_Type_create_hindexed_block_c(n, c[1], c + 2, twins[0], made);
+    case MPI_COMBINER_STRUCT:
+        return PMPI_Type_create_struct_c(n, c + 1, c + 1 + n, twins, made);
+    case MPI_COMBINER_SUBARRAY:
+        n = ints[0];
+        return PMPI_Type_create_subarray_c((int)n, c, c + n, c + 2 * n, ints[1], twins[0], made);
+    case MPI_COMBINER_DARRAY:
+        n = ints[2];
+        return PMPI_Type_create_darray_c(ints[0], ints[1], (int)n, c, ints + 3, ints + 3 + n,
+                                         ints + 3 + 2 * n, ints[3 + 3 * n], twins[0], made);
+    case MPI_COMBINER_RESIZED:
+        return PMPI_Type_create_resized_c(twins[0], c[0], c[1], made);
+    default:
+        return MPI_ERR_UNSUPPORTED_DATAREP;
+    }
+}
+
+/* external32_twin's constructor call for the other types. */
+static int external32_remake(int combiner, const int *ints, const MPI_Aint *aints,
+                             const MPI_Datatype *twins, MPI_Datatype *made)
+{
+    int n = ints[0];
+
+    switch (combiner) {
+    case MPI_COMBINER_DUP:
+        return PMPI_Type_dup(twins[0], made);
+    case MPI_COMBINER_CONTIGUOUS:
+        return PMPI_Type_contiguous(n, twins[0], made);
+    case MPI_COMBINER_VECTOR:
+        return PMPI_Type_vector(n, ints[1], ints[2], twins[0], made);
+    case MPI_COMBINER_HVECTOR:
+        return PMPI_Type_create_hvector(n, ints[1], aints[0], twins[0], made);
+    case MPI_COMBINER_INDEXED:
+        return PMPI_Type_indexed(n, ints + 1, ints + 1 + n, twins[0], made);
+    case MPI_COMBINER_HINDEXED:
+        return PMPI_Type_create_hindexed(n, ints + 1, aints, twins[0], made);
+    case MPI_COMBINER_INDEXED_BLOCK:
+        return PMPI_Type_create_indexed_block(n, ints[1], ints + 2, twins[0], made);
+    case MPI_COMBINER_HINDEXED_BLOCK:
+        return PMPI_Type_create_hindexed_block(n, ints[1], aints, twins[0], made);
+    case MPI_COMBINER_STRUCT:
+        return PMPI_Type_create_struct(n, ints + 1, aints, twins, made);
+    case MPI_COMBINER_SUBARRAY:
+        return PMPI_Type_create_subarray(n, ints + 1, ints + 1 + n, ints + 1 + 2 * n,
+                                         ints[1 + 3 * n], twins[0], made);
+    case MPI_COMBINER_DARRAY:
+        n = ints[2];
+        return PMPI_Type_create_darray(ints[0], ints[1], n, ints + 3, ints + 3 + n,
+                                       ints + 3 + 2 * n, ints + 3 + 3 * n, ints[3 + 4 * n],
+                                       twins[0], made);
+    case MPI_COMBINER_RESIZED:
+        return PMPI_Type_create_resized(twins[0], aints[0], aints[1], made);
+    default:
+        return MPI_ERR_UNSUPPORTED_DATAREP;
+    }
 }
 
 /* The layout of type h's data in an "external32" file (MPI 3.1, 13.5.2): h rebuilt from its
@@ -588,7 +667,8 @@ static void type_free_derived(MPI_Datatype h)
  * that has no external32 form. */
 static int external32_twin(MPI_Datatype h, MPI_Datatype *twin_p)
 {
-    int ni, na, nd, combiner, err;
+    MPI_Count ni, na, nc, nd;
+    int combiner, err;
     tm_mpi_type_t *t;
 
     if (tm_mpi_type_lookup(h, &t) < 0)
@@ -597,7 +677,7 @@ static int external32_twin(MPI_Datatype h, MPI_Datatype *twin_p)
         *twin_p = h;
         return MPI_SUCCESS;
     }
-    if ((err = PMPI_Type_get_envelope(h, &ni, &na, &nd, &combiner)) != MPI_SUCCESS)
+    if ((err = PMPI_Type_get_envelope_c(h, &ni, &na, &nc, &nd, &combiner)) != MPI_SUCCESS)
         return err;
     if (combiner == MPI_COMBINER_NAMED) {
         /* The basic types whose size differs: long and unsigned long, 4 bytes in external32 */
@@ -611,65 +691,26 @@ static int external32_twin(MPI_Datatype h, MPI_Datatype *twin_p)
     }
     int *ints = malloc(((size_t)ni + 1) * sizeof(int));
     MPI_Aint *aints = malloc(((size_t)na + 1) * sizeof(MPI_Aint));
+    MPI_Count *counts = malloc(((size_t)nc + 1) * sizeof(MPI_Count));
     MPI_Datatype *types = malloc(((size_t)nd + 1) * sizeof(MPI_Datatype));
     MPI_Datatype *twins = malloc(((size_t)nd + 1) * sizeof(MPI_Datatype));
     int ntwins = 0;
-    if (!ints || !aints || !types || !twins) {
+    if (!ints || !aints || !counts || !types || !twins) {
         err = MPI_ERR_NO_MEM;
         goto out;
     }
-    if ((err = PMPI_Type_get_contents(h, ni, na, nd, ints, aints, types)) != MPI_SUCCESS)
-        goto out_types;
+    ints[0] = 0; /* the count read by remake for the combiners without integers */
+    counts[0] = 0;
+    if ((err = PMPI_Type_get_contents_c(h, ni, na, nc, nd, ints, aints, counts, types)) !=
+        MPI_SUCCESS)
+        goto out;
     for (; ntwins < nd; ntwins++)
         if ((err = external32_twin(types[ntwins], &twins[ntwins])) != MPI_SUCCESS)
             goto out_twins;
 
     MPI_Datatype made = MPI_DATATYPE_NULL;
-    int n = ni > 0 ? ints[0] : 0;
-    switch (combiner) {
-    case MPI_COMBINER_DUP:
-        err = PMPI_Type_dup(twins[0], &made);
-        break;
-    case MPI_COMBINER_CONTIGUOUS:
-        err = PMPI_Type_contiguous(n, twins[0], &made);
-        break;
-    case MPI_COMBINER_VECTOR:
-        err = PMPI_Type_vector(n, ints[1], ints[2], twins[0], &made);
-        break;
-    case MPI_COMBINER_HVECTOR:
-        err = PMPI_Type_create_hvector(n, ints[1], aints[0], twins[0], &made);
-        break;
-    case MPI_COMBINER_INDEXED:
-        err = PMPI_Type_indexed(n, ints + 1, ints + 1 + n, twins[0], &made);
-        break;
-    case MPI_COMBINER_HINDEXED:
-        err = PMPI_Type_create_hindexed(n, ints + 1, aints, twins[0], &made);
-        break;
-    case MPI_COMBINER_INDEXED_BLOCK:
-        err = PMPI_Type_create_indexed_block(n, ints[1], ints + 2, twins[0], &made);
-        break;
-    case MPI_COMBINER_HINDEXED_BLOCK:
-        err = PMPI_Type_create_hindexed_block(n, ints[1], aints, twins[0], &made);
-        break;
-    case MPI_COMBINER_STRUCT:
-        err = PMPI_Type_create_struct(n, ints + 1, aints, twins, &made);
-        break;
-    case MPI_COMBINER_SUBARRAY:
-        err = PMPI_Type_create_subarray(n, ints + 1, ints + 1 + n, ints + 1 + 2 * n,
-                                        ints[1 + 3 * n], twins[0], &made);
-        break;
-    case MPI_COMBINER_DARRAY:
-        n = ints[2];
-        err = PMPI_Type_create_darray(ints[0], ints[1], n, ints + 3, ints + 3 + n, ints + 3 + 2 * n,
-                                      ints + 3 + 3 * n, ints[3 + 4 * n], twins[0], &made);
-        break;
-    case MPI_COMBINER_RESIZED:
-        err = PMPI_Type_create_resized(twins[0], aints[0], aints[1], &made);
-        break;
-    default:
-        err = MPI_ERR_UNSUPPORTED_DATAREP;
-        break;
-    }
+    err = nc > 0 ? external32_remake_c(combiner, ints, counts, twins, &made)
+                 : external32_remake(combiner, ints, aints, twins, &made);
     if (err == MPI_SUCCESS && (err = PMPI_Type_commit(&made)) == MPI_SUCCESS)
         *twin_p = made;
 out_twins:
@@ -678,10 +719,10 @@ out_twins:
             type_free_derived(twins[i]);
     for (int i = 0; i < nd; i++)
         type_free_derived(types[i]);
-out_types:
 out:
     free(ints);
     free(aints);
+    free(counts);
     free(types);
     free(twins);
     return err;

@@ -4,25 +4,46 @@
  * _complex), MPI_Type_commit and MPI_Type_free.
  * Each constructor turns its arguments into pieces (blocklen copies of a type at a byte
  * displacement), which tm_mpi_type_build flattens, and keeps its arguments for
- * MPI_Type_get_contents.
+ * MPI_Type_get_contents. The large-count (_c) forms of MPI-4.0 share each constructor's code,
+ * the int forms widening their arrays to MPI_Count; only what is kept differs.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <float.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "obj/datatype.h"
 
+/* A constructor's arguments, kept for MPI_Type_get_contents(_c). */
 typedef struct tm_mpi_type_args {
-    int ni, na, nd;
+    int ni, na;
+    size_t nc;
+    int nd;
     const int *ints;
     const MPI_Aint *aints;
+    const MPI_Count *counts;
     tm_mpi_type_t *const *types;
 } tm_mpi_type_args_t;
+
+/* Copies n items of `size` bytes to a new array at *out (NULL when n is 0). 0 or -ENOMEM. */
+static int tm_mpi_type_keep(const void *v, size_t n, size_t size, void *out)
+{
+    void *copy = NULL;
+
+    if (n > 0) {
+        if ((copy = malloc(n * size)) == NULL)
+            return -ENOMEM;
+        memcpy(copy, v, n * size);
+    }
+    *(void **)out = copy;
+    return 0;
+}
 
 /* Makes the new type from `pieces` (which it frees), records `args` and publishes it. Reports
  * the errors it meets; returns the MPI error class. */
@@ -31,19 +52,15 @@ static int tm_mpi_type_make(tm_mpi_rank_t *r, const char *call, int combiner,
                             const tm_mpi_type_args_t *args, MPI_Datatype *newtype)
 {
     tm_mpi_type_t *t = tm_mpi_type_alloc(combiner);
+    int err;
 
     if (t == NULL)
         goto fail_alloc;
-    t->ints = args->ni ? malloc(args->ni * sizeof(int)) : NULL;
-    t->aints = args->na ? malloc(args->na * sizeof(MPI_Aint)) : NULL;
-    t->types = args->nd ? malloc(args->nd * sizeof(tm_mpi_type_t *)) : NULL;
-    if ((args->ni && t->ints == NULL) || (args->na && t->aints == NULL) ||
-        (args->nd && t->types == NULL))
+    if (tm_mpi_type_keep(args->ints, args->ni, sizeof(int), &t->ints) != 0 ||
+        tm_mpi_type_keep(args->aints, args->na, sizeof(MPI_Aint), &t->aints) != 0 ||
+        tm_mpi_type_keep(args->counts, args->nc, sizeof(MPI_Count), &t->counts) != 0 ||
+        (args->nd && (t->types = malloc(args->nd * sizeof(tm_mpi_type_t *))) == NULL))
         goto fail_type;
-    if (args->ni)
-        memcpy(t->ints, args->ints, args->ni * sizeof(int));
-    if (args->na)
-        memcpy(t->aints, args->aints, args->na * sizeof(MPI_Aint));
     for (int i = 0; i < args->nd; i++) {
         t->types[i] = args->types[i];
         tm_mpi_type_retain(t->types[i]);
@@ -51,8 +68,15 @@ static int tm_mpi_type_make(tm_mpi_rank_t *r, const char *call, int combiner,
     }
     t->ni = args->ni;
     t->na = args->na;
-    if (tm_mpi_type_build(t, pieces, npieces, pad) != 0)
-        goto fail_type;
+    t->nc = args->nc;
+    if ((err = tm_mpi_type_build(t, pieces, npieces, pad)) != 0) {
+        if (err != -EOVERFLOW)
+            goto fail_type;
+        tm_mpi_type_release(t);
+        free(pieces);
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
+                                  "the new type's size or bounds do not fit in an MPI_Aint");
+    }
     if (tm_mpi_type_publish(t, newtype) != 0)
         goto fail_type;
     free(pieces);
@@ -64,48 +88,92 @@ fail_alloc:
     return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_OTHER, "out of memory");
 }
 
-static tm_mpi_type_piece_t *tm_mpi_type_pieces(size_t n)
+static tm_mpi_type_piece_t *tm_mpi_type_pieces(MPI_Count n)
 {
-    return malloc((n ? n : 1) * sizeof(tm_mpi_type_piece_t));
+    if ((uint64_t)n > SIZE_MAX / sizeof(tm_mpi_type_piece_t))
+        return NULL;
+    return malloc((n ? (size_t)n : 1) * sizeof(tm_mpi_type_piece_t));
 }
 
 #define TM_MPI_TYPE_NOMEM() tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_OTHER, "out of memory")
 
+/* The int forms of the constructors widen their arrays to MPI_Count and share the large-count
+ * forms' code: *out gets the n values of v (NULL when v is NULL). 0 or -ENOMEM. */
+static int tm_mpi_type_widen(const int *v, int n, MPI_Count **out)
+{
+    *out = NULL;
+    if (v == NULL || n <= 0)
+        return 0;
+    if ((*out = malloc((size_t)n * sizeof(MPI_Count))) == NULL)
+        return -ENOMEM;
+    for (int i = 0; i < n; i++)
+        (*out)[i] = v[i];
+    return 0;
+}
+
+static int tm_mpi_type_widen_aints(const MPI_Aint *v, int n, MPI_Count **out)
+{
+    *out = NULL;
+    if (v == NULL || n <= 0)
+        return 0;
+    if ((*out = malloc((size_t)n * sizeof(MPI_Count))) == NULL)
+        return -ENOMEM;
+    for (int i = 0; i < n; i++)
+        (*out)[i] = v[i];
+    return 0;
+}
+
 /* The checks every constructor starts with. */
-static int tm_mpi_type_check(tm_mpi_rank_t *r, const char *call, int count, const void *newtype)
+static int tm_mpi_type_check(tm_mpi_rank_t *r, const char *call, MPI_Count count,
+                             const void *newtype)
 {
     if (count < 0)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_COUNT, "count %d is negative", count);
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_COUNT, "count %lld is negative",
+                                  count);
     if (newtype == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "newtype is NULL");
     return MPI_SUCCESS;
 }
 
-static int tm_mpi_type_check_array(tm_mpi_rank_t *r, const char *call, int count, const void *array,
-                                   const char *name)
+static int tm_mpi_type_check_array(tm_mpi_rank_t *r, const char *call, MPI_Count count,
+                                   const void *array, const char *name)
 {
     if (count > 0 && array == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "%s is NULL", name);
     return MPI_SUCCESS;
 }
 
-static int tm_mpi_type_check_blocklen(tm_mpi_rank_t *r, const char *call, int blocklen, int i)
+static int tm_mpi_type_check_blocklen(tm_mpi_rank_t *r, const char *call, MPI_Count blocklen,
+                                      MPI_Count i)
 {
     if (blocklen >= 0)
         return MPI_SUCCESS;
     if (i < 0)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "blocklength %d is negative",
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "blocklength %lld is negative",
                                   blocklen);
     return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
-                              "array_of_blocklengths[%d] = %d is negative", i, blocklen);
+                              "array_of_blocklengths[%lld] = %lld is negative", i, blocklen);
 }
 
-int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+/* *disp = n elements of `extent` bytes, in bytes; reports an overflow. */
+static int tm_mpi_type_elements_at(tm_mpi_rank_t *r, const char *call, MPI_Count n, MPI_Aint extent,
+                                   MPI_Aint *disp)
 {
-    static const char call[] = "MPI_Type_contiguous";
+    if (!__builtin_mul_overflow(n, extent, disp))
+        return MPI_SUCCESS;
+    return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
+                              "displacement %lld x extent %ld does not fit in an MPI_Aint", n,
+                              (long)extent);
+}
+
+/* contiguous(_c) */
+static int tm_mpi_type_contiguous(const char *call, MPI_Count count, bool large,
+                                  MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_type_t *old;
     tm_mpi_type_piece_t *p;
+    int icount = (int)count;
     int err;
 
     if ((err = tm_mpi_type_check(r, call, count, newtype)) != MPI_SUCCESS ||
@@ -114,15 +182,35 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
     if ((p = tm_mpi_type_pieces(1)) == NULL)
         return TM_MPI_TYPE_NOMEM();
     p[0] = (tm_mpi_type_piece_t){old, (size_t)count, 0};
-    return tm_mpi_type_make(r, call, MPI_COMBINER_CONTIGUOUS, p, 1, 0,
-                            &(tm_mpi_type_args_t){1, 0, 1, &count, NULL, &old}, newtype);
+    return tm_mpi_type_make(
+        r, call, MPI_COMBINER_CONTIGUOUS, p, 1, 0,
+        large ? &(tm_mpi_type_args_t){.nc = 1, .counts = &count, .nd = 1, .types = &old}
+              : &(tm_mpi_type_args_t){.ni = 1, .ints = &icount, .nd = 1, .types = &old},
+        newtype);
+}
+
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return tm_mpi_type_contiguous("MPI_Type_contiguous", count, false, oldtype, newtype);
 }
 #pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
 
-static int tm_mpi_type_vector(tm_mpi_rank_t *r, const char *call, int combiner, int count,
-                              int blocklength, MPI_Aint stride_bytes, const int *ints,
-                              const MPI_Aint *aints, MPI_Datatype oldtype, MPI_Datatype *newtype)
+int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    return tm_mpi_type_contiguous("MPI_Type_contiguous_c", count, true, oldtype, newtype);
+}
+#pragma weak MPI_Type_contiguous_c = PMPI_Type_contiguous_c
+
+/* vector and hvector, and their _c forms: the stride in old's extents (vector) or bytes. */
+static int tm_mpi_type_vector(const char *call, int combiner, MPI_Count count,
+                              MPI_Count blocklength, MPI_Count stride, bool large,
+                              MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    bool h = combiner == MPI_COMBINER_HVECTOR;
+    MPI_Count counts[3] = {count, blocklength, stride};
+    int ints[3] = {(int)count, (int)blocklength, (int)stride};
+    MPI_Aint aint = (MPI_Aint)stride, stride_bytes = (MPI_Aint)stride;
     tm_mpi_type_t *old;
     tm_mpi_type_piece_t *p;
     int err;
@@ -131,96 +219,167 @@ static int tm_mpi_type_vector(tm_mpi_rank_t *r, const char *call, int combiner, 
         (err = tm_mpi_type_check_blocklen(r, call, blocklength, -1)) != MPI_SUCCESS ||
         (err = tm_mpi_type_get(r, NULL, oldtype, 0, call, &old)) != MPI_SUCCESS)
         return err;
+    if (!h &&
+        (err = tm_mpi_type_elements_at(r, call, stride, old->extent, &stride_bytes)) != MPI_SUCCESS)
+        return err;
+    if (count > 1 && (err = tm_mpi_type_elements_at(r, call, count - 1, stride_bytes,
+                                                    &(MPI_Aint){0})) != MPI_SUCCESS)
+        return err;
     if ((p = tm_mpi_type_pieces(count)) == NULL)
         return TM_MPI_TYPE_NOMEM();
-    if (combiner == MPI_COMBINER_VECTOR)
-        stride_bytes *= old->extent;
-    for (int i = 0; i < count; i++)
+    for (MPI_Count i = 0; i < count; i++)
         p[i] = (tm_mpi_type_piece_t){old, (size_t)blocklength, (MPI_Aint)i * stride_bytes};
-    return tm_mpi_type_make(r, call, combiner, p, count, 0,
-                            &(tm_mpi_type_args_t){combiner == MPI_COMBINER_VECTOR ? 3 : 2,
-                                                  combiner == MPI_COMBINER_VECTOR ? 0 : 1, 1, ints,
-                                                  aints, &old},
-                            newtype);
+    return tm_mpi_type_make(
+        r, call, combiner, p, (size_t)count, 0,
+        large ? &(tm_mpi_type_args_t){.nc = 3, .counts = counts, .nd = 1, .types = &old}
+              : &(tm_mpi_type_args_t){.ni = h ? 2 : 3,
+                                      .ints = ints,
+                                      .na = h,
+                                      .aints = &aint,
+                                      .nd = 1,
+                                      .types = &old},
+        newtype);
 }
 
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
                      MPI_Datatype *newtype)
 {
-    static const char call[] = "MPI_Type_vector";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
-    int ints[3] = {count, blocklength, stride};
-
-    return tm_mpi_type_vector(r, call, MPI_COMBINER_VECTOR, count, blocklength, stride, ints, NULL,
-                              oldtype, newtype);
+    return tm_mpi_type_vector("MPI_Type_vector", MPI_COMBINER_VECTOR, count, blocklength, stride,
+                              false, oldtype, newtype);
 }
 #pragma weak MPI_Type_vector = PMPI_Type_vector
+
+int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                       MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return tm_mpi_type_vector("MPI_Type_vector_c", MPI_COMBINER_VECTOR, count, blocklength, stride,
+                              true, oldtype, newtype);
+}
+#pragma weak MPI_Type_vector_c = PMPI_Type_vector_c
 
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                              MPI_Datatype *newtype)
 {
-    static const char call[] = "MPI_Type_create_hvector";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
-    int ints[2] = {count, blocklength};
-
-    return tm_mpi_type_vector(r, call, MPI_COMBINER_HVECTOR, count, blocklength, stride, ints,
-                              &stride, oldtype, newtype);
+    return tm_mpi_type_vector("MPI_Type_create_hvector", MPI_COMBINER_HVECTOR, count, blocklength,
+                              stride, false, oldtype, newtype);
 }
 #pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
 
-/* indexed, hindexed, indexed_block, hindexed_block: blocklens (or one blocklen when
- * blocklens is NULL), displacements in elements (idisps) or bytes (adisps). */
-static int tm_mpi_type_indexed(tm_mpi_rank_t *r, const char *call, int combiner, int count,
-                               const int *blocklens, int blocklen, const int *idisps,
-                               const MPI_Aint *adisps, MPI_Datatype oldtype, MPI_Datatype *newtype)
+int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                               MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    return tm_mpi_type_vector("MPI_Type_create_hvector_c", MPI_COMBINER_HVECTOR, count, blocklength,
+                              stride, true, oldtype, newtype);
+}
+#pragma weak MPI_Type_create_hvector_c = PMPI_Type_create_hvector_c
+
+/* indexed, hindexed, indexed_block, hindexed_block, and their _c forms: blocklens (or one
+ * blocklen when blocklens is NULL), displacements in old's extents or, for the h forms, bytes.
+ * The arguments kept are count, the block lengths and the displacements, all as counts for a
+ * _c form; otherwise as ints, but for the byte displacements (addresses). */
+static int tm_mpi_type_indexed(const char *call, int combiner, MPI_Count count,
+                               const MPI_Count *blocklens, MPI_Count blocklen,
+                               const MPI_Count *disps, bool large, MPI_Datatype oldtype,
+                               MPI_Datatype *newtype)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    bool h = combiner == MPI_COMBINER_HINDEXED || combiner == MPI_COMBINER_HINDEXED_BLOCK;
+    bool one = combiner == MPI_COMBINER_INDEXED_BLOCK || combiner == MPI_COMBINER_HINDEXED_BLOCK;
+    size_t nbl = one ? 1 : (size_t)count, nargs = 1 + nbl + (size_t)count;
+    tm_mpi_type_args_t args = {.nd = 1};
     tm_mpi_type_t *old;
     tm_mpi_type_piece_t *p;
-    tm_mpi_type_args_t args = {0, 0, 1, NULL, NULL, NULL};
-    int *ints;
-    int err, ni = 0;
+    MPI_Count *counts = NULL;
+    MPI_Aint *aints = NULL;
+    int *ints = NULL;
+    int err;
 
     if ((err = tm_mpi_type_check(r, call, count, newtype)) != MPI_SUCCESS ||
-        (blocklens != NULL || combiner == MPI_COMBINER_INDEXED || combiner == MPI_COMBINER_HINDEXED
-             ? (err = tm_mpi_type_check_array(r, call, count, blocklens, "array_of_blocklengths"))
-             : (err = tm_mpi_type_check_blocklen(r, call, blocklen, -1))) != MPI_SUCCESS ||
-        (err = tm_mpi_type_check_array(r, call, count, idisps ? (const void *)idisps : adisps,
-                                       "array_of_displacements")) != MPI_SUCCESS)
+        (one ? (err = tm_mpi_type_check_blocklen(r, call, blocklen, -1))
+             : (err = tm_mpi_type_check_array(r, call, count, blocklens,
+                                              "array_of_blocklengths"))) != MPI_SUCCESS ||
+        (err = tm_mpi_type_check_array(r, call, count, disps, "array_of_displacements")) !=
+            MPI_SUCCESS)
         return err;
-    for (int i = 0; blocklens != NULL && i < count; i++)
+    for (MPI_Count i = 0; !one && i < count; i++)
         if ((err = tm_mpi_type_check_blocklen(r, call, blocklens[i], i)) != MPI_SUCCESS)
             return err;
     if ((err = tm_mpi_type_get(r, NULL, oldtype, 0, call, &old)) != MPI_SUCCESS)
         return err;
-    p = tm_mpi_type_pieces(count);
-    ints = malloc((2 * (size_t)count + 2) * sizeof(int));
-    if (p == NULL || ints == NULL) {
-        free(p);
-        free(ints);
+    if ((p = tm_mpi_type_pieces(count)) == NULL)
+        return TM_MPI_TYPE_NOMEM();
+    for (MPI_Count i = 0; i < count; i++) {
+        MPI_Aint at = (MPI_Aint)disps[i];
+
+        if (!h &&
+            (err = tm_mpi_type_elements_at(r, call, disps[i], old->extent, &at)) != MPI_SUCCESS) {
+            free(p);
+            return err;
+        }
+        p[i] = (tm_mpi_type_piece_t){old, (size_t)(one ? blocklen : blocklens[i]), at};
+    }
+    if (large) {
+        if ((counts = malloc(nargs * sizeof(MPI_Count))) == NULL)
+            goto nomem;
+        counts[0] = count;
+        memcpy(counts + 1, one ? &blocklen : blocklens, nbl * sizeof(MPI_Count));
+        memcpy(counts + 1 + nbl, disps, (size_t)count * sizeof(MPI_Count));
+        args.nc = nargs;
+        args.counts = counts;
+    } else {
+        size_t ni = h ? 1 + nbl : nargs;
+
+        if ((ints = malloc(ni * sizeof(int))) == NULL ||
+            (h && (aints = malloc((count ? (size_t)count : 1) * sizeof(MPI_Aint))) == NULL))
+            goto nomem;
+        ints[0] = (int)count;
+        for (size_t i = 0; i < nbl; i++)
+            ints[1 + i] = (int)(one ? blocklen : blocklens[i]);
+        for (MPI_Count i = 0; i < count; i++) {
+            if (h)
+                aints[i] = (MPI_Aint)disps[i];
+            else
+                ints[1 + nbl + i] = (int)disps[i];
+        }
+        args.ni = (int)ni;
+        args.ints = ints;
+        args.na = h ? (int)count : 0;
+        args.aints = aints;
+    }
+    args.types = &old;
+    err = tm_mpi_type_make(r, call, combiner, p, (size_t)count, 0, &args, newtype);
+    free(counts);
+    free(ints);
+    free(aints);
+    return err;
+nomem:
+    free(p);
+    free(counts);
+    free(ints);
+    free(aints);
+    return TM_MPI_TYPE_NOMEM();
+}
+
+/* The int forms of the four above: the arrays widened to MPI_Count. */
+static int tm_mpi_type_indexed_int(const char *call, int combiner, int count, const int *blocklens,
+                                   int blocklen, const int *idisps, const MPI_Aint *adisps,
+                                   MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    MPI_Count *wide_blocklens, *wide_disps = NULL;
+    int err;
+
+    if (tm_mpi_type_widen(blocklens, count, &wide_blocklens) != 0 ||
+        (idisps ? tm_mpi_type_widen(idisps, count, &wide_disps)
+                : tm_mpi_type_widen_aints(adisps, count, &wide_disps)) != 0) {
+        tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+
+        free(wide_blocklens);
         return TM_MPI_TYPE_NOMEM();
     }
-    for (int i = 0; i < count; i++)
-        p[i] = (tm_mpi_type_piece_t){old, (size_t)(blocklens ? blocklens[i] : blocklen),
-                                     idisps ? (MPI_Aint)idisps[i] * old->extent : adisps[i]};
-    ints[ni++] = count;
-    if (blocklens) {
-        memcpy(ints + ni, blocklens, count * sizeof(int));
-        ni += count;
-    } else {
-        ints[ni++] = blocklen;
-    }
-    if (idisps) {
-        memcpy(ints + ni, idisps, count * sizeof(int));
-        ni += count;
-    } else {
-        args.na = count;
-        args.aints = adisps;
-    }
-    args.ni = ni;
-    args.ints = ints;
-    args.types = &old;
-    err = tm_mpi_type_make(r, call, combiner, p, count, 0, &args, newtype);
-    free(ints);
+    err = tm_mpi_type_indexed(call, combiner, count, wide_blocklens, blocklen, wide_disps, false,
+                              oldtype, newtype);
+    free(wide_blocklens);
+    free(wide_disps);
     return err;
 }
 
@@ -228,99 +387,173 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                       const int array_of_displacements[], MPI_Datatype oldtype,
                       MPI_Datatype *newtype)
 {
-    static const char call[] = "MPI_Type_indexed";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
-
-    return tm_mpi_type_indexed(r, call, MPI_COMBINER_INDEXED, count, array_of_blocklengths, 0,
-                               array_of_displacements, NULL, oldtype, newtype);
+    return tm_mpi_type_indexed_int("MPI_Type_indexed", MPI_COMBINER_INDEXED, count,
+                                   array_of_blocklengths, 0, array_of_displacements, NULL, oldtype,
+                                   newtype);
 }
 #pragma weak MPI_Type_indexed = PMPI_Type_indexed
+
+int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                        const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                        MPI_Datatype *newtype)
+{
+    return tm_mpi_type_indexed("MPI_Type_indexed_c", MPI_COMBINER_INDEXED, count,
+                               array_of_blocklengths, 0, array_of_displacements, true, oldtype,
+                               newtype);
+}
+#pragma weak MPI_Type_indexed_c = PMPI_Type_indexed_c
 
 int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                               const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
 {
-    static const char call[] = "MPI_Type_create_hindexed";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
-
-    return tm_mpi_type_indexed(r, call, MPI_COMBINER_HINDEXED, count, array_of_blocklengths, 0,
-                               NULL, array_of_displacements, oldtype, newtype);
+    return tm_mpi_type_indexed_int("MPI_Type_create_hindexed", MPI_COMBINER_HINDEXED, count,
+                                   array_of_blocklengths, 0, NULL, array_of_displacements, oldtype,
+                                   newtype);
 }
 #pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
+
+int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                MPI_Datatype *newtype)
+{
+    return tm_mpi_type_indexed("MPI_Type_create_hindexed_c", MPI_COMBINER_HINDEXED, count,
+                               array_of_blocklengths, 0, array_of_displacements, true, oldtype,
+                               newtype);
+}
+#pragma weak MPI_Type_create_hindexed_c = PMPI_Type_create_hindexed_c
 
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
                                    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    static const char call[] = "MPI_Type_create_indexed_block";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
-
-    return tm_mpi_type_indexed(r, call, MPI_COMBINER_INDEXED_BLOCK, count, NULL, blocklength,
-                               array_of_displacements, NULL, oldtype, newtype);
+    return tm_mpi_type_indexed_int("MPI_Type_create_indexed_block", MPI_COMBINER_INDEXED_BLOCK,
+                                   count, NULL, blocklength, array_of_displacements, NULL, oldtype,
+                                   newtype);
 }
 #pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
+
+int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                     const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                     MPI_Datatype *newtype)
+{
+    return tm_mpi_type_indexed("MPI_Type_create_indexed_block_c", MPI_COMBINER_INDEXED_BLOCK, count,
+                               NULL, blocklength, array_of_displacements, true, oldtype, newtype);
+}
+#pragma weak MPI_Type_create_indexed_block_c = PMPI_Type_create_indexed_block_c
 
 int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                     const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                                     MPI_Datatype *newtype)
 {
-    static const char call[] = "MPI_Type_create_hindexed_block";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
-
-    return tm_mpi_type_indexed(r, call, MPI_COMBINER_HINDEXED_BLOCK, count, NULL, blocklength, NULL,
-                               array_of_displacements, oldtype, newtype);
+    return tm_mpi_type_indexed_int("MPI_Type_create_hindexed_block", MPI_COMBINER_HINDEXED_BLOCK,
+                                   count, NULL, blocklength, NULL, array_of_displacements, oldtype,
+                                   newtype);
 }
 #pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
 
-static int tm_mpi_type_struct(const char *call, int count, const int array_of_blocklengths[],
-                              const MPI_Aint array_of_displacements[],
-                              const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                      const MPI_Count array_of_displacements[],
+                                      MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    return tm_mpi_type_indexed("MPI_Type_create_hindexed_block_c", MPI_COMBINER_HINDEXED_BLOCK,
+                               count, NULL, blocklength, array_of_displacements, true, oldtype,
+                               newtype);
+}
+#pragma weak MPI_Type_create_hindexed_block_c = PMPI_Type_create_hindexed_block_c
+
+/* create_struct(_c) and MPI-1's struct. Kept: count, the block lengths (ints, or counts) and
+ * the displacements (addresses, or counts). */
+static int tm_mpi_type_struct(const char *call, MPI_Count count, const MPI_Count *blocklens,
+                              const MPI_Count *disps, const MPI_Datatype array_of_types[],
+                              bool large, MPI_Datatype *newtype)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_type_args_t args = {.nd = (int)count};
+    size_t n = (size_t)count;
     tm_mpi_type_t **types;
     tm_mpi_type_piece_t *p;
-    int *ints;
+    MPI_Count *counts = NULL;
+    MPI_Aint *aints = NULL;
+    int *ints = NULL;
     int err;
 
     if ((err = tm_mpi_type_check(r, call, count, newtype)) != MPI_SUCCESS ||
-        (err = tm_mpi_type_check_array(r, call, count, array_of_blocklengths,
-                                       "array_of_blocklengths")) != MPI_SUCCESS ||
-        (err = tm_mpi_type_check_array(r, call, count, array_of_displacements,
-                                       "array_of_displacements")) != MPI_SUCCESS ||
+        (err = tm_mpi_type_check_array(r, call, count, blocklens, "array_of_blocklengths")) !=
+            MPI_SUCCESS ||
+        (err = tm_mpi_type_check_array(r, call, count, disps, "array_of_displacements")) !=
+            MPI_SUCCESS ||
         (err = tm_mpi_type_check_array(r, call, count, array_of_types, "array_of_types")) !=
             MPI_SUCCESS)
         return err;
-    for (int i = 0; i < count; i++)
-        if ((err = tm_mpi_type_check_blocklen(r, call, array_of_blocklengths[i], i)) != MPI_SUCCESS)
+    if (count > INT_MAX)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_COUNT,
+                                  "count %lld: a struct holds at most INT_MAX types", count);
+    for (MPI_Count i = 0; i < count; i++)
+        if ((err = tm_mpi_type_check_blocklen(r, call, blocklens[i], i)) != MPI_SUCCESS)
             return err;
     p = tm_mpi_type_pieces(count);
-    types = malloc((count ? count : 1) * sizeof(*types));
-    ints = malloc((count + 1) * sizeof(int));
-    if (p == NULL || types == NULL || ints == NULL) {
-        free(p);
-        free(types);
-        free(ints);
+    types = malloc((n ? n : 1) * sizeof(*types));
+    if (large)
+        counts = malloc((2 * n + 1) * sizeof(MPI_Count));
+    else {
+        ints = malloc((n + 1) * sizeof(int));
+        aints = malloc((n ? n : 1) * sizeof(MPI_Aint));
+    }
+    if (p == NULL || types == NULL || (large ? counts == NULL : ints == NULL || aints == NULL)) {
+        err = TM_MPI_TYPE_NOMEM();
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if ((err = tm_mpi_type_get(r, NULL, array_of_types[i], 0, call, &types[i])) != MPI_SUCCESS)
+            goto out;
+        p[i] = (tm_mpi_type_piece_t){types[i], (size_t)blocklens[i], (MPI_Aint)disps[i]};
+    }
+    if (large) {
+        counts[0] = count;
+        memcpy(counts + 1, blocklens, n * sizeof(MPI_Count));
+        memcpy(counts + 1 + n, disps, n * sizeof(MPI_Count));
+        args.nc = 2 * n + 1;
+        args.counts = counts;
+    } else {
+        ints[0] = (int)count;
+        for (size_t i = 0; i < n; i++) {
+            ints[1 + i] = (int)blocklens[i];
+            aints[i] = (MPI_Aint)disps[i];
+        }
+        args.ni = (int)n + 1;
+        args.ints = ints;
+        args.na = (int)n;
+        args.aints = aints;
+    }
+    args.types = types;
+    err = tm_mpi_type_make(r, call, MPI_COMBINER_STRUCT, p, n, 1, &args, newtype);
+    p = NULL; /* tm_mpi_type_make freed it */
+out:
+    free(p);
+    free(types);
+    free(counts);
+    free(ints);
+    free(aints);
+    return err;
+}
+
+static int tm_mpi_type_struct_int(const char *call, int count, const int array_of_blocklengths[],
+                                  const MPI_Aint array_of_displacements[],
+                                  const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    MPI_Count *blocklens, *disps = NULL;
+    int err;
+
+    if (tm_mpi_type_widen(array_of_blocklengths, count, &blocklens) != 0 ||
+        tm_mpi_type_widen_aints(array_of_displacements, count, &disps) != 0) {
+        tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+
+        free(blocklens);
         return TM_MPI_TYPE_NOMEM();
     }
-    for (int i = 0; i < count; i++) {
-        if ((err = tm_mpi_type_get(r, NULL, array_of_types[i], 0, call, &types[i])) !=
-            MPI_SUCCESS) {
-            free(p);
-            free(types);
-            free(ints);
-            return err;
-        }
-        p[i] = (tm_mpi_type_piece_t){types[i], (size_t)array_of_blocklengths[i],
-                                     array_of_displacements[i]};
-    }
-    ints[0] = count;
-    if (count)
-        memcpy(ints + 1, array_of_blocklengths, count * sizeof(int));
-    err = tm_mpi_type_make(
-        r, call, MPI_COMBINER_STRUCT, p, count, 1,
-        &(tm_mpi_type_args_t){count + 1, count, count, ints, array_of_displacements, types},
-        newtype);
-    free(types);
-    free(ints);
+    err = tm_mpi_type_struct(call, count, blocklens, disps, array_of_types, false, newtype);
+    free(blocklens);
+    free(disps);
     return err;
 }
 
@@ -328,69 +561,91 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
                             const MPI_Aint array_of_displacements[],
                             const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
-    return tm_mpi_type_struct("MPI_Type_create_struct", count, array_of_blocklengths,
-                              array_of_displacements, array_of_types, newtype);
+    return tm_mpi_type_struct_int("MPI_Type_create_struct", count, array_of_blocklengths,
+                                  array_of_displacements, array_of_types, newtype);
 }
 #pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
+
+int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                              const MPI_Count array_of_displacements[],
+                              const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    return tm_mpi_type_struct("MPI_Type_create_struct_c", count, array_of_blocklengths,
+                              array_of_displacements, array_of_types, true, newtype);
+}
+#pragma weak MPI_Type_create_struct_c = PMPI_Type_create_struct_c
 
 /* The MPI-1 forms of the three constructors above, which MPI-3.0 removed and MPICH still
  * provides. Called from C they describe themselves as their successors do (MPI 3.1, 4.1.13). */
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                       MPI_Datatype *newtype)
 {
-    static const char call[] = "MPI_Type_hvector";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
-    int ints[2] = {count, blocklength};
-
-    return tm_mpi_type_vector(r, call, MPI_COMBINER_HVECTOR, count, blocklength, stride, ints,
-                              &stride, oldtype, newtype);
+    return tm_mpi_type_vector("MPI_Type_hvector", MPI_COMBINER_HVECTOR, count, blocklength, stride,
+                              false, oldtype, newtype);
 }
 #pragma weak MPI_Type_hvector = PMPI_Type_hvector
 
 int PMPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
                        MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    static const char call[] = "MPI_Type_hindexed";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
-
-    return tm_mpi_type_indexed(r, call, MPI_COMBINER_HINDEXED, count, array_of_blocklengths, 0,
-                               NULL, array_of_displacements, oldtype, newtype);
+    return tm_mpi_type_indexed_int("MPI_Type_hindexed", MPI_COMBINER_HINDEXED, count,
+                                   array_of_blocklengths, 0, NULL, array_of_displacements, oldtype,
+                                   newtype);
 }
 #pragma weak MPI_Type_hindexed = PMPI_Type_hindexed
 
 int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
                      MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
-    return tm_mpi_type_struct("MPI_Type_struct", count, array_of_blocklengths,
-                              array_of_displacements, array_of_types, newtype);
+    return tm_mpi_type_struct_int("MPI_Type_struct", count, array_of_blocklengths,
+                                  array_of_displacements, array_of_types, newtype);
 }
 #pragma weak MPI_Type_struct = PMPI_Type_struct
 
-int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
-                             MPI_Datatype *newtype)
+/* create_resized(_c): lb and extent kept as addresses, or counts. */
+static int tm_mpi_type_resized(const char *call, MPI_Datatype oldtype, MPI_Count lb,
+                               MPI_Count extent, bool large, MPI_Datatype *newtype)
 {
-    static const char call[] = "MPI_Type_create_resized";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_type_t *old, *t;
     tm_mpi_type_piece_t *p;
-    MPI_Aint aints[2] = {lb, extent};
+    MPI_Aint aints[2] = {(MPI_Aint)lb, (MPI_Aint)extent};
+    MPI_Count counts[2] = {lb, extent};
     int err;
 
     if ((err = tm_mpi_type_check(r, call, 0, newtype)) != MPI_SUCCESS ||
         (err = tm_mpi_type_get(r, NULL, oldtype, 0, call, &old)) != MPI_SUCCESS)
         return err;
+    if (__builtin_add_overflow(lb, extent, &(MPI_Aint){0}))
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
+                                  "lb %lld + extent %lld does not fit in an MPI_Aint", lb, extent);
     if ((p = tm_mpi_type_pieces(1)) == NULL)
         return TM_MPI_TYPE_NOMEM();
     p[0] = (tm_mpi_type_piece_t){old, 1, 0};
-    if ((err = tm_mpi_type_make(r, call, MPI_COMBINER_RESIZED, p, 1, 0,
-                                &(tm_mpi_type_args_t){0, 2, 1, NULL, aints, &old}, newtype)) !=
-        MPI_SUCCESS)
+    if ((err = tm_mpi_type_make(
+             r, call, MPI_COMBINER_RESIZED, p, 1, 0,
+             large ? &(tm_mpi_type_args_t){.nc = 2, .counts = counts, .nd = 1, .types = &old}
+                   : &(tm_mpi_type_args_t){.na = 2, .aints = aints, .nd = 1, .types = &old},
+             newtype)) != MPI_SUCCESS)
         return err;
     tm_mpi_type_lookup(*newtype, &t);
-    tm_mpi_type_set_bounds(t, lb, extent);
+    tm_mpi_type_set_bounds(t, (MPI_Aint)lb, (MPI_Aint)extent);
     return MPI_SUCCESS;
 }
+
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                             MPI_Datatype *newtype)
+{
+    return tm_mpi_type_resized("MPI_Type_create_resized", oldtype, lb, extent, false, newtype);
+}
 #pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
+
+int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
+                               MPI_Datatype *newtype)
+{
+    return tm_mpi_type_resized("MPI_Type_create_resized_c", oldtype, lb, extent, true, newtype);
+}
+#pragma weak MPI_Type_create_resized_c = PMPI_Type_create_resized_c
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -407,7 +662,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
         return TM_MPI_TYPE_NOMEM();
     p[0] = (tm_mpi_type_piece_t){old, 1, 0};
     if ((err = tm_mpi_type_make(r, call, MPI_COMBINER_DUP, p, 1, 0,
-                                &(tm_mpi_type_args_t){0, 0, 1, NULL, NULL, &old}, newtype)) !=
+                                &(tm_mpi_type_args_t){.nd = 1, .types = &old}, newtype)) !=
         MPI_SUCCESS)
         return err;
     /* Same typemap, same bounds and markers, same committed state (MPI 3.1 section 4.1.10). */
@@ -462,42 +717,41 @@ int PMPI_Type_free(MPI_Datatype *datatype)
 #pragma weak MPI_Type_free = PMPI_Type_free
 
 /* One piece per row of the subarray (the fastest-varying dimension), then resized to the whole
- * array, as MPI 3.1 section 4.1.3 defines it. */
-int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
-                              const int array_of_starts[], int order, MPI_Datatype oldtype,
-                              MPI_Datatype *newtype)
+ * array, as MPI 3.1 section 4.1.3 defines it. Kept: ndims, the sizes, subsizes and starts, and
+ * order, all as ints; for the _c form, ndims and order as ints and the rest as counts. */
+#define TM_MPI_SUBARRAY_MAX_DIMS 32
+
+static int tm_mpi_type_subarray(const char *call, int ndims, const MPI_Count sizes[],
+                                const MPI_Count subsizes[], const MPI_Count starts[], int order,
+                                bool large, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    static const char call[] = "MPI_Type_create_subarray";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_type_t *old, *t;
     tm_mpi_type_piece_t *p;
-    size_t rows = 1, np = 0;
-    MPI_Aint total = 1, stride[32];
-    int ints[3 * 32 + 2], idx[32] = {0};
+    MPI_Count rows = 1, np = 0;
+    MPI_Aint total = 1, bytes, stride[TM_MPI_SUBARRAY_MAX_DIMS];
+    MPI_Count counts[3 * TM_MPI_SUBARRAY_MAX_DIMS], idx[TM_MPI_SUBARRAY_MAX_DIMS] = {0};
+    int ints[3 * TM_MPI_SUBARRAY_MAX_DIMS + 2];
     int err, last;
+    bool too_big = false;
 
-    if (ndims <= 0 || ndims > 32)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "ndims %d is not in [1, 32]",
-                                  ndims);
+    if (ndims <= 0 || ndims > TM_MPI_SUBARRAY_MAX_DIMS)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "ndims %d is not in [1, %d]",
+                                  ndims, TM_MPI_SUBARRAY_MAX_DIMS);
     if ((err = tm_mpi_type_check(r, call, 0, newtype)) != MPI_SUCCESS ||
-        (err = tm_mpi_type_check_array(r, call, 1, array_of_sizes, "array_of_sizes")) !=
-            MPI_SUCCESS ||
-        (err = tm_mpi_type_check_array(r, call, 1, array_of_subsizes, "array_of_subsizes")) !=
-            MPI_SUCCESS ||
-        (err = tm_mpi_type_check_array(r, call, 1, array_of_starts, "array_of_starts")) !=
-            MPI_SUCCESS)
+        (err = tm_mpi_type_check_array(r, call, 1, sizes, "array_of_sizes")) != MPI_SUCCESS ||
+        (err = tm_mpi_type_check_array(r, call, 1, subsizes, "array_of_subsizes")) != MPI_SUCCESS ||
+        (err = tm_mpi_type_check_array(r, call, 1, starts, "array_of_starts")) != MPI_SUCCESS)
         return err;
     if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "invalid order %d", order);
     for (int d = 0; d < ndims; d++)
-        if (array_of_sizes[d] <= 0 || array_of_subsizes[d] <= 0 ||
-            array_of_subsizes[d] > array_of_sizes[d] || array_of_starts[d] < 0 ||
-            array_of_starts[d] > array_of_sizes[d] - array_of_subsizes[d])
+        if (sizes[d] <= 0 || subsizes[d] <= 0 || subsizes[d] > sizes[d] || starts[d] < 0 ||
+            starts[d] > sizes[d] - subsizes[d])
             return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
-                                      "dimension %d: size %d, subsize %d, start %d are "
+                                      "dimension %d: size %lld, subsize %lld, start %lld are "
                                       "inconsistent",
-                                      d, array_of_sizes[d], array_of_subsizes[d],
-                                      array_of_starts[d]);
+                                      d, sizes[d], subsizes[d], starts[d]);
     if ((err = tm_mpi_type_get(r, NULL, oldtype, 0, call, &old)) != MPI_SUCCESS)
         return err;
     /* stride[d]: elements between consecutive indices of dimension d */
@@ -506,10 +760,14 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
         int d = order == MPI_ORDER_C ? ndims - 1 - k : k;
 
         stride[d] = total;
-        total *= array_of_sizes[d];
+        too_big |= __builtin_mul_overflow(total, sizes[d], &total);
         if (d != last)
-            rows *= (size_t)array_of_subsizes[d];
+            too_big |= __builtin_mul_overflow(rows, subsizes[d], &rows);
     }
+    too_big |= __builtin_mul_overflow(total, old->extent, &bytes);
+    if (too_big)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
+                                  "the array's extent does not fit in an MPI_Aint");
     if ((p = tm_mpi_type_pieces(rows)) == NULL)
         return TM_MPI_TYPE_NOMEM();
     for (;;) {
@@ -517,15 +775,15 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
         int k;
 
         for (int d = 0; d < ndims; d++)
-            disp += (array_of_starts[d] + (d == last ? 0 : idx[d])) * stride[d];
-        p[np++] = (tm_mpi_type_piece_t){old, (size_t)array_of_subsizes[last], disp * old->extent};
+            disp += (starts[d] + (d == last ? 0 : idx[d])) * stride[d];
+        p[np++] = (tm_mpi_type_piece_t){old, (size_t)subsizes[last], disp * old->extent};
         /* next row: odometer over the dimensions other than `last`, slowest last */
         for (k = 0; k < ndims; k++) {
             int d = order == MPI_ORDER_C ? ndims - 1 - k : k;
 
             if (d == last)
                 continue;
-            if (++idx[d] < array_of_subsizes[d])
+            if (++idx[d] < subsizes[d])
                 break;
             idx[d] = 0;
         }
@@ -533,19 +791,61 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
             break;
     }
     ints[0] = ndims;
-    memcpy(ints + 1, array_of_sizes, ndims * sizeof(int));
-    memcpy(ints + 1 + ndims, array_of_subsizes, ndims * sizeof(int));
-    memcpy(ints + 1 + 2 * ndims, array_of_starts, ndims * sizeof(int));
-    ints[1 + 3 * ndims] = order;
-    if ((err = tm_mpi_type_make(r, call, MPI_COMBINER_SUBARRAY, p, np, 0,
-                                &(tm_mpi_type_args_t){3 * ndims + 2, 0, 1, ints, NULL, &old},
-                                newtype)) != MPI_SUCCESS)
+    for (int d = 0; d < ndims; d++) {
+        counts[d] = sizes[d];
+        counts[ndims + d] = subsizes[d];
+        counts[2 * ndims + d] = starts[d];
+    }
+    if (large) {
+        ints[1] = order;
+    } else {
+        for (int i = 0; i < 3 * ndims; i++)
+            ints[1 + i] = (int)counts[i];
+        ints[1 + 3 * ndims] = order;
+    }
+    if ((err = tm_mpi_type_make(
+             r, call, MPI_COMBINER_SUBARRAY, p, (size_t)np, 0,
+             large
+                 ? &(tm_mpi_type_args_t){.ni = 2,
+                                         .ints = ints,
+                                         .nc = 3 * (size_t)ndims,
+                                         .counts = counts,
+                                         .nd = 1,
+                                         .types = &old}
+                 : &(tm_mpi_type_args_t){.ni = 3 * ndims + 2, .ints = ints, .nd = 1, .types = &old},
+             newtype)) != MPI_SUCCESS)
         return err;
     tm_mpi_type_lookup(*newtype, &t);
-    tm_mpi_type_set_bounds(t, 0, total * old->extent);
+    tm_mpi_type_set_bounds(t, 0, bytes);
     return MPI_SUCCESS;
 }
+
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                              const int array_of_starts[], int order, MPI_Datatype oldtype,
+                              MPI_Datatype *newtype)
+{
+    MPI_Count wide[3][TM_MPI_SUBARRAY_MAX_DIMS];
+    const int *arrays[3] = {array_of_sizes, array_of_subsizes, array_of_starts};
+    int n = ndims < 0 ? 0 : ndims > TM_MPI_SUBARRAY_MAX_DIMS ? TM_MPI_SUBARRAY_MAX_DIMS : ndims;
+
+    for (int a = 0; a < 3; a++)
+        for (int d = 0; arrays[a] != NULL && d < n; d++)
+            wide[a][d] = arrays[a][d];
+    return tm_mpi_type_subarray("MPI_Type_create_subarray", ndims, array_of_sizes ? wide[0] : NULL,
+                                array_of_subsizes ? wide[1] : NULL,
+                                array_of_starts ? wide[2] : NULL, order, false, oldtype, newtype);
+}
 #pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
+
+int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
+                                const MPI_Count array_of_subsizes[],
+                                const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype,
+                                MPI_Datatype *newtype)
+{
+    return tm_mpi_type_subarray("MPI_Type_create_subarray_c", ndims, array_of_sizes,
+                                array_of_subsizes, array_of_starts, order, true, oldtype, newtype);
+}
+#pragma weak MPI_Type_create_subarray_c = PMPI_Type_create_subarray_c
 
 /* ------------------------------------------------------------------ distributed arrays */
 
@@ -568,7 +868,8 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
 /* The checked arguments, and what follows from them. */
 typedef struct tm_mpi_darray {
     int ndims, order;
-    const int *gsizes, *distribs, *dargs, *psizes;
+    const MPI_Count *gsizes;
+    const int *distribs, *dargs, *psizes;
     int coords[TM_MPI_DARRAY_MAX_DIMS];      /* of the process in the grid */
     int last;                                /* the fastest dimension */
     MPI_Aint stride[TM_MPI_DARRAY_MAX_DIMS]; /* elements between indices i and i + 1 */
@@ -576,10 +877,11 @@ typedef struct tm_mpi_darray {
 
 /* The runs of indices of dimension d that the process owns, increasing; returns how many there
  * are, and stores them in starts and lens unless NULL. */
-static size_t tm_mpi_darray_runs(const tm_mpi_darray_t *a, int d, int *starts, int *lens)
+static size_t tm_mpi_darray_runs(const tm_mpi_darray_t *a, int d, MPI_Count *starts,
+                                 MPI_Count *lens)
 {
-    int gsize = a->gsizes[d], distrib = a->distribs[d], darg = a->dargs[d], psize = a->psizes[d];
-    long long k, first, step;
+    MPI_Count gsize = a->gsizes[d], k, first, step;
+    int distrib = a->distribs[d], darg = a->dargs[d], psize = a->psizes[d];
     size_t n = 0;
 
     switch (distrib) {
@@ -595,10 +897,10 @@ static size_t tm_mpi_darray_runs(const tm_mpi_darray_t *a, int d, int *starts, i
     }
     first = a->coords[d] * k; /* 0 for MPI_DISTRIBUTE_NONE (psize 1) */
     step = k * psize;
-    for (long long s = first; s < gsize; s += step) {
+    for (MPI_Count s = first; s < gsize; s += step) {
         if (starts != NULL) {
-            starts[n] = (int)s;
-            lens[n] = (int)(gsize - s < k ? gsize - s : k);
+            starts[n] = s;
+            lens[n] = gsize - s < k ? gsize - s : k;
         }
         n++;
         if (distrib != MPI_DISTRIBUTE_CYCLIC)
@@ -609,7 +911,7 @@ static size_t tm_mpi_darray_runs(const tm_mpi_darray_t *a, int d, int *starts, i
 
 /* Argument checks of MPI_Type_create_darray that need no datatype. */
 static int tm_mpi_darray_check(tm_mpi_rank_t *r, const char *call, int size, int rank, int ndims,
-                               const int gsizes[], const int distribs[], const int dargs[],
+                               const MPI_Count gsizes[], const int distribs[], const int dargs[],
                                const int psizes[], int order, const void *newtype)
 {
     long long grid = 1;
@@ -632,12 +934,13 @@ static int tm_mpi_darray_check(tm_mpi_rank_t *r, const char *call, int size, int
     if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "invalid order %d", order);
     for (int d = 0; d < ndims; d++) {
-        int g = gsizes[d], p = psizes[d], a = dargs[d];
+        MPI_Count g = gsizes[d];
+        int p = psizes[d], a = dargs[d];
 
         if (g <= 0 || p <= 0)
             return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
-                                      "dimension %d: gsize %d and psize %d must be positive", d, g,
-                                      p);
+                                      "dimension %d: gsize %lld and psize %d must be positive", d,
+                                      g, p);
         grid *= p;
         if (grid > size)
             break; /* reported below */
@@ -659,7 +962,8 @@ static int tm_mpi_darray_check(tm_mpi_rank_t *r, const char *call, int size, int
             if (distribs[d] == MPI_DISTRIBUTE_BLOCK && a != MPI_DISTRIBUTE_DFLT_DARG &&
                 (long long)a * p < g)
                 return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
-                                          "dimension %d: %d blocks of %d cannot hold %d elements",
+                                          "dimension %d: %d blocks of %d cannot hold %lld "
+                                          "elements",
                                           d, p, a, g);
             break;
         default:
@@ -678,34 +982,35 @@ static int tm_mpi_darray_check(tm_mpi_rank_t *r, const char *call, int size, int
 static int tm_mpi_darray_pieces(const tm_mpi_darray_t *a, tm_mpi_type_t *old,
                                 tm_mpi_type_piece_t **p_p, size_t *np_p)
 {
-    int *owned[TM_MPI_DARRAY_MAX_DIMS] = {NULL}, *rstarts, *rlens, last = a->last;
+    MPI_Count *owned[TM_MPI_DARRAY_MAX_DIMS] = {NULL}, *rstarts, *rlens;
+    int last = a->last;
     size_t nowned[TM_MPI_DARRAY_MAX_DIMS], at[TM_MPI_DARRAY_MAX_DIMS] = {0};
     size_t nruns = tm_mpi_darray_runs(a, last, NULL, NULL), npieces = nruns, np = 0;
     tm_mpi_type_piece_t *p = NULL;
     int err = -ENOMEM;
 
-    rstarts = malloc((nruns ? nruns : 1) * sizeof(int));
-    rlens = malloc((nruns ? nruns : 1) * sizeof(int));
+    rstarts = malloc((nruns ? nruns : 1) * sizeof(MPI_Count));
+    rlens = malloc((nruns ? nruns : 1) * sizeof(MPI_Count));
     if (rstarts == NULL || rlens == NULL)
         goto free_lists;
     tm_mpi_darray_runs(a, last, rstarts, rlens);
     for (int d = 0; d < a->ndims; d++) {
         size_t n = 0, runs;
-        int *s, *l;
+        MPI_Count *s, *l;
 
         if (d == last)
             continue;
         runs = tm_mpi_darray_runs(a, d, NULL, NULL);
-        s = malloc((runs ? runs : 1) * sizeof(int));
-        l = malloc((runs ? runs : 1) * sizeof(int));
+        s = malloc((runs ? runs : 1) * sizeof(MPI_Count));
+        l = malloc((runs ? runs : 1) * sizeof(MPI_Count));
         if (s != NULL && l != NULL) {
             tm_mpi_darray_runs(a, d, s, l);
             for (size_t i = 0; i < runs; i++)
                 n += (size_t)l[i];
-            owned[d] = malloc((n ? n : 1) * sizeof(int));
+            owned[d] = malloc((n ? n : 1) * sizeof(MPI_Count));
         }
         for (size_t i = 0, k = 0; owned[d] != NULL && i < runs; i++)
-            for (int j = 0; j < l[i]; j++)
+            for (MPI_Count j = 0; j < l[i]; j++)
                 owned[d][k++] = s[i] + j;
         free(s);
         free(l);
@@ -750,43 +1055,43 @@ free_lists:
     return err;
 }
 
-int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
-                            const int array_of_distribs[], const int array_of_dargs[],
-                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                            MPI_Datatype *newtype)
+/* create_darray(_c). Kept: size, rank, ndims, gsizes, distribs, dargs, psizes and order, all as
+ * ints; for the _c form, the gsizes as counts and the rest as ints. */
+static int tm_mpi_type_darray(const char *call, int size, int rank, int ndims,
+                              const MPI_Count gsizes[], const int distribs[], const int dargs[],
+                              const int psizes[], int order, bool large, MPI_Datatype oldtype,
+                              MPI_Datatype *newtype)
 {
-    static const char call[] = "MPI_Type_create_darray";
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_darray_t a = {.ndims = ndims,
                          .order = order,
-                         .gsizes = array_of_gsizes,
-                         .distribs = array_of_distribs,
-                         .dargs = array_of_dargs,
-                         .psizes = array_of_psizes};
+                         .gsizes = gsizes,
+                         .distribs = distribs,
+                         .dargs = dargs,
+                         .psizes = psizes};
     tm_mpi_type_t *old, *t;
     tm_mpi_type_piece_t *p;
     size_t np;
     MPI_Aint total = 1, bytes;
-    int ints[4 * TM_MPI_DARRAY_MAX_DIMS + 4];
+    int ints[4 * TM_MPI_DARRAY_MAX_DIMS + 4], *at = ints;
     int err, left = rank;
     bool too_big = false;
 
-    if ((err = tm_mpi_darray_check(r, call, size, rank, ndims, array_of_gsizes, array_of_distribs,
-                                   array_of_dargs, array_of_psizes, order, newtype)) !=
-            MPI_SUCCESS ||
+    if ((err = tm_mpi_darray_check(r, call, size, rank, ndims, gsizes, distribs, dargs, psizes,
+                                   order, newtype)) != MPI_SUCCESS ||
         (err = tm_mpi_type_get(r, NULL, oldtype, 0, call, &old)) != MPI_SUCCESS)
         return err;
     /* the grid is row-major whatever the array's order */
     for (int d = ndims - 1; d >= 0; d--) {
-        a.coords[d] = left % array_of_psizes[d];
-        left /= array_of_psizes[d];
+        a.coords[d] = left % psizes[d];
+        left /= psizes[d];
     }
     a.last = order == MPI_ORDER_C ? ndims - 1 : 0;
     for (int k = 0; k < ndims; k++) {
         int d = order == MPI_ORDER_C ? ndims - 1 - k : k;
 
         a.stride[d] = total;
-        too_big |= __builtin_mul_overflow(total, (MPI_Aint)array_of_gsizes[d], &total);
+        too_big |= __builtin_mul_overflow(total, gsizes[d], &total);
     }
     too_big |= __builtin_mul_overflow(total, old->extent, &bytes);
     if (too_big)
@@ -794,23 +1099,55 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
                                   "the global array's extent does not fit in an MPI_Aint");
     if (tm_mpi_darray_pieces(&a, old, &p, &np) != 0)
         return TM_MPI_TYPE_NOMEM();
-    ints[0] = size;
-    ints[1] = rank;
-    ints[2] = ndims;
-    memcpy(ints + 3, array_of_gsizes, ndims * sizeof(int));
-    memcpy(ints + 3 + ndims, array_of_distribs, ndims * sizeof(int));
-    memcpy(ints + 3 + 2 * ndims, array_of_dargs, ndims * sizeof(int));
-    memcpy(ints + 3 + 3 * ndims, array_of_psizes, ndims * sizeof(int));
-    ints[3 + 4 * ndims] = order;
+    *at++ = size;
+    *at++ = rank;
+    *at++ = ndims;
+    for (int d = 0; !large && d < ndims; d++)
+        *at++ = (int)gsizes[d];
+    memcpy(at, distribs, ndims * sizeof(int));
+    memcpy(at + ndims, dargs, ndims * sizeof(int));
+    memcpy(at + 2 * ndims, psizes, ndims * sizeof(int));
+    at[3 * ndims] = order;
     if ((err = tm_mpi_type_make(r, call, MPI_COMBINER_DARRAY, p, np, 0,
-                                &(tm_mpi_type_args_t){4 * ndims + 4, 0, 1, ints, NULL, &old},
+                                &(tm_mpi_type_args_t){.ni = (int)(at - ints) + 3 * ndims + 1,
+                                                      .ints = ints,
+                                                      .nc = large ? (size_t)ndims : 0,
+                                                      .counts = gsizes,
+                                                      .nd = 1,
+                                                      .types = &old},
                                 newtype)) != MPI_SUCCESS)
         return err;
     tm_mpi_type_lookup(*newtype, &t);
     tm_mpi_type_set_bounds(t, 0, bytes);
     return MPI_SUCCESS;
 }
+
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                            const int array_of_distribs[], const int array_of_dargs[],
+                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype)
+{
+    MPI_Count gsizes[TM_MPI_DARRAY_MAX_DIMS];
+    int n = ndims < 0 ? 0 : ndims > TM_MPI_DARRAY_MAX_DIMS ? TM_MPI_DARRAY_MAX_DIMS : ndims;
+
+    for (int d = 0; array_of_gsizes != NULL && d < n; d++)
+        gsizes[d] = array_of_gsizes[d];
+    return tm_mpi_type_darray("MPI_Type_create_darray", size, rank, ndims,
+                              array_of_gsizes ? gsizes : NULL, array_of_distribs, array_of_dargs,
+                              array_of_psizes, order, false, oldtype, newtype);
+}
 #pragma weak MPI_Type_create_darray = PMPI_Type_create_darray
+
+int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
+                              const int array_of_distribs[], const int array_of_dargs[],
+                              const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                              MPI_Datatype *newtype)
+{
+    return tm_mpi_type_darray("MPI_Type_create_darray_c", size, rank, ndims, array_of_gsizes,
+                              array_of_distribs, array_of_dargs, array_of_psizes, order, true,
+                              oldtype, newtype);
+}
+#pragma weak MPI_Type_create_darray_c = PMPI_Type_create_darray_c
 
 /* ---- the Fortran 90 kinds (MPI 3.1 section 17.1.9) ----
  *
@@ -843,9 +1180,9 @@ static int f90_make(tm_mpi_rank_t *r, const char *call, int combiner, int p, int
     pieces[0] = (tm_mpi_type_piece_t){old, 1, 0};
     bool integer = combiner == MPI_COMBINER_F90_INTEGER;
     int ints[2] = {integer ? range : p, range};
-    int err = tm_mpi_type_make(r, call, combiner, pieces, 1, 0,
-                               &(tm_mpi_type_args_t){integer ? 1 : 2, 0, 0, ints, NULL, NULL},
-                               &f->handle);
+    int err =
+        tm_mpi_type_make(r, call, combiner, pieces, 1, 0,
+                         &(tm_mpi_type_args_t){.ni = integer ? 1 : 2, .ints = ints}, &f->handle);
     if (err != MPI_SUCCESS) {
         free(f);
         return err;

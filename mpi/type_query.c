@@ -152,44 +152,102 @@ int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
 }
 #pragma weak MPI_Type_ub = PMPI_Type_ub
 
-int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
-                           int *num_datatypes, int *combiner)
+/* The plain envelope and contents cannot show a large count: a type made by a _c constructor
+ * (MPI-4.0 section 5.1.13) is described only by their _c forms. */
+static int tm_mpi_type_check_plain(tm_mpi_rank_t *r, const char *call, const tm_mpi_type_t *t)
 {
-    TM_MPI_TYPE_QUERY_BEGIN("MPI_Type_get_envelope");
+    if (t->nc == 0)
+        return MPI_SUCCESS;
+    return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_TYPE,
+                              "the datatype was made by a large-count (_c) constructor: its "
+                              "arguments are shown by %s_c",
+                              call);
+}
+
+static int tm_mpi_type_envelope(const char *call, MPI_Datatype datatype, bool large,
+                                MPI_Count *num_integers, MPI_Count *num_addresses,
+                                MPI_Count *num_large_counts, MPI_Count *num_datatypes,
+                                int *combiner)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_type_t *t;
+    int err = tm_mpi_type_get(r, NULL, datatype, 0, call, &t);
+
+    if (err != MPI_SUCCESS || (!large && (err = tm_mpi_type_check_plain(r, call, t))))
+        return err;
     TM_MPI_TYPE_CHECK_OUT(num_integers);
     TM_MPI_TYPE_CHECK_OUT(num_addresses);
+    TM_MPI_TYPE_CHECK_OUT(num_large_counts);
     TM_MPI_TYPE_CHECK_OUT(num_datatypes);
     TM_MPI_TYPE_CHECK_OUT(combiner);
     *num_integers = t->ni;
     *num_addresses = t->na;
+    *num_large_counts = (MPI_Count)t->nc;
     *num_datatypes = t->nd;
     *combiner = t->combiner;
     return MPI_SUCCESS;
 }
+
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+                           int *num_datatypes, int *combiner)
+{
+    MPI_Count ni, na, nc, nd;
+    int err =
+        tm_mpi_type_envelope("MPI_Type_get_envelope", datatype, false, num_integers ? &ni : NULL,
+                             num_addresses ? &na : NULL, &nc, num_datatypes ? &nd : NULL, combiner);
+
+    if (err == MPI_SUCCESS) {
+        *num_integers = (int)ni;
+        *num_addresses = (int)na;
+        *num_datatypes = (int)nd;
+    }
+    return err;
+}
 #pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
 
-/* The derived types returned are new handles of the same objects: the caller frees them. */
-int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
-                           int max_datatypes, int array_of_integers[],
-                           MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,
+                             MPI_Count *num_addresses, MPI_Count *num_large_counts,
+                             MPI_Count *num_datatypes, int *combiner)
 {
-    TM_MPI_TYPE_QUERY_BEGIN("MPI_Type_get_contents");
+    return tm_mpi_type_envelope("MPI_Type_get_envelope_c", datatype, true, num_integers,
+                                num_addresses, num_large_counts, num_datatypes, combiner);
+}
+#pragma weak MPI_Type_get_envelope_c = PMPI_Type_get_envelope_c
+
+/* The derived types returned are new handles of the same objects: the caller frees them. */
+static int tm_mpi_type_contents(const char *call, MPI_Datatype datatype, bool large,
+                                MPI_Count max_integers, MPI_Count max_addresses,
+                                MPI_Count max_large_counts, MPI_Count max_datatypes,
+                                int array_of_integers[], MPI_Aint array_of_addresses[],
+                                MPI_Count array_of_large_counts[],
+                                MPI_Datatype array_of_datatypes[])
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    tm_mpi_type_t *t;
+    int err = tm_mpi_type_get(r, NULL, datatype, 0, call, &t);
+
+    if (err != MPI_SUCCESS || (!large && (err = tm_mpi_type_check_plain(r, call, t))))
+        return err;
     if (t->combiner == MPI_COMBINER_NAMED)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
                                   "%s is predefined (MPI_COMBINER_NAMED): it has no contents",
                                   t->name);
-    if (max_integers < t->ni || max_addresses < t->na || max_datatypes < t->nd)
+    if (max_integers < t->ni || max_addresses < t->na || max_large_counts < (MPI_Count)t->nc ||
+        max_datatypes < t->nd)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
-                                  "room for %d integers, %d addresses, %d datatypes; the "
-                                  "datatype has %d, %d, %d",
-                                  max_integers, max_addresses, max_datatypes, t->ni, t->na, t->nd);
+                                  "room for %lld integers, %lld addresses, %lld large counts, %lld "
+                                  "datatypes; the datatype has %d, %d, %zu, %d",
+                                  max_integers, max_addresses, max_large_counts, max_datatypes,
+                                  t->ni, t->na, t->nc, t->nd);
     if ((t->ni && array_of_integers == NULL) || (t->na && array_of_addresses == NULL) ||
-        (t->nd && array_of_datatypes == NULL))
+        (t->nc && array_of_large_counts == NULL) || (t->nd && array_of_datatypes == NULL))
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "an output array is NULL");
     if (t->ni)
         memcpy(array_of_integers, t->ints, t->ni * sizeof(int));
     if (t->na)
         memcpy(array_of_addresses, t->aints, t->na * sizeof(MPI_Aint));
+    if (t->nc)
+        memcpy(array_of_large_counts, t->counts, t->nc * sizeof(MPI_Count));
     for (int i = 0; i < t->nd; i++) {
         tm_mpi_type_t *c = t->types[i];
 
@@ -208,7 +266,27 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
     }
     return MPI_SUCCESS;
 }
+
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                           int max_datatypes, int array_of_integers[],
+                           MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+{
+    return tm_mpi_type_contents("MPI_Type_get_contents", datatype, false, max_integers,
+                                max_addresses, 0, max_datatypes, array_of_integers,
+                                array_of_addresses, NULL, array_of_datatypes);
+}
 #pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
+
+int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+                             MPI_Count max_large_counts, MPI_Count max_datatypes,
+                             int array_of_integers[], MPI_Aint array_of_addresses[],
+                             MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
+{
+    return tm_mpi_type_contents("MPI_Type_get_contents_c", datatype, true, max_integers,
+                                max_addresses, max_large_counts, max_datatypes, array_of_integers,
+                                array_of_addresses, array_of_large_counts, array_of_datatypes);
+}
+#pragma weak MPI_Type_get_contents_c = PMPI_Type_get_contents_c
 
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {

@@ -327,6 +327,7 @@ void tm_mpi_type_release_derived(tm_mpi_type_t *type)
     free(type->types);
     free(type->ints);
     free(type->aints);
+    free(type->counts);
     free(type->segs);
     free(type->blocks);
     free(type);
@@ -438,12 +439,18 @@ int tm_mpi_type_build(tm_mpi_type_t *t, const tm_mpi_type_piece_t *pieces, size_
         const tm_mpi_type_t *c = pieces[p].type;
         size_t b = pieces[p].blocklen;
         MPI_Aint d = pieces[p].disp, span, lo, hi;
+        size_t bytes;
 
         if (b == 0)
             continue;
-        span = (MPI_Aint)(b - 1) * c->extent;
-        lo = d + c->lb + (span < 0 ? span : 0);
-        hi = d + c->ub + (span > 0 ? span : 0);
+        if (__builtin_mul_overflow(b - 1, c->extent, &span) ||
+            __builtin_add_overflow(d, c->lb, &lo) ||
+            __builtin_add_overflow(lo, span < 0 ? span : 0, &lo) ||
+            __builtin_add_overflow(d, c->ub, &hi) ||
+            __builtin_add_overflow(hi, span > 0 ? span : 0, &hi) ||
+            __builtin_mul_overflow(b, c->size, &bytes) ||
+            __builtin_add_overflow(t->size, bytes, &t->size))
+            goto overflow;
         if (c->lb_mark) {
             lbm = has_lbm ? (lo < lbm ? lo : lbm) : lo;
             has_lbm = 1;
@@ -460,7 +467,6 @@ int tm_mpi_type_build(tm_mpi_type_t *t, const tm_mpi_type_piece_t *pieces, size_
         }
         if (c->align > t->align)
             t->align = c->align;
-        t->size += b * c->size;
         t->elements += b * c->elements;
         t->signature += b * c->signature;
         if (c->size == 0)
@@ -486,19 +492,21 @@ int tm_mpi_type_build(tm_mpi_type_t *t, const tm_mpi_type_piece_t *pieces, size_
         tub = has_data && tub > hi ? tub : hi;
         has_data = 1;
     }
+    t->lb = has_lbm ? lbm : has_lbn ? lbn : 0;
+    t->ub = has_ubm ? ubm : has_ubn ? ubn : 0;
+    if (__builtin_sub_overflow(t->ub, t->lb, &t->extent))
+        goto overflow;
+    if (!has_ubm && pad && t->align > 1 && t->extent % (MPI_Aint)t->align != 0) {
+        MPI_Aint add = (MPI_Aint)t->align - t->extent % (MPI_Aint)t->align;
+
+        if (__builtin_add_overflow(t->ub, add, &t->ub) ||
+            __builtin_add_overflow(t->extent, add, &t->extent))
+            goto overflow;
+    }
     t->segs = sv.v;
     t->nsegs = sv.n;
     t->lb_mark = has_lbm;
     t->ub_mark = has_ubm;
-    t->lb = has_lbm ? lbm : has_lbn ? lbn : 0;
-    t->ub = has_ubm ? ubm : has_ubn ? ubn : 0;
-    if (!has_ubm && pad && t->align > 1) {
-        MPI_Aint ext = t->ub - t->lb, a = (MPI_Aint)t->align;
-
-        if (ext % a != 0)
-            t->ub += a - ext % a;
-    }
-    t->extent = t->ub - t->lb;
     t->true_lb = tlb;
     t->true_ub = tub;
     t->true_extent = tub - tlb;
@@ -506,6 +514,9 @@ int tm_mpi_type_build(tm_mpi_type_t *t, const tm_mpi_type_piece_t *pieces, size_
         return -ENOMEM;
     tm_mpi_type_contiguous_update(t);
     return 0;
+overflow:
+    free(sv.v);
+    return -EOVERFLOW;
 fail:
     free(sv.v);
     return -ENOMEM;

@@ -73,10 +73,14 @@ typedef struct tm_mpi_type {
     tm_mpi_type_seg_t *segs;
     size_t nblocks;
     tm_mpi_type_block_t *blocks;
-    /* MPI_Type_get_envelope / MPI_Type_get_contents */
+    /* MPI_Type_get_envelope(_c) / MPI_Type_get_contents(_c): the constructor's arguments. A type
+     * made by a large-count (_c) constructor keeps its counts and byte displacements in `counts`
+     * (nc > 0), as MPI-4.0 section 5.1.13 lists them, and only MPI_Type_get_envelope_c shows it. */
     int ni, na, nd;
+    size_t nc;
     int *ints;
     MPI_Aint *aints;
+    MPI_Count *counts;
     struct tm_mpi_type **types; /* retained */
     char name[MPI_MAX_OBJECT_NAME];
 } tm_mpi_type_t;
@@ -150,7 +154,7 @@ typedef struct tm_mpi_type_piece {
 
 /* Fills the layout of `type` (segs, blocks, size, bounds, flags) from its pieces, in typemap
  * order. `pad` rounds the extent up to the alignment when no MPI_UB marker says otherwise (as
- * create_struct does). 0 or -ENOMEM. */
+ * create_struct does). 0, -ENOMEM, or -EOVERFLOW when its size or bounds do not fit. */
 int tm_mpi_type_build(tm_mpi_type_t *type, const tm_mpi_type_piece_t *pieces, size_t npieces,
                       int pad);
 

@@ -51,6 +51,7 @@ MPI_TEST_PROGS += \
 	tests/mpi/intercomm.x \
 	tests/mpi/comm_disconnect.x \
 	tests/mpi/type_f90.x \
+	tests/mpi/type_large_count.x \
 	tests/mpi/mpi_version.x \
 	tests/mpi/mpi_errors.x \
 	tests/mpi/mpi_pmpi.x
