@@ -382,15 +382,13 @@ int tm_coll_check_begin_slow(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *cal
                              const tm_coll_sig_t *sig, tm_coll_meet_t meet, uint64_t seq)
 {
     struct tm_coll_check *k = check_of(c);
-    if (!r->coll && (r->coll = aligned_alloc(alignof(struct tm_coll_rank), sizeof *r->coll)))
-        memset(r->coll, 0, sizeof *r->coll);
     if (!k)
         return MPI_SUCCESS;
     struct tm_coll_ledger *l = k->ledger;
     if (__builtin_expect(atomic_load_explicit(&l->broken, memory_order_acquire) != 0, 0))
         return tm_coll_check_broken_raise(r, c, call);
     /* A round's members all meet there: its call goes into the ledger only if it sleeps
-     * (tm_coll_check_flat_waits). The chain's first member waits for nobody, and messages meet
+     * (tm_coll_check_sleeps). The chain's first member waits for nobody, and messages meet
      * only in their tags: theirs go in now. */
     if (meet == TM_COLL_MEET_ROUND)
         return MPI_SUCCESS;
@@ -409,16 +407,11 @@ int tm_coll_check_begin_slow(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *cal
     return MPI_SUCCESS;
 }
 
-bool tm_coll_check_stalled(tm_mpi_rank_t *r)
+void tm_coll_check_sleeps(tm_mpi_comm_t *c, uint64_t seq, const tm_coll_sig_t *sig,
+                          tm_coll_meet_t meet)
 {
-    struct tm_coll_rank *rc = r->coll;
-    if (rc && rc->flat_comm && !rc->flat_written) {
-        tm_mpi_comm_t *c = rc->flat_comm;
-        entry_write(&c->check->ledger->members[c->rank].entries[rc->flat_seq % CHECK_DEPTH],
-                    rc->flat_seq, rc->flat_sig, rc->flat_meet);
-        rc->flat_written = true;
-    }
-    return false;
+    if (c->check) /* none: out of memory when it was made */
+        entry_write(&c->check->ledger->members[c->rank].entries[seq % CHECK_DEPTH], seq, sig, meet);
 }
 
 void tm_coll_check_abort_on(tm_mpi_comm_t *c, tm_nbc_sched_t *s)
@@ -486,15 +479,7 @@ void tm_coll_check_release(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
             ledger_put(ledger_get(c)); /* one member less, which never made a collective call */
         return;
     }
-    if (r->coll && r->coll->flat_comm == c)
-        r->coll->flat_comm = NULL;
     ledger_put(k->ledger);
     free(k);
     c->check = NULL;
-}
-
-void tm_coll_check_rank_fini(tm_mpi_rank_t *r)
-{
-    free(r->coll);
-    r->coll = NULL;
 }

@@ -102,22 +102,12 @@ struct tm_coll_check {
     bool told; /* the member got the error of the communicator's break */
 };
 
-/* A rank's: its flat call that waits, whose signature goes into the ledger if it sleeps
- * (tm_coll_check_stalled). Written by the waits: a line of its own, away from other ranks'. */
-struct tm_coll_rank {
-    alignas(64) tm_mpi_comm_t *flat_comm; /* NULL: none waits */
-    const tm_coll_sig_t *flat_sig;        /* the waiting call's (on its stack) */
-    uint64_t flat_seq;
-    tm_coll_meet_t flat_meet;
-    bool flat_written; /* in the ledger already */
-};
-
 int tm_coll_check_begin_slow(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                              const tm_coll_sig_t *sig, tm_coll_meet_t meet, uint64_t seq);
 
 /* Numbers collective call `call` (signature sig) of member r of c among c's collective calls,
  * writes it into c's ledger (a call of the flat block's rounds, where every member meets every
- * other: only if it sleeps, tm_coll_check_flat_waits) and sets c->coll_tag_sig for its
+ * other: only if it sleeps, tm_coll_check_sleeps) and sets c->coll_tag_sig for its
  * schedule's tags. The ledger compares calls that meet in different
  * places (or in messages, whose tags only keep them apart). MPI_SUCCESS, or the error of a
  * communicator that a mismatch broke before (reported through c's handler). Inline: a call of
@@ -134,32 +124,11 @@ static inline int tm_coll_check_begin(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const 
     return MPI_SUCCESS;
 }
 
-/* Member r's flat call on c, of signature sig (alive until tm_coll_check_flat_done), waits for
- * the others where they meet (`meet`): should it sleep, its call goes into the ledger then. */
-static inline void tm_coll_check_flat_waits(tm_mpi_rank_t *r, tm_mpi_comm_t *c,
-                                            const tm_coll_sig_t *sig, tm_coll_meet_t meet)
-{
-    struct tm_coll_rank *rc = r->coll;
-    if (!rc || !c->check)
-        return; /* no check: out of memory when it was made */
-    rc->flat_comm = c;
-    rc->flat_sig = sig;
-    rc->flat_seq = c->coll_calls;
-    rc->flat_meet = meet;
-    rc->flat_written = false;
-}
-
-/* Its wait is over. */
-static inline void tm_coll_check_flat_done(tm_mpi_rank_t *r)
-{
-    if (r->coll)
-        r->coll->flat_comm = NULL;
-}
-
-/* p2p's hook before the rank sleeps in a wait: compares the latest calls on the communicators of
- * its latest collectives with their neighbours'; on a mismatch, breaks the communicator and wakes
- * its members. True when it broke one (the wait looks again rather than sleep). */
-bool tm_coll_check_stalled(tm_mpi_rank_t *r);
+/* A flat call on c (call number seq, signature sig) that waits for the others where they meet
+ * (`meet`) is about to sleep (tm_p2p_wait_sleeping): its call goes into the ledger, for the
+ * ledger's thread to compare should the others never come. */
+void tm_coll_check_sleeps(tm_mpi_comm_t *c, uint64_t seq, const tm_coll_sig_t *sig,
+                          tm_coll_meet_t meet);
 
 /* The word that turns nonzero when c breaks, else NULL: valid while c's view is. */
 static inline const _Atomic int *tm_coll_check_abort_flag(const tm_mpi_comm_t *c)
@@ -186,8 +155,5 @@ int tm_coll_check_final(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call);
 
 /* A view of c goes (MPI_Comm_free, MPI_Finalize): a last comparison, then its ledger let go. */
 void tm_coll_check_release(tm_mpi_rank_t *r, tm_mpi_comm_t *c);
-
-/* MPI_Finalize: r's own state of the check. */
-void tm_coll_check_rank_fini(tm_mpi_rank_t *r);
 
 #endif /* TM_COLL_CHECK_H */

@@ -5,20 +5,21 @@
  * "non-blocking broadcasts and reductions" below), through a block of memory the members of a
  * communicator share (the ranks are threads of one process).
  *
- * Each member copies its data into its slot of the block and arrives on its group's counter
- * (the members on its VP, that is its core) with one fetch-and-add. The last to arrive leads its
- * group through the round: it publishes the round to the other groups' leaders (with its group's
- * partial result: for a reduction whose operation commutes, it first folds its group's slots
- * into it) and waits until each of them has published it too. Then every leader does the whole
- * collective's work for its own group: it folds the slots in rank order, or the partials, into
- * its group's result (reduce, allreduce), or copies the root's slot there (broadcast); then it
- * opens the round for its group (a release store of the number of rounds done) and pokes the
- * members that sleep. They wait for that like any blocking call (progressing, yielding to the
- * ranks of their core, then sleeping), then copy their group's result out; for allgather,
- * alltoall, gather and scatter, each member (the root, for gather) copies its blocks straight
- * from the slots.
+ * Each member copies its data into its slot of the block and arrives on its group's counter (the
+ * members on its VP, that is its core) with one fetch-and-add, which also adds its call's key
+ * (coll/check.h), so that the last to arrive knows whether their calls agree without reading the
+ * others' slots. The last to arrive leads its group through the round: it publishes the round to
+ * the other groups' leaders (with its group's partial result: for a reduction whose operation
+ * commutes, it first folds its group's slots into it) and waits until each of them has published it
+ * too. Then every leader does the whole collective's work for its own group: it folds the slots in
+ * rank order, or the partials, into its group's result (reduce, allreduce), or copies the root's
+ * slot there (broadcast); then it opens the round for its group (a release store of the number of
+ * rounds done) and pokes the members that sleep. They wait for that like any blocking call
+ * (progressing, yielding to the ranks of their core, then sleeping), then copy their group's result
+ * out; for allgather, alltoall, gather and scatter, each member (the root, for gather) copies its
+ * blocks straight from the slots.
  *
- *   member k:  slot[k] := data; group.arrived += 1 -------------------------+
+ *   member k:  slot[k] := data; group.arrived += (key, 1) ------------------+
  *              the last of its group (the leader):                        |
  *                pub.partial := its group's slots; pub.round := t          | every member
  *                wait until every other group's pub.round = t              | of the group
@@ -177,7 +178,11 @@ typedef struct flat_pub {
  * touch stays on their core, and only the leaders' publications cross. The result of round t is
  * written once every member of the group arrived at t, so had copied round t - 1's. */
 typedef struct flat_group {
-    alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t arrived; /* arrivals, every round together */
+    /* Arrivals, every round together: the count in the low FLAT_COUNT_BITS bits, and above them
+     * the sum of the arriving calls' keys (flat_key), so that the leader finds out with its own
+     * arrival whether its group's calls agree (flat_round). */
+    alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t arrived;
+    uint64_t arrived_before; /* the word after the last round, for its next leader */
     int members;
     int first; /* its first member (then flat_member_t.next) */
     alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t done; /* rounds open to the group's members */
@@ -186,6 +191,19 @@ typedef struct flat_group {
     alignas(max_align_t) unsigned char result[TM_COLL_FLAT_BYTES];
     flat_pub_t pub[2];
 } flat_group_t;
+
+/* A group's arrival word: the count of arrivals modulo 2^FLAT_COUNT_BITS (more than the
+ * members of a group, so that the last arrival of a round is known), and the sum of the calls'
+ * keys in the bits above, with the count's carries. */
+#define FLAT_COUNT_BITS 16
+_Static_assert(TM_COLL_FLAT_RANKS < (1 << FLAT_COUNT_BITS), "a round's arrivals fit the count");
+#define FLAT_COUNT_MASK ((UINT64_C(1) << FLAT_COUNT_BITS) - 1)
+
+/* What a call adds to its group's arrival word: one arrival and its key. */
+static inline uint64_t flat_arrival_add(const tm_coll_sig_t *sig)
+{
+    return (sig->key << FLAT_COUNT_BITS) | 1;
+}
 
 /* The groups, after the members: f->size of them at most. */
 static flat_group_t *flat_groups(tm_coll_flat_t *f)
@@ -280,6 +298,7 @@ static tm_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
             if (members[k].group == f->ngroups) {
                 flat_group_t *group = &groups[f->ngroups];
                 atomic_init(&group->arrived, 0);
+                group->arrived_before = 0;
                 atomic_init(&group->done, 0);
                 atomic_init(&group->pub[0].round, 0);
                 atomic_init(&group->pub[1].round, 0);
@@ -375,6 +394,10 @@ typedef struct flat_wait {
     const char *call;
     tm_mpi_comm_t *comm;
     const _Atomic int *broken; /* the communicator's (check.h), or never_broken */
+    /* The waiting call, for the ledger should it sleep (NULL sig: none to compare). */
+    const tm_coll_sig_t *sig;
+    uint64_t seq;
+    tm_coll_meet_t meet;
 } flat_wait_t;
 
 static bool flat_reached(void *arg)
@@ -396,6 +419,13 @@ static bool flat_reached_or_broken(void *arg)
 /* The broken word of a communicator without a check (out of memory when it made one). */
 static const _Atomic int never_broken;
 
+/* The wait's call goes into the ledger before it sleeps. */
+static void flat_sleeps(void *arg)
+{
+    const flat_wait_t *w = arg;
+    tm_coll_check_sleeps(w->comm, w->seq, w->sig, w->meet);
+}
+
 static void flat_note(void *arg, tm_p2p_blocked_note_t *out)
 {
     const flat_wait_t *w = arg;
@@ -410,15 +440,11 @@ static __attribute__((noinline)) bool flat_wait_slow(tm_mpi_rank_t *r, tm_mpi_co
                                                      uint64_t round, const tm_coll_sig_t *sig,
                                                      tm_coll_meet_t meet)
 {
-    flat_wait_t w = {count, round, call, c, NULL};
+    flat_wait_t w = {count, round, call, c, NULL, sig, c->coll_calls, meet};
     w.broken = tm_coll_check_abort_flag(c);
     if (!w.broken)
         w.broken = &never_broken;
-    if (sig)
-        tm_coll_check_flat_waits(r, c, sig, meet);
-    tm_p2p_wait_noted(r, flat_reached_or_broken, &w, flat_note, &w);
-    if (sig)
-        tm_coll_check_flat_done(r);
+    tm_p2p_wait_sleeping(r, flat_reached_or_broken, &w, flat_note, &w, sig ? flat_sleeps : NULL);
     return flat_reached(&w);
 }
 static inline bool flat_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
@@ -521,21 +547,33 @@ static int flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uint
     tm_coll_mismatch_t mismatch; /* written whole only when found (flat_compare) */
     mismatch.a = -1;
     if (group->members > 1) {
-        /* Only the group's leader reads a member's call there. */
+        /* Read by the group's leader only when the keys of the round's calls disagree. */
         flat_slot_head(f, round, c->rank)->sig = *sig;
         /* acq_rel: each member's slot before its arrival; the leader sees its group's slots
          * (the arrivals are one release sequence), and publishes them with its own release. */
-        if (atomic_fetch_add_explicit(&group->arrived, 1, memory_order_acq_rel) + 1 !=
-            round * (uint64_t)group->members) {
+        uint64_t add = flat_arrival_add(sig);
+        uint64_t now = atomic_fetch_add_explicit(&group->arrived, add, memory_order_acq_rel) + add;
+        if ((now & FLAT_COUNT_MASK) != ((round * (uint64_t)group->members) & FLAT_COUNT_MASK)) {
             if (!flat_wait(r, c, call, &group->done, round, sig, TM_COLL_MEET_ROUND))
                 return flat_checked(r, c, call, &flat_broken);
             if (__builtin_expect(group->mismatch.a >= 0, 0))
                 return flat_checked(r, c, call, &group->mismatch);
             return MPI_SUCCESS;
         }
-        for (int k = group->first; k >= 0; k = members[k].next)
-            if (k != c->rank)
-                flat_compare(&mismatch, k, &flat_slot_head(f, round, k)->sig, c->rank, sig);
+        /* The round's keys: what the word gained since the last round, less the carry of the
+         * count if it wrapped (it gains `members` < 2^FLAT_COUNT_BITS a round). Members times
+         * ours when every call has our key, as is nearly always the case; else compare the
+         * calls themselves. */
+        uint64_t before = group->arrived_before;
+        uint64_t carry = (now & FLAT_COUNT_MASK) < (before & FLAT_COUNT_MASK);
+        uint64_t keys = (now >> FLAT_COUNT_BITS) - (before >> FLAT_COUNT_BITS) - carry;
+        group->arrived_before = now;
+        if (__builtin_expect(((keys ^ (uint64_t)group->members * sig->key) &
+                              (UINT64_MAX >> FLAT_COUNT_BITS)) != 0,
+                             0))
+            for (int k = group->first; k >= 0; k = members[k].next)
+                if (k != c->rank)
+                    flat_compare(&mismatch, k, &flat_slot_head(f, round, k)->sig, c->rank, sig);
     }
     /* by group when some group has several members and another is on another core */
     bool by_groups =
@@ -980,7 +1018,7 @@ static void flat_nb_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
         return;
     /* Counted, then looked again (Dekker with flat_nb_read). */
     atomic_fetch_add_explicit(&f->ring_stalled, 1, memory_order_seq_cst);
-    flat_wait_t described = {NULL, 0, call, c, NULL};
+    flat_wait_t described = {.call = call, .comm = c};
     tm_p2p_wait_noted(r, flat_nb_all_read, &w, flat_note, &described);
     atomic_fetch_sub_explicit(&f->ring_stalled, 1, memory_order_relaxed);
 }

@@ -65,7 +65,6 @@ int tm_mpi_rank_create(tm_rt_rank_t *rt)
         free(r);
         return err;
     }
-    r->p2p->stalled = tm_coll_check_stalled; /* the collectives' check, before a rank sleeps */
     rt->mpi = r;
     return 0;
 }
@@ -89,7 +88,6 @@ void tm_mpi_rank_destroy(tm_rt_rank_t *rt)
     tm_coll_flat_release(r, &r->world, "MPI_Finalize");
     tm_coll_check_release(r, &r->world);
     tm_coll_check_release(r, &r->self);
-    tm_coll_check_rank_fini(r);
     tm_mpi_group_release(r->world.group);
     tm_mpi_group_release(r->self.group);
     tm_nbc_engine_destroy(r);

@@ -161,7 +161,6 @@ struct tm_mpi_rank {
     tm_mpi_comm_t self;
     struct tm_p2p *p2p;         /* p2p/: its point-to-point state */
     struct tm_nbc_engine *nbc;  /* nbc/: its collectives under way */
-    struct tm_coll_rank *coll;  /* coll/check.c: the communicators of its latest collectives */
     tm_mpi_table_t groups;      /* group.c */
     tm_mpi_table_t errhandlers; /* errhandler.c */
     tm_mpi_table_t keyvals;     /* mpi/attr.c */

@@ -268,9 +268,6 @@ typedef struct tm_p2p {
     tm_p2p_request_t *zombies;       /* freed by the user while pending, linked through next */
     const tm_p2p_hook_t *hook;       /* the collectives' share of progress, else NULL */
     void *hook_ctx;
-    /* Asked before the rank sleeps in a wait, else NULL: coll/'s check of the members' calls
-     * (true when it found something that the wait should look at before sleeping). */
-    bool (*stalled)(tm_mpi_rank_t *r);
 } tm_p2p_t;
 
 /* Sets up the calling rank's point-to-point state (and every mailbox, the first time). */
@@ -506,6 +503,12 @@ void tm_p2p_wait_until(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg);
  * the rank is about to sleep: most waits end before. A rank that hangs sleeps, so it is noted. */
 void tm_p2p_wait_noted(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
                        void (*note)(void *note_arg, tm_p2p_blocked_note_t *out), void *note_arg);
+
+/* tm_p2p_wait_noted, calling sleeps(arg) once before the rank first sleeps in it (NULL: none):
+ * what the waiter must leave for others to see should the wait never end (coll/check.h). */
+void tm_p2p_wait_sleeping(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
+                          void (*note)(void *note_arg, tm_p2p_blocked_note_t *out), void *note_arg,
+                          void (*sleeps)(void *arg));
 
 /* A note of tm_p2p_wait_noted for waiting on one request (a tm_p2p_request_t *) in the
  * call that started it (MPI_Recv). */

@@ -53,6 +53,13 @@ void tm_p2p_wait_until(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg)
 void tm_p2p_wait_noted(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
                        void (*note)(void *note_arg, tm_p2p_blocked_note_t *out), void *note_arg)
 {
+    tm_p2p_wait_sleeping(r, done, arg, note, note_arg, NULL);
+}
+
+void tm_p2p_wait_sleeping(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
+                          void (*note)(void *note_arg, tm_p2p_blocked_note_t *out), void *note_arg,
+                          void (*sleeps)(void *arg))
+{
     TM_RT_PROFILE_SCOPE(PROGRESS);
     tm_p2p_mailbox_t *mb = r->p2p->match.mailbox;
     tm_p2p_mailbox_t *coll = tm_p2p_mailbox_get(r->rt->world_rank, true);
@@ -86,8 +93,10 @@ void tm_p2p_wait_noted(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
                     atomic_load_explicit(&mb->copy_offer, memory_order_relaxed) ||
                     atomic_load_explicit(&coll->copy_offer, memory_order_relaxed) ||
                     (colls && (!tm_p2p_mailbox_idle(coll) || p->hook->progress(p->hook_ctx)));
-        if (!work && p->stalled && p->stalled(r))
-            work = true;     /* it broke a communicator: look again */
+        if (!work && sleeps) {
+            sleeps(arg);
+            sleeps = NULL;
+        }
         if (!work && note) { /* about to sleep: now the note is worth making */
             tm_p2p_blocked_note_t record;
             note(note_arg, &record);
