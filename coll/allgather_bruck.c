@@ -27,7 +27,8 @@ static void unpack(tm_nbc_sched_t *s, const char *packed, const size_t *off, int
 {
     if (from >= to)
         return;
-    if (!recv->counts && !recv->displs && !recv->types) { /* one run of blocks, side by side */
+    if (!recv->counts.at && !recv->displs.at &&
+        !recv->types) { /* one run of blocks, side by side */
         int first = (me + from) % size;
         tm_nbc_sched_copy(s, packed + off[from], off[to] - off[from], byte,
                           tm_coll_blocks_at(recv, first), (size_t)(to - from) * recv->count,

@@ -8,7 +8,8 @@
  *
  * Without counts every block has `count` elements; without types, every block is of `type`;
  * without displs, block j is at j * count * extent (the blocks follow each other, as in
- * MPI_Allgather and MPI_Alltoall).
+ * MPI_Allgather and MPI_Alltoall). Counts and displs are the program's arrays, ints or (the _c
+ * forms) MPI_Count and MPI_Aint, read through tm_coll_vec_get.
  */
 #ifndef TM_COLL_BLOCKS_H
 #define TM_COLL_BLOCKS_H
@@ -17,8 +18,8 @@
 
 struct tm_coll_blocks {
     void *buf;
-    const int *counts;           /* NULL: `count` for each */
-    const int *displs;           /* NULL: the blocks follow each other */
+    tm_coll_vec_t counts;        /* none: `count` for each */
+    tm_coll_vec_t displs;        /* none: the blocks follow each other */
     MPI_Aint displ_unit;         /* bytes per unit of displs: the extent, or 1 (alltoallw) */
     size_t count;                /* without counts */
     tm_mpi_type_t *type;         /* without types */
@@ -27,7 +28,7 @@ struct tm_coll_blocks {
 
 static inline size_t tm_coll_blocks_count(const tm_coll_blocks_t *b, int j)
 {
-    return b->counts ? (size_t)b->counts[j] : b->count;
+    return b->counts.at ? (size_t)tm_coll_vec_get(b->counts, j) : b->count;
 }
 
 static inline tm_mpi_type_t *tm_coll_blocks_type(const tm_coll_blocks_t *b, int j)
@@ -37,8 +38,8 @@ static inline tm_mpi_type_t *tm_coll_blocks_type(const tm_coll_blocks_t *b, int 
 
 static inline char *tm_coll_blocks_at(const tm_coll_blocks_t *b, int j)
 {
-    if (b->displs)
-        return (char *)b->buf + (MPI_Aint)b->displs[j] * b->displ_unit;
+    if (b->displs.at)
+        return (char *)b->buf + (MPI_Aint)tm_coll_vec_get(b->displs, j) * b->displ_unit;
     return (char *)b->buf + (MPI_Aint)j * (MPI_Aint)b->count * b->type->extent;
 }
 

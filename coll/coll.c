@@ -222,22 +222,22 @@ int tm_coll_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const voi
 }
 
 int tm_coll_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
-                           void *recvbuf, const int *counts, size_t block, tm_mpi_type_t *type,
+                           void *recvbuf, tm_coll_vec_t counts, size_t block, tm_mpi_type_t *type,
                            tm_mpi_op_t *op, MPI_Request *request)
 {
     bool nonblocking = request != NULL;
-    size_t total = counts ? 0 : block * (size_t)c->size, first = 0;
-    for (int j = 0; counts && j < c->size; j++) {
+    size_t total = counts.at ? 0 : block * (size_t)c->size, first = 0;
+    for (int j = 0; counts.at && j < c->size; j++) {
         if (j < c->rank)
-            first += (size_t)counts[j];
-        total += (size_t)counts[j];
+            first += (size_t)tm_coll_vec_get(counts, j);
+        total += (size_t)tm_coll_vec_get(counts, j);
     }
-    if (!counts)
+    if (!counts.at)
         first = block * (size_t)c->rank;
     bool flat = !nonblocking && tm_coll_use_flat_reduce(c, total, type);
     CHECK_BEGIN(-1, op, total, type, flat);
     if (flat) {
-        size_t mine = counts ? (size_t)counts[c->rank] : block;
+        size_t mine = counts.at ? (size_t)tm_coll_vec_get(counts, c->rank) : block;
         return tm_coll_flat_reduce_scatter(r, c, call, &sig, data, recvbuf, total, first, mine,
                                            type, op);
     }
@@ -267,17 +267,18 @@ int tm_coll_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const v
 }
 
 int tm_coll_gatherv(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
-                    size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, const int *recvcounts,
-                    const int *displs, tm_mpi_type_t *rtype, int root, MPI_Request *request)
+                    size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, tm_coll_vec_t recvcounts,
+                    tm_coll_vec_t displs, tm_mpi_type_t *rtype, int root, MPI_Request *request)
 {
     bool at_root = c->rank == root;
     CHECK_BEGIN(root, NULL, 0, NULL, false);
     int levels = tm_coll_levels(c, request != NULL, true);
-    return tm_coll_run(r, c, call,
-                       tm_coll_gatherv_linear(r, c, sendbuf, sendcount, stype,
-                                              at_root ? recvbuf : NULL, at_root ? recvcounts : NULL,
-                                              at_root ? displs : NULL, rtype, root, levels),
-                       request);
+    return tm_coll_run(
+        r, c, call,
+        tm_coll_gatherv_linear(r, c, sendbuf, sendcount, stype, at_root ? recvbuf : NULL,
+                               at_root ? recvcounts : TM_COLL_VEC_NONE,
+                               at_root ? displs : TM_COLL_VEC_NONE, rtype, root, levels),
+        request);
 }
 
 int tm_coll_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
@@ -299,16 +300,18 @@ int tm_coll_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const 
 }
 
 int tm_coll_scatterv(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
-                     const int *sendcounts, const int *displs, tm_mpi_type_t *stype, void *recvbuf,
-                     size_t recvcount, tm_mpi_type_t *rtype, int root, MPI_Request *request)
+                     tm_coll_vec_t sendcounts, tm_coll_vec_t displs, tm_mpi_type_t *stype,
+                     void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype, int root,
+                     MPI_Request *request)
 {
     bool at_root = c->rank == root;
     CHECK_BEGIN(root, NULL, 0, NULL, false);
     int levels = tm_coll_levels(c, request != NULL, true);
     return tm_coll_run(r, c, call,
                        tm_coll_scatterv_linear(r, c, at_root ? sendbuf : NULL,
-                                               at_root ? sendcounts : NULL, at_root ? displs : NULL,
-                                               stype, recvbuf, recvcount, rtype, root, levels),
+                                               at_root ? sendcounts : TM_COLL_VEC_NONE,
+                                               at_root ? displs : TM_COLL_VEC_NONE, stype, recvbuf,
+                                               recvcount, rtype, root, levels),
                        request);
 }
 
@@ -316,7 +319,7 @@ int tm_coll_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, cons
                       size_t sendcount, tm_mpi_type_t *stype, const tm_coll_blocks_t *recv,
                       MPI_Request *request)
 {
-    bool nonblocking = request != NULL, regular = recv->counts == NULL;
+    bool nonblocking = request != NULL, regular = recv->counts.at == NULL;
     size_t total = 0, largest = 0; /* every member sees the same counts: they all choose alike */
     for (int j = 0; j < c->size; j++) {
         size_t bytes = tm_coll_blocks_bytes(recv, j);
@@ -344,7 +347,7 @@ int tm_coll_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                      MPI_Request *request)
 {
     bool nonblocking = request != NULL;
-    bool regular = recv->counts == NULL; /* MPI_Alltoall's equal blocks, one after the other */
+    bool regular = recv->counts.at == NULL; /* MPI_Alltoall's equal blocks, one after the other */
     bool flat = regular && !nonblocking &&
                 tm_coll_use_flat(c, (size_t)c->size * recv->count * recv->type->size);
     CHECK_BEGIN(-1, NULL, recv->count, regular ? recv->type : NULL, flat);

@@ -9,12 +9,56 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "coll/check.h"
 #include "nbc/nbc.h"
 #include "obj/datatype.h"
 #include "obj/obj.h"
 #include "obj/op.h"
+
+/* An array of counts or displacements as the program passed it: ints (the MPI-3.1 forms), or
+ * MPI_Count / MPI_Aint (MPI-4.0's _c forms; MPI_Neighbor_alltoallw's byte displacements). The
+ * array is read where it is, never widened into a copy, so that the int forms cost what they did;
+ * `at` NULL is no array, with the meaning a NULL array has where it is taken. */
+enum { TM_COLL_VEC_INT, TM_COLL_VEC_COUNT, TM_COLL_VEC_AINT };
+typedef struct tm_coll_vec {
+    const void *at;
+    uint8_t width; /* TM_COLL_VEC_INT, _COUNT or _AINT: what `at` points to */
+} tm_coll_vec_t;
+
+_Static_assert(sizeof(MPI_Aint) <= sizeof(MPI_Count), "an MPI_Aint reads as an MPI_Count");
+
+/* No array. */
+#define TM_COLL_VEC_NONE ((tm_coll_vec_t){.at = NULL})
+
+static inline tm_coll_vec_t tm_coll_vec_int(const int *at)
+{
+    return (tm_coll_vec_t){.at = at, .width = TM_COLL_VEC_INT};
+}
+
+static inline tm_coll_vec_t tm_coll_vec_count(const MPI_Count *at)
+{
+    return (tm_coll_vec_t){.at = at, .width = TM_COLL_VEC_COUNT};
+}
+
+static inline tm_coll_vec_t tm_coll_vec_aint(const MPI_Aint *at)
+{
+    return (tm_coll_vec_t){.at = at, .width = TM_COLL_VEC_AINT};
+}
+
+/* Entry j of v, which has an array. */
+static inline MPI_Count tm_coll_vec_get(tm_coll_vec_t v, int j)
+{
+    switch (v.width) {
+    case TM_COLL_VEC_INT:
+        return ((const int *)v.at)[j];
+    case TM_COLL_VEC_COUNT:
+        return ((const MPI_Count *)v.at)[j];
+    default:
+        return ((const MPI_Aint *)v.at)[j];
+    }
+}
 
 /* Once for the process, at the first MPI_Init: registers the handlers of the collectives'
  * active messages (the dynamic broadcasts'). */
@@ -41,10 +85,10 @@ int tm_coll_allreduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, cons
 int tm_coll_scan(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
                  void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op, bool exclusive,
                  MPI_Request *request);
-/* Reduce_scatter with counts[j] elements for rank j, or reduce_scatter_block (counts NULL) with
+/* Reduce_scatter with counts[j] elements for rank j, or reduce_scatter_block (no counts) with
  * `block` each. */
 int tm_coll_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *data,
-                           void *recvbuf, const int *counts, size_t block, tm_mpi_type_t *type,
+                           void *recvbuf, tm_coll_vec_t counts, size_t block, tm_mpi_type_t *type,
                            tm_mpi_op_t *op, MPI_Request *request);
 /* Gather(v) and scatter(v): the root's own block in place is passed as its sendbuf (gather) or
  * recvbuf (scatter), with the same count and type; the receive (gather) and send (scatter)
@@ -53,14 +97,15 @@ int tm_coll_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const v
                    size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
                    tm_mpi_type_t *rtype, int root, MPI_Request *request);
 int tm_coll_gatherv(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
-                    size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, const int *recvcounts,
-                    const int *displs, tm_mpi_type_t *rtype, int root, MPI_Request *request);
+                    size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, tm_coll_vec_t recvcounts,
+                    tm_coll_vec_t displs, tm_mpi_type_t *rtype, int root, MPI_Request *request);
 int tm_coll_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
                     size_t sendcount, tm_mpi_type_t *stype, void *recvbuf, size_t recvcount,
                     tm_mpi_type_t *rtype, int root, MPI_Request *request);
 int tm_coll_scatterv(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const void *sendbuf,
-                     const int *sendcounts, const int *displs, tm_mpi_type_t *stype, void *recvbuf,
-                     size_t recvcount, tm_mpi_type_t *rtype, int root, MPI_Request *request);
+                     tm_coll_vec_t sendcounts, tm_coll_vec_t displs, tm_mpi_type_t *stype,
+                     void *recvbuf, size_t recvcount, tm_mpi_type_t *rtype, int root,
+                     MPI_Request *request);
 
 typedef struct tm_coll_blocks tm_coll_blocks_t; /* blocks.h */
 
@@ -327,25 +372,25 @@ size_t tm_coll_scatter_binomial_scratch(const tm_mpi_comm_t *comm, size_t sendco
  * only (read while building: they need not outlive the call). Needs no scratch. */
 tm_nbc_sched_t *tm_coll_gatherv_linear(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
                                        size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
-                                       const int *recvcounts, const int *displs,
+                                       tm_coll_vec_t recvcounts, tm_coll_vec_t displs,
                                        tm_mpi_type_t *recvtype, int root, int rank_levels);
 void tm_coll_gatherv_linear_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
                                 size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
-                                const int *recvcounts, const int *displs, tm_mpi_type_t *recvtype,
-                                int root, int rank_levels);
+                                tm_coll_vec_t recvcounts, tm_coll_vec_t displs,
+                                tm_mpi_type_t *recvtype, int root, int rank_levels);
 
 /* Scatterv (scatterv_linear.c): the root's (sendbuf + displs[i] extents, sendcounts[i], sendtype)
  * to rank i's (recvbuf, recvcount, recvtype). At the root, recvbuf == its own block with the same
  * count and type is in place; sendbuf, sendcounts, displs, sendtype: root only (read while
  * building). Needs no scratch. */
 tm_nbc_sched_t *tm_coll_scatterv_linear(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                        const int *sendcounts, const int *displs,
+                                        tm_coll_vec_t sendcounts, tm_coll_vec_t displs,
                                         tm_mpi_type_t *sendtype, void *recvbuf, size_t recvcount,
                                         tm_mpi_type_t *recvtype, int root, int rank_levels);
 void tm_coll_scatterv_linear_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
-                                 const int *sendcounts, const int *displs, tm_mpi_type_t *sendtype,
-                                 void *recvbuf, size_t recvcount, tm_mpi_type_t *recvtype, int root,
-                                 int rank_levels);
+                                 tm_coll_vec_t sendcounts, tm_coll_vec_t displs,
+                                 tm_mpi_type_t *sendtype, void *recvbuf, size_t recvcount,
+                                 tm_mpi_type_t *recvtype, int root, int rank_levels);
 
 /* Prefix reduction: recvbuf of rank r gets the data of ranks 0 .. r (`exclusive`: 0 .. r - 1)
  * reduced in rank order; exclusive, rank 0's recvbuf is not touched. sendbuf == recvbuf: in
@@ -355,12 +400,12 @@ tm_nbc_sched_t *tm_coll_scan_recdoubling(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, 
                                          tm_mpi_op_t *op, bool exclusive, int rank_levels);
 
 /* Reduce-scatter: block j of every rank's sendbuf (counts[j] elements, the blocks back to back;
- * counts NULL: `block` elements each) reduced in rank order into rank j's recvbuf. The counts
+ * no counts: `block` elements each) reduced in rank order into rank j's recvbuf. The counts
  * are the same on every rank. sendbuf == recvbuf: in place (the blocks are in recvbuf, the
  * result goes to its start). */
 tm_nbc_sched_t *tm_coll_reduce_scatter_pairwise(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
                                                 const void *sendbuf, void *recvbuf,
-                                                const int *counts, size_t block,
+                                                tm_coll_vec_t counts, size_t block,
                                                 tm_mpi_type_t *type, tm_mpi_op_t *op,
                                                 int rank_levels);
 

@@ -17,8 +17,8 @@
 
 void tm_coll_gatherv_linear_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
                                 size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
-                                const int *recvcounts, const int *displs, tm_mpi_type_t *recvtype,
-                                int root, int rank_levels)
+                                tm_coll_vec_t recvcounts, tm_coll_vec_t displs,
+                                tm_mpi_type_t *recvtype, int root, int rank_levels)
 {
     tm_nbc_sched_barrier(s, rank_levels > 0 ? TM_NBC_RANK : TM_NBC_ANY);
     if (comm->rank != root) {
@@ -28,18 +28,18 @@ void tm_coll_gatherv_linear_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, co
     char *out = recvbuf;
     for (int i = 1; i < comm->size; i++) {
         int peer = (root + i) % comm->size;
-        tm_nbc_sched_recv(s, out + (MPI_Aint)displs[peer] * recvtype->extent,
-                          (size_t)recvcounts[peer], recvtype, peer);
+        tm_nbc_sched_recv(s, out + (MPI_Aint)tm_coll_vec_get(displs, peer) * recvtype->extent,
+                          (size_t)tm_coll_vec_get(recvcounts, peer), recvtype, peer);
     }
-    char *mine = out + (MPI_Aint)displs[root] * recvtype->extent;
-    if (sendbuf != mine || sendtype != recvtype || sendcount != (size_t)recvcounts[root])
-        tm_nbc_sched_copy(s, sendbuf, sendcount, sendtype, mine, (size_t)recvcounts[root],
-                          recvtype);
+    char *mine = out + (MPI_Aint)tm_coll_vec_get(displs, root) * recvtype->extent;
+    size_t own = (size_t)tm_coll_vec_get(recvcounts, root);
+    if (sendbuf != mine || sendtype != recvtype || sendcount != own)
+        tm_nbc_sched_copy(s, sendbuf, sendcount, sendtype, mine, own, recvtype);
 }
 
 tm_nbc_sched_t *tm_coll_gatherv_linear(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
                                        size_t sendcount, tm_mpi_type_t *sendtype, void *recvbuf,
-                                       const int *recvcounts, const int *displs,
+                                       tm_coll_vec_t recvcounts, tm_coll_vec_t displs,
                                        tm_mpi_type_t *recvtype, int root, int rank_levels)
 {
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, comm, 0);

@@ -70,13 +70,13 @@ static void *contribution(const staging_t *g, int i)
 
 tm_nbc_sched_t *tm_coll_reduce_scatter_pairwise(tm_mpi_rank_t *r, tm_mpi_comm_t *comm,
                                                 const void *sendbuf, void *recvbuf,
-                                                const int *counts, size_t block,
+                                                tm_coll_vec_t counts, size_t block,
                                                 tm_mpi_type_t *type, tm_mpi_op_t *op,
                                                 int rank_levels)
 {
     int size = comm->size, me = comm->rank;
     bool in_place = sendbuf == recvbuf;
-    size_t mine = counts ? (size_t)counts[me] : block;
+    size_t mine = counts.at ? (size_t)tm_coll_vec_get(counts, me) : block;
     if (type->size == 0)
         mine = 0; /* no data anywhere (the type signatures match): an empty schedule */
     size_t slot = mine ? (span_bytes(mine, type) + 63) & ~(size_t)63 : 0;
@@ -86,7 +86,7 @@ tm_nbc_sched_t *tm_coll_reduce_scatter_pairwise(tm_mpi_rank_t *r, tm_mpi_comm_t 
         return s;
     MPI_Aint my_displ = 0; /* of this rank's block in sendbuf, in elements */
     for (int i = 0; i < me; i++)
-        my_displ += counts ? counts[i] : (MPI_Aint)block;
+        my_displ += counts.at ? (MPI_Aint)tm_coll_vec_get(counts, i) : (MPI_Aint)block;
     staging_t g = {.scratch = tm_nbc_sched_scratch(s),
                    .slot = slot,
                    .count = mine,
@@ -107,7 +107,7 @@ tm_nbc_sched_t *tm_coll_reduce_scatter_pairwise(tm_mpi_rank_t *r, tm_mpi_comm_t 
         tm_nbc_sched_copy(s, g.own, mine, type, contribution(&g, me), mine, type);
     MPI_Aint displ = 0;
     for (int i = 0; i < size; i++) {
-        size_t n = counts ? (size_t)counts[i] : block;
+        size_t n = counts.at ? (size_t)tm_coll_vec_get(counts, i) : block;
         if (i != me && n)
             tm_nbc_sched_send(s, (const char *)sendbuf + displ * type->extent, n, type, i);
         displ += (MPI_Aint)n;

@@ -17,9 +17,9 @@
 #include "coll/coll.h"
 
 void tm_coll_scatterv_linear_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, const void *sendbuf,
-                                 const int *sendcounts, const int *displs, tm_mpi_type_t *sendtype,
-                                 void *recvbuf, size_t recvcount, tm_mpi_type_t *recvtype, int root,
-                                 int rank_levels)
+                                 tm_coll_vec_t sendcounts, tm_coll_vec_t displs,
+                                 tm_mpi_type_t *sendtype, void *recvbuf, size_t recvcount,
+                                 tm_mpi_type_t *recvtype, int root, int rank_levels)
 {
     tm_nbc_sched_barrier(s, rank_levels > 0 ? TM_NBC_RANK : TM_NBC_ANY);
     if (comm->rank != root) {
@@ -29,17 +29,17 @@ void tm_coll_scatterv_linear_add(tm_nbc_sched_t *s, const tm_mpi_comm_t *comm, c
     const char *in = sendbuf;
     for (int i = 1; i < comm->size; i++) {
         int peer = (root + i) % comm->size;
-        tm_nbc_sched_send(s, in + (MPI_Aint)displs[peer] * sendtype->extent,
-                          (size_t)sendcounts[peer], sendtype, peer);
+        tm_nbc_sched_send(s, in + (MPI_Aint)tm_coll_vec_get(displs, peer) * sendtype->extent,
+                          (size_t)tm_coll_vec_get(sendcounts, peer), sendtype, peer);
     }
-    const char *mine = in + (MPI_Aint)displs[root] * sendtype->extent;
-    if (recvbuf != mine || recvtype != sendtype || recvcount != (size_t)sendcounts[root])
-        tm_nbc_sched_copy(s, mine, (size_t)sendcounts[root], sendtype, recvbuf, recvcount,
-                          recvtype);
+    const char *mine = in + (MPI_Aint)tm_coll_vec_get(displs, root) * sendtype->extent;
+    size_t own = (size_t)tm_coll_vec_get(sendcounts, root);
+    if (recvbuf != mine || recvtype != sendtype || recvcount != own)
+        tm_nbc_sched_copy(s, mine, own, sendtype, recvbuf, recvcount, recvtype);
 }
 
 tm_nbc_sched_t *tm_coll_scatterv_linear(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *sendbuf,
-                                        const int *sendcounts, const int *displs,
+                                        tm_coll_vec_t sendcounts, tm_coll_vec_t displs,
                                         tm_mpi_type_t *sendtype, void *recvbuf, size_t recvcount,
                                         tm_mpi_type_t *recvtype, int root, int rank_levels)
 {

@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdint.h>
 
 #include "coll.h"
@@ -55,6 +56,58 @@ int tm_mpi_coll_check_own_block(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const cha
     if (sendbuf == recvbuf && sendbuf != MPI_BOTTOM && any_data)
         return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_BUFFER,
                                   "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
+    return MPI_SUCCESS;
+}
+
+int tm_mpi_coll_check_counts(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
+                             const char *name, tm_coll_vec_t counts, int n, MPI_Count *some_p,
+                             MPI_Count *sum_p)
+{
+    if (!counts.at)
+        return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_ARG, "%s is NULL", name);
+    MPI_Count some = 0, sum = 0;
+    for (int j = 0; j < n; j++) {
+        MPI_Count count = tm_coll_vec_get(counts, j);
+        if (count < 0)
+            return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_COUNT,
+                                      "negative count %lld in %s[%d]", (long long)count, name, j);
+        if (count > 0 && some == 0)
+            some = count;
+        if (__builtin_add_overflow(sum, count, &sum))
+            return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_COUNT,
+                                      "the counts of %s add up to more than an MPI_Count holds",
+                                      name);
+    }
+    *some_p = some;
+    if (sum_p)
+        *sum_p = sum;
+    return MPI_SUCCESS;
+}
+
+int tm_mpi_coll_check_blocks(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
+                             const char *counts_name, tm_coll_vec_t counts, const char *displs_name,
+                             tm_coll_vec_t displs, int n, size_t size, MPI_Aint unit)
+{
+    /* Products of two numbers of at most INT_MAX stay below 2^62: the int forms' usual case. */
+    if (counts.width == TM_COLL_VEC_INT && displs.width == TM_COLL_VEC_INT && size <= INT_MAX &&
+        unit >= -INT_MAX && unit <= INT_MAX)
+        return MPI_SUCCESS;
+    for (int j = 0; j < n; j++) {
+        MPI_Count count = tm_coll_vec_get(counts, j);
+        size_t bytes;
+        if (__builtin_mul_overflow((size_t)count, size, &bytes) || bytes > (size_t)PTRDIFF_MAX)
+            return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_COUNT,
+                                      "%s[%d] = %lld elements of %zu bytes are more than memory "
+                                      "can hold",
+                                      counts_name, j, (long long)count, size);
+        MPI_Count displ = displs.at ? tm_coll_vec_get(displs, j) : 0;
+        MPI_Aint offset;
+        if (__builtin_mul_overflow(displ, unit, &offset))
+            return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_ARG,
+                                      "%s[%d] = %lld units of %lld bytes is an offset beyond "
+                                      "MPI_Aint",
+                                      displs_name, j, (long long)displ, (long long)unit);
+    }
     return MPI_SUCCESS;
 }
 

@@ -40,6 +40,21 @@ int tm_mpi_coll_allreduce(const char *call, const void *sendbuf, void *recvbuf, 
 int tm_mpi_coll_exscan(const char *call, const void *sendbuf, void *recvbuf, MPI_Count count,
                        MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 
+/* An array of n counts of a v or w call, `name` in errors: present, each >= 0, their sum an
+ * MPI_Count (else MPI_ERR_COUNT). *some_p: a count > 0 if any, else 0 (the count to check the
+ * buffer against); *sum_p, unless NULL: their sum. */
+int tm_mpi_coll_check_counts(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
+                             const char *name, tm_coll_vec_t counts, int n, MPI_Count *some_p,
+                             MPI_Count *sum_p);
+
+/* The n blocks of one side of a v call, whose counts are >= 0 (tm_mpi_coll_check_counts): the
+ * bytes of each, counts[j] elements of `size` bytes, fit in memory (else MPI_ERR_COUNT), and the
+ * byte offset of each, displs[j] x unit, is an MPI_Aint (else MPI_ERR_ARG). Nothing to do, and
+ * done at once, for int arrays and an element and unit of at most INT_MAX bytes. */
+int tm_mpi_coll_check_blocks(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
+                             const char *counts_name, tm_coll_vec_t counts, const char *displs_name,
+                             tm_coll_vec_t displs, int n, size_t size, MPI_Aint unit);
+
 /* A root in [0, size). */
 int tm_mpi_coll_check_root(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call, int root);
 
@@ -64,29 +79,30 @@ int tm_mpi_coll_inter_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *ca
 int tm_mpi_coll_inter_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *buf,
                             MPI_Count count, MPI_Datatype datatype, int root, MPI_Request *request,
                             tm_mpi_coll_mode_t mode);
-/* The v and w forms pass their arrays, the others NULL ones (counts, displs, types). */
+/* The v and w forms pass their arrays, the others none (TM_COLL_VEC_NONE counts and displs,
+ * NULL types). */
 int tm_mpi_coll_inter_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                              const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                             void *recvbuf, MPI_Count recvcount, const int *recvcounts,
-                             const int *displs, MPI_Datatype recvtype, int root,
+                             void *recvbuf, MPI_Count recvcount, tm_coll_vec_t recvcounts,
+                             tm_coll_vec_t displs, MPI_Datatype recvtype, int root,
                              MPI_Request *request, tm_mpi_coll_mode_t mode);
 int tm_mpi_coll_inter_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                              const void *sendbuf, MPI_Count sendcount, const int *sendcounts,
-                              const int *displs, MPI_Datatype sendtype, void *recvbuf,
+                              const void *sendbuf, MPI_Count sendcount, tm_coll_vec_t sendcounts,
+                              tm_coll_vec_t displs, MPI_Datatype sendtype, void *recvbuf,
                               MPI_Count recvcount, MPI_Datatype recvtype, int root,
                               MPI_Request *request, tm_mpi_coll_mode_t mode);
 int tm_mpi_coll_inter_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                                 const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                                void *recvbuf, MPI_Count recvcount, const int *recvcounts,
-                                const int *displs, MPI_Datatype recvtype, MPI_Request *request,
+                                void *recvbuf, MPI_Count recvcount, tm_coll_vec_t recvcounts,
+                                tm_coll_vec_t displs, MPI_Datatype recvtype, MPI_Request *request,
                                 tm_mpi_coll_mode_t mode);
 int tm_mpi_coll_inter_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                               const void *sendbuf, MPI_Count sendcount, const int *sendcounts,
-                               const int *sdispls, MPI_Datatype sendtype,
+                               const void *sendbuf, MPI_Count sendcount, tm_coll_vec_t sendcounts,
+                               tm_coll_vec_t sdispls, MPI_Datatype sendtype,
                                const MPI_Datatype *sendtypes, void *recvbuf, MPI_Count recvcount,
-                               const int *recvcounts, const int *rdispls, MPI_Datatype recvtype,
-                               const MPI_Datatype *recvtypes, MPI_Request *request,
-                               tm_mpi_coll_mode_t mode);
+                               tm_coll_vec_t recvcounts, tm_coll_vec_t rdispls,
+                               MPI_Datatype recvtype, const MPI_Datatype *recvtypes,
+                               MPI_Request *request, tm_mpi_coll_mode_t mode);
 int tm_mpi_coll_inter_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                              const void *sendbuf, void *recvbuf, MPI_Count count,
                              MPI_Datatype datatype, MPI_Op op_handle, int root,
@@ -106,8 +122,8 @@ typedef struct tm_mpi_coll_args {
     void *recvbuf;
     MPI_Count count, sendcount, recvcount; /* the _c forms' too */
     int root;
-    const int *sendcounts, *recvcounts, *displs, *sdispls, *rdispls;
-    const MPI_Aint *sdispls_bytes, *rdispls_bytes; /* MPI_Neighbor_alltoallw's */
+    /* The v and w forms' arrays as the program passed them: ints, or MPI_Count and MPI_Aint */
+    tm_coll_vec_t sendcounts, recvcounts, displs, sdispls, rdispls;
     MPI_Datatype datatype, sendtype, recvtype;
     const MPI_Datatype *sendtypes, *recvtypes;
     MPI_Op op;

@@ -6,8 +6,6 @@
  */
 #include "config.h"
 
-#include <limits.h>
-
 #include "coll.h"
 #include "coll/blocks.h"
 
@@ -43,7 +41,8 @@ static int allgather(const char *call, const void *sendbuf, MPI_Count sendcount,
     int err = tm_mpi_comm_get(r, handle, call, &c);
     if (err == MPI_SUCCESS && tm_mpi_comm_is_inter(c))
         return tm_mpi_coll_inter_allgather(r, c, call, sendbuf, sendcount, sendtype, recvbuf,
-                                           recvcount, NULL, NULL, recvtype, request, mode);
+                                           recvcount, TM_COLL_VEC_NONE, TM_COLL_VEC_NONE, recvtype,
+                                           request, mode);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_buffer(r, c, call, recvbuf, recvcount, recvtype, &rtype);
     if (err == MPI_SUCCESS && recvbuf == MPI_IN_PLACE)
@@ -64,8 +63,8 @@ static int allgather(const char *call, const void *sendbuf, MPI_Count sendcount,
 }
 
 static int allgatherv(const char *call, const void *sendbuf, MPI_Count sendcount,
-                      MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                      const int displs[], MPI_Datatype recvtype, MPI_Comm handle,
+                      MPI_Datatype sendtype, void *recvbuf, tm_coll_vec_t recvcounts,
+                      tm_coll_vec_t displs, MPI_Datatype recvtype, MPI_Comm handle,
                       MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
@@ -78,25 +77,22 @@ static int allgatherv(const char *call, const void *sendbuf, MPI_Count sendcount
                                            recvcounts, displs, recvtype, request, mode);
     if (err != MPI_SUCCESS)
         return err;
-    if (!recvcounts || !displs)
-        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "%s is NULL",
-                                  recvcounts ? "displs" : "recvcounts");
-    long long all = 0;
-    for (int j = 0; j < c->size; j++) {
-        if (recvcounts[j] < 0)
-            return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_COUNT,
-                                      "negative count %d in recvcounts[%d]", recvcounts[j], j);
-        all += recvcounts[j];
-    }
-    /* The check takes an int count: past INT_MAX only whether there is data matters. */
-    err = tm_mpi_coll_check_buffer(r, c, call, recvbuf, all > INT_MAX ? INT_MAX : (int)all,
-                                   recvtype, &rtype);
+    if (!displs.at && recvcounts.at)
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "displs is NULL");
+    MPI_Count some, all;
+    err = tm_mpi_coll_check_counts(r, c, call, "recvcounts", recvcounts, c->size, &some, &all);
+    /* All the blocks together must fit in memory, as recvbuf holds them. */
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_coll_check_buffer(r, c, call, recvbuf, all, recvtype, &rtype);
+    if (err == MPI_SUCCESS)
+        err = tm_mpi_coll_check_blocks(r, c, call, "recvcounts", recvcounts, "displs", displs,
+                                       c->size, rtype->size, rtype->extent);
     if (err == MPI_SUCCESS && recvbuf == MPI_IN_PLACE)
         err = tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
                                  "recvbuf is MPI_IN_PLACE (only sendbuf may be)");
     if (err == MPI_SUCCESS && !in_place)
         err = check_send(r, c, call, sendbuf, sendcount, sendtype, recvbuf,
-                         (size_t)recvcounts[c->rank] * rtype->size, &stype);
+                         (size_t)tm_coll_vec_get(recvcounts, c->rank) * rtype->size, &stype);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_request(r, c, call, request, mode);
     if (err != MPI_SUCCESS)
@@ -154,20 +150,44 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     MPI_Comm comm)
 {
     TM_MPI_PROFILE_CALL(ALLGATHERV);
-    return allgatherv("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                      recvtype, comm, NULL, TM_MPI_COLL_BLOCKING);
+    return allgatherv("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf,
+                      tm_coll_vec_int(recvcounts), tm_coll_vec_int(displs), recvtype, comm, NULL,
+                      TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Allgatherv = PMPI_Allgatherv
+
+int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                      MPI_Datatype recvtype, MPI_Comm comm)
+{
+    TM_MPI_PROFILE_CALL(ALLGATHERV);
+    return allgatherv("MPI_Allgatherv_c", sendbuf, sendcount, sendtype, recvbuf,
+                      tm_coll_vec_count(recvcounts), tm_coll_vec_aint(displs), recvtype, comm, NULL,
+                      TM_MPI_COLL_BLOCKING);
+}
+#pragma weak MPI_Allgatherv_c = PMPI_Allgatherv_c
 
 int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                      MPI_Comm comm, MPI_Request *request)
 {
     TM_MPI_PROFILE_CALL(IALLGATHERV);
-    return allgatherv("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                      recvtype, comm, request, TM_MPI_COLL_NONBLOCKING);
+    return allgatherv("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf,
+                      tm_coll_vec_int(recvcounts), tm_coll_vec_int(displs), recvtype, comm, request,
+                      TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
+
+int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(IALLGATHERV);
+    return allgatherv("MPI_Iallgatherv_c", sendbuf, sendcount, sendtype, recvbuf,
+                      tm_coll_vec_count(recvcounts), tm_coll_vec_aint(displs), recvtype, comm,
+                      request, TM_MPI_COLL_NONBLOCKING);
+}
+#pragma weak MPI_Iallgatherv_c = PMPI_Iallgatherv_c
 
 /* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
 
@@ -223,10 +243,27 @@ int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendty
                             .sendcount = sendcount,
                             .sendtype = sendtype,
                             .recvbuf = recvbuf,
-                            .recvcounts = recvcounts,
-                            .displs = displs,
+                            .recvcounts = tm_coll_vec_int(recvcounts),
+                            .displs = tm_coll_vec_int(displs),
                             .recvtype = recvtype,
                             .comm = comm};
     return tm_mpi_coll_init("MPI_Allgatherv_init", allgatherv_run, &a, info, request);
 }
 #pragma weak MPI_Allgatherv_init = PMPI_Allgatherv_init
+
+int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                           MPI_Request *request)
+{
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcount = sendcount,
+                            .sendtype = sendtype,
+                            .recvbuf = recvbuf,
+                            .recvcounts = tm_coll_vec_count(recvcounts),
+                            .displs = tm_coll_vec_aint(displs),
+                            .recvtype = recvtype,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Allgatherv_init_c", allgatherv_run, &a, info, request);
+}
+#pragma weak MPI_Allgatherv_init_c = PMPI_Allgatherv_init_c

@@ -20,7 +20,8 @@ static int gather(const char *call, const void *sendbuf, MPI_Count sendcount, MP
     int err = tm_mpi_comm_get(r, handle, call, &c);
     if (err == MPI_SUCCESS && tm_mpi_comm_is_inter(c))
         return tm_mpi_coll_inter_gather(r, c, call, sendbuf, sendcount, sendtype, recvbuf,
-                                        recvcount, NULL, NULL, recvtype, root, request, mode);
+                                        recvcount, TM_COLL_VEC_NONE, TM_COLL_VEC_NONE, recvtype,
+                                        root, request, mode);
     if (err == MPI_SUCCESS)
         err = tm_mpi_coll_check_root(r, c, call, root);
     if (err != MPI_SUCCESS)
@@ -56,9 +57,9 @@ static int gather(const char *call, const void *sendbuf, MPI_Count sendcount, MP
 }
 
 static int gatherv(const char *call, const void *sendbuf, MPI_Count sendcount,
-                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[],
-                   MPI_Datatype recvtype, int root, MPI_Comm handle, MPI_Request *request,
-                   tm_mpi_coll_mode_t mode)
+                   MPI_Datatype sendtype, void *recvbuf, tm_coll_vec_t recvcounts,
+                   tm_coll_vec_t displs, MPI_Datatype recvtype, int root, MPI_Comm handle,
+                   MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
     tm_mpi_rank_t *r = tm_mpi_rank_get(call);
     tm_mpi_comm_t *c;
@@ -76,34 +77,30 @@ static int gatherv(const char *call, const void *sendbuf, MPI_Count sendcount,
                                            at_root, &stype)) != MPI_SUCCESS)
         return err;
     if (at_root) {
-        if (!recvcounts || !displs)
-            return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "%s is NULL at the root",
-                                      recvcounts ? "displs" : "recvcounts");
-        int some = 0; /* a count > 0, if any: then recvbuf must be a buffer */
-        for (int i = 0; i < c->size; i++) {
-            if (recvcounts[i] < 0)
-                return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_COUNT,
-                                          "negative count %d in recvcounts[%d]", recvcounts[i], i);
-            if (recvcounts[i] > 0 && some == 0)
-                some = recvcounts[i];
-        }
-        if ((err = tm_mpi_coll_check_buffer(r, c, call, recvbuf, some, recvtype, &rtype)) !=
-            MPI_SUCCESS)
+        if (!displs.at && recvcounts.at)
+            return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "displs is NULL at the root");
+        MPI_Count some; /* a count > 0, if any: then recvbuf must be a buffer */
+        if ((err = tm_mpi_coll_check_counts(r, c, call, "recvcounts", recvcounts, c->size, &some,
+                                            NULL)) != MPI_SUCCESS ||
+            (err = tm_mpi_coll_check_buffer(r, c, call, recvbuf, some, recvtype, &rtype)) !=
+                MPI_SUCCESS ||
+            (err = tm_mpi_coll_check_blocks(r, c, call, "recvcounts", recvcounts, "displs", displs,
+                                            c->size, rtype->size, rtype->extent)) != MPI_SUCCESS)
             return err;
         if (recvbuf == MPI_IN_PLACE)
             return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
                                       "recvbuf is MPI_IN_PLACE (only sendbuf may be)");
-        if (!in_place &&
-            (err = tm_mpi_coll_check_own_block(r, c, call, sendbuf, (size_t)sendcount * stype->size,
-                                               recvbuf, (size_t)recvcounts[root] * rtype->size,
-                                               (size_t)sendcount * stype->size > 0)) != MPI_SUCCESS)
+        size_t own = (size_t)tm_coll_vec_get(recvcounts, root) * rtype->size;
+        if (!in_place && (err = tm_mpi_coll_check_own_block(
+                              r, c, call, sendbuf, (size_t)sendcount * stype->size, recvbuf, own,
+                              (size_t)sendcount * stype->size > 0)) != MPI_SUCCESS)
             return err;
     }
     if ((err = tm_mpi_coll_check_request(r, c, call, request, mode)) != MPI_SUCCESS)
         return err;
     if (in_place) {
-        sendbuf = (char *)recvbuf + (MPI_Aint)displs[root] * rtype->extent;
-        sendcount = recvcounts[root];
+        sendbuf = (char *)recvbuf + (MPI_Aint)tm_coll_vec_get(displs, root) * rtype->extent;
+        sendcount = tm_coll_vec_get(recvcounts, root);
         stype = rtype;
     }
     if (mode == TM_MPI_COLL_INIT)
@@ -155,20 +152,44 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Comm comm)
 {
     TM_MPI_PROFILE_CALL(GATHERV);
-    return gatherv("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                   recvtype, root, comm, NULL, TM_MPI_COLL_BLOCKING);
+    return gatherv("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf,
+                   tm_coll_vec_int(recvcounts), tm_coll_vec_int(displs), recvtype, root, comm, NULL,
+                   TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Gatherv = PMPI_Gatherv
+
+int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                   int root, MPI_Comm comm)
+{
+    TM_MPI_PROFILE_CALL(GATHERV);
+    return gatherv("MPI_Gatherv_c", sendbuf, sendcount, sendtype, recvbuf,
+                   tm_coll_vec_count(recvcounts), tm_coll_vec_aint(displs), recvtype, root, comm,
+                   NULL, TM_MPI_COLL_BLOCKING);
+}
+#pragma weak MPI_Gatherv_c = PMPI_Gatherv_c
 
 int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                   MPI_Comm comm, MPI_Request *request)
 {
     TM_MPI_PROFILE_CALL(IGATHERV);
-    return gatherv("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                   recvtype, root, comm, request, TM_MPI_COLL_NONBLOCKING);
+    return gatherv("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf,
+                   tm_coll_vec_int(recvcounts), tm_coll_vec_int(displs), recvtype, root, comm,
+                   request, TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Igatherv = PMPI_Igatherv
+
+int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                    int root, MPI_Comm comm, MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(IGATHERV);
+    return gatherv("MPI_Igatherv_c", sendbuf, sendcount, sendtype, recvbuf,
+                   tm_coll_vec_count(recvcounts), tm_coll_vec_aint(displs), recvtype, root, comm,
+                   request, TM_MPI_COLL_NONBLOCKING);
+}
+#pragma weak MPI_Igatherv_c = PMPI_Igatherv_c
 
 /* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
 
@@ -226,11 +247,29 @@ int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             .sendcount = sendcount,
                             .sendtype = sendtype,
                             .recvbuf = recvbuf,
-                            .recvcounts = recvcounts,
-                            .displs = displs,
+                            .recvcounts = tm_coll_vec_int(recvcounts),
+                            .displs = tm_coll_vec_int(displs),
                             .recvtype = recvtype,
                             .root = root,
                             .comm = comm};
     return tm_mpi_coll_init("MPI_Gatherv_init", gatherv_run, &a, info, request);
 }
 #pragma weak MPI_Gatherv_init = PMPI_Gatherv_init
+
+int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                        MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request)
+{
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcount = sendcount,
+                            .sendtype = sendtype,
+                            .recvbuf = recvbuf,
+                            .recvcounts = tm_coll_vec_count(recvcounts),
+                            .displs = tm_coll_vec_aint(displs),
+                            .recvtype = recvtype,
+                            .root = root,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Gatherv_init_c", gatherv_run, &a, info, request);
+}
+#pragma weak MPI_Gatherv_init_c = PMPI_Gatherv_init_c

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "coll/blocks.h"
@@ -61,34 +62,37 @@ int tm_mpi_coll_inter_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call
                                request_of(request, mode));
 }
 
-/* The side of many blocks, one per remote member: `count` x `type` each when counts is NULL,
- * else counts[i] x (types ? types[i] : type) at displs[i] (in extents of type, or bytes with
- * types). Fills *b; the types of a w side go to a new array *held (NULL otherwise), which the
- * caller frees. */
+/* The side of many blocks, one per remote member: `count` x `type` each without counts, else
+ * counts[i] x (types ? types[i] : type) at displs[i] (in extents of type, or bytes with types).
+ * Fills *b; the types of a w side go to a new array *held (NULL otherwise), which the caller
+ * frees. */
 static int check_blocks(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const char *name,
-                        const void *buf, MPI_Count count, const int *counts, const int *displs,
-                        MPI_Datatype type, const MPI_Datatype *types, tm_coll_blocks_t *b,
-                        tm_mpi_type_t ***held)
+                        const void *buf, MPI_Count count, tm_coll_vec_t counts,
+                        tm_coll_vec_t displs, MPI_Datatype type, const MPI_Datatype *types,
+                        tm_coll_blocks_t *b, tm_mpi_type_t ***held)
 {
     int n = c->remote->size, err;
+    MPI_Count some;
     *held = NULL;
     *b = (tm_coll_blocks_t){.buf = (void *)buf, .count = (size_t)count};
     if (buf == MPI_IN_PLACE)
         return check_buffer(r, c, call, name, buf, 0, type, &b->type);
-    if (!counts)
+    if (!counts.at)
         return check_buffer(r, c, call, name, buf, count, type, &b->type);
-    if (!displs)
+    if (!displs.at)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "the displacements of %s are NULL",
                                   name);
-    for (int i = 0; i < n; i++)
-        if (counts[i] < 0)
-            return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_COUNT,
-                                      "negative count %d for remote rank %d in %s", counts[i], i,
-                                      name);
+    /* Counts of the remote group's members, in the calls' own names. */
+    const char *counts_name = name[0] == 's' ? "sendcounts" : "recvcounts";
+    if ((err = tm_mpi_coll_check_counts(r, c, call, counts_name, counts, n, &some, NULL)) !=
+        MPI_SUCCESS)
+        return err;
     b->counts = counts;
     b->displs = displs;
     if (!types) {
-        if ((err = tm_mpi_coll_check_buffer(r, c, call, buf, 0, type, &b->type)) != MPI_SUCCESS)
+        if ((err = tm_mpi_coll_check_buffer(r, c, call, buf, 0, type, &b->type)) != MPI_SUCCESS ||
+            (err = tm_mpi_coll_check_blocks(r, c, call, counts_name, counts, "displs", displs, n,
+                                            b->type->size, b->type->extent)) != MPI_SUCCESS)
             return err;
         b->displ_unit = b->type->extent;
         return MPI_SUCCESS;
@@ -96,11 +100,22 @@ static int check_blocks(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, co
     tm_mpi_type_t **t = malloc(((size_t)n + 1) * sizeof *t);
     if (!t)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         if ((err = tm_mpi_type_get(r, c, types[i], 1, call, &t[i])) != MPI_SUCCESS) {
             free(t);
             return err;
         }
+        /* Each block's bytes must fit in memory; the displacements are bytes already. */
+        MPI_Count ci = tm_coll_vec_get(counts, i);
+        size_t bytes;
+        if (__builtin_mul_overflow((size_t)ci, t[i]->size, &bytes) || bytes > (size_t)PTRDIFF_MAX) {
+            free(t);
+            return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_COUNT,
+                                      "%s[%d] = %lld elements of %zu bytes are more than memory "
+                                      "can hold",
+                                      counts_name, i, (long long)ci, t[i]->size);
+        }
+    }
     b->types = t;
     b->displ_unit = 1;
     *held = t;
@@ -110,10 +125,10 @@ static int check_blocks(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, co
 /* Gather(v) and scatter(v): the root uses its side of many blocks (recv of gather, send of
  * scatter), the other group its side of one. */
 static int rooted(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, bool root_sends,
-                  const void *sendbuf, int sendcount, const int *sendcounts, const int *sdispls,
-                  MPI_Datatype sendtype, void *recvbuf, int recvcount, const int *recvcounts,
-                  const int *rdispls, MPI_Datatype recvtype, int root, MPI_Request *request,
-                  tm_mpi_coll_mode_t mode)
+                  const void *sendbuf, MPI_Count sendcount, tm_coll_vec_t sendcounts,
+                  tm_coll_vec_t sdispls, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                  tm_coll_vec_t recvcounts, tm_coll_vec_t rdispls, MPI_Datatype recvtype, int root,
+                  MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
     tm_mpi_type_t *one = NULL, **held = NULL;
     tm_coll_blocks_t many = {0};
@@ -139,28 +154,28 @@ static int rooted(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, bool roo
 
 int tm_mpi_coll_inter_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                              const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                             void *recvbuf, MPI_Count recvcount, const int *recvcounts,
-                             const int *displs, MPI_Datatype recvtype, int root,
+                             void *recvbuf, MPI_Count recvcount, tm_coll_vec_t recvcounts,
+                             tm_coll_vec_t displs, MPI_Datatype recvtype, int root,
                              MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
-    return rooted(r, c, call, false, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount,
-                  recvcounts, displs, recvtype, root, request, mode);
+    return rooted(r, c, call, false, sendbuf, sendcount, TM_COLL_VEC_NONE, TM_COLL_VEC_NONE,
+                  sendtype, recvbuf, recvcount, recvcounts, displs, recvtype, root, request, mode);
 }
 
 int tm_mpi_coll_inter_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                              const void *sendbuf, MPI_Count sendcount, const int *sendcounts,
-                              const int *displs, MPI_Datatype sendtype, void *recvbuf,
+                              const void *sendbuf, MPI_Count sendcount, tm_coll_vec_t sendcounts,
+                              tm_coll_vec_t displs, MPI_Datatype sendtype, void *recvbuf,
                               MPI_Count recvcount, MPI_Datatype recvtype, int root,
                               MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
     return rooted(r, c, call, true, sendbuf, sendcount, sendcounts, displs, sendtype, recvbuf,
-                  recvcount, NULL, NULL, recvtype, root, request, mode);
+                  recvcount, TM_COLL_VEC_NONE, TM_COLL_VEC_NONE, recvtype, root, request, mode);
 }
 
 int tm_mpi_coll_inter_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                                 const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                                void *recvbuf, MPI_Count recvcount, const int *recvcounts,
-                                const int *displs, MPI_Datatype recvtype, MPI_Request *request,
+                                void *recvbuf, MPI_Count recvcount, tm_coll_vec_t recvcounts,
+                                tm_coll_vec_t displs, MPI_Datatype recvtype, MPI_Request *request,
                                 tm_mpi_coll_mode_t mode)
 {
     tm_mpi_type_t *stype, **held;
@@ -178,12 +193,12 @@ int tm_mpi_coll_inter_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *
 }
 
 int tm_mpi_coll_inter_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
-                               const void *sendbuf, MPI_Count sendcount, const int *sendcounts,
-                               const int *sdispls, MPI_Datatype sendtype,
+                               const void *sendbuf, MPI_Count sendcount, tm_coll_vec_t sendcounts,
+                               tm_coll_vec_t sdispls, MPI_Datatype sendtype,
                                const MPI_Datatype *sendtypes, void *recvbuf, MPI_Count recvcount,
-                               const int *recvcounts, const int *rdispls, MPI_Datatype recvtype,
-                               const MPI_Datatype *recvtypes, MPI_Request *request,
-                               tm_mpi_coll_mode_t mode)
+                               tm_coll_vec_t recvcounts, tm_coll_vec_t rdispls,
+                               MPI_Datatype recvtype, const MPI_Datatype *recvtypes,
+                               MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
     tm_mpi_type_t **sheld = NULL, **rheld = NULL;
     tm_coll_blocks_t send, recv;

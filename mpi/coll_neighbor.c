@@ -28,16 +28,15 @@ typedef enum layout {
     ONE,    /* every block is the whole buffer (allgather's send): count x type at buf */
     BLOCKS, /* count x type each, one after the other (allgather's receive, alltoall) */
     V,      /* counts[k] x type at buf + displs[k] extents */
-    W,      /* counts[k] x types[k] at buf + bdispls[k] bytes */
+    W,      /* counts[k] x types[k] at buf + displs[k] bytes */
 } layout_t;
 
 typedef struct side {
     layout_t layout;
     const void *buf;
     MPI_Count count;
-    const int *counts;
-    const int *displs;
-    const MPI_Aint *bdispls;
+    tm_coll_vec_t counts; /* V and W: ints or MPI_Counts */
+    tm_coll_vec_t displs; /* V: ints or MPI_Aints; W: MPI_Aints */
     MPI_Datatype type;
     const MPI_Datatype *types;
 } side_t;
@@ -57,13 +56,13 @@ static int side_transfers(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, 
                                   "take",
                                   what);
     if (degree > 0 && (sd->layout == V || sd->layout == W) &&
-        (sd->counts == NULL || (sd->layout == V ? sd->displs == NULL : sd->bdispls == NULL) ||
-         (sd->layout == W && sd->types == NULL)))
+        (sd->counts.at == NULL || sd->displs.at == NULL || (sd->layout == W && sd->types == NULL)))
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG,
                                   "%scounts, %sdispls or %stypes is NULL", what, what, what);
     for (int i = 0; i < degree; i++) {
         int k = swap_pairs ? i ^ 1 : i;
-        MPI_Count count = sd->layout == V || sd->layout == W ? sd->counts[k] : sd->count;
+        MPI_Count count =
+            sd->layout == V || sd->layout == W ? tm_coll_vec_get(sd->counts, k) : sd->count;
         tm_mpi_type_t *type;
         if (count < 0)
             return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_COUNT,
@@ -82,10 +81,15 @@ static int side_transfers(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, 
         MPI_Aint offset = 0;
         if (sd->layout == BLOCKS)
             offset = (MPI_Aint)k * count * type->extent;
-        else if (sd->layout == V)
-            offset = (MPI_Aint)sd->displs[k] * type->extent;
+        else if (sd->layout == V &&
+                 __builtin_mul_overflow(tm_coll_vec_get(sd->displs, k), type->extent, &offset))
+            return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG,
+                                      "%s displacement %lld (neighbour %d) of %lld-byte elements "
+                                      "is an offset beyond MPI_Aint",
+                                      what, (long long)tm_coll_vec_get(sd->displs, k), k,
+                                      (long long)type->extent);
         else if (sd->layout == W)
-            offset = sd->bdispls[k];
+            offset = (MPI_Aint)tm_coll_vec_get(sd->displs, k);
         const char *at = (const char *)sd->buf + offset;
         if (at == NULL && count > 0 && type->predefined && type->size > 0)
             return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_BUFFER,
@@ -162,6 +166,51 @@ static int neighbor(const char *call, const side_t *send, const side_t *recv, MP
 
 /* ------------------------------------------------------------------ the calls */
 
+/* The v and w calls' sides, from their arrays (ints, or the _c forms' MPI_Count and MPI_Aint). */
+
+static int neighbor_allgatherv(const char *call, const void *sendbuf, MPI_Count sendcount,
+                               MPI_Datatype sendtype, void *recvbuf, tm_coll_vec_t recvcounts,
+                               tm_coll_vec_t displs, MPI_Datatype recvtype, MPI_Comm comm,
+                               MPI_Request *request, tm_mpi_coll_mode_t mode)
+{
+    side_t send = {.layout = ONE, .buf = sendbuf, .count = sendcount, .type = sendtype};
+    side_t recv = {
+        .layout = V, .buf = recvbuf, .counts = recvcounts, .displs = displs, .type = recvtype};
+    return neighbor(call, &send, &recv, comm, request, mode);
+}
+
+static int neighbor_alltoallv(const char *call, const void *sendbuf, tm_coll_vec_t sendcounts,
+                              tm_coll_vec_t sdispls, MPI_Datatype sendtype, void *recvbuf,
+                              tm_coll_vec_t recvcounts, tm_coll_vec_t rdispls,
+                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request,
+                              tm_mpi_coll_mode_t mode)
+{
+    side_t send = {
+        .layout = V, .buf = sendbuf, .counts = sendcounts, .displs = sdispls, .type = sendtype};
+    side_t recv = {
+        .layout = V, .buf = recvbuf, .counts = recvcounts, .displs = rdispls, .type = recvtype};
+    return neighbor(call, &send, &recv, comm, request, mode);
+}
+
+static int neighbor_alltoallw(const char *call, const void *sendbuf, tm_coll_vec_t sendcounts,
+                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                              void *recvbuf, tm_coll_vec_t recvcounts, const MPI_Aint rdispls[],
+                              const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request,
+                              tm_mpi_coll_mode_t mode)
+{
+    side_t send = {.layout = W,
+                   .buf = sendbuf,
+                   .counts = sendcounts,
+                   .displs = tm_coll_vec_aint(sdispls),
+                   .types = sendtypes};
+    side_t recv = {.layout = W,
+                   .buf = recvbuf,
+                   .counts = recvcounts,
+                   .displs = tm_coll_vec_aint(rdispls),
+                   .types = recvtypes};
+    return neighbor(call, &send, &recv, comm, request, mode);
+}
+
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -212,25 +261,45 @@ int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
                              MPI_Datatype recvtype, MPI_Comm comm)
 {
     TM_MPI_PROFILE_CALL(NEIGHBOR_ALLGATHERV);
-    side_t send = {.layout = ONE, .buf = sendbuf, .count = sendcount, .type = sendtype};
-    side_t recv = {
-        .layout = V, .buf = recvbuf, .counts = recvcounts, .displs = displs, .type = recvtype};
-    return neighbor("MPI_Neighbor_allgatherv", &send, &recv, comm, NULL, TM_MPI_COLL_BLOCKING);
+    return neighbor_allgatherv("MPI_Neighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf,
+                               tm_coll_vec_int(recvcounts), tm_coll_vec_int(displs), recvtype, comm,
+                               NULL, TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Neighbor_allgatherv = PMPI_Neighbor_allgatherv
+
+int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                               MPI_Datatype recvtype, MPI_Comm comm)
+{
+    TM_MPI_PROFILE_CALL(NEIGHBOR_ALLGATHERV);
+    return neighbor_allgatherv("MPI_Neighbor_allgatherv_c", sendbuf, sendcount, sendtype, recvbuf,
+                               tm_coll_vec_count(recvcounts), tm_coll_vec_aint(displs), recvtype,
+                               comm, NULL, TM_MPI_COLL_BLOCKING);
+}
+#pragma weak MPI_Neighbor_allgatherv_c = PMPI_Neighbor_allgatherv_c
 
 int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                               void *recvbuf, const int recvcounts[], const int displs[],
                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     TM_MPI_PROFILE_CALL(INEIGHBOR_ALLGATHERV);
-    side_t send = {.layout = ONE, .buf = sendbuf, .count = sendcount, .type = sendtype};
-    side_t recv = {
-        .layout = V, .buf = recvbuf, .counts = recvcounts, .displs = displs, .type = recvtype};
-    return neighbor("MPI_Ineighbor_allgatherv", &send, &recv, comm, request,
-                    TM_MPI_COLL_NONBLOCKING);
+    return neighbor_allgatherv("MPI_Ineighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf,
+                               tm_coll_vec_int(recvcounts), tm_coll_vec_int(displs), recvtype, comm,
+                               request, TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Ineighbor_allgatherv = PMPI_Ineighbor_allgatherv
+
+int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, const MPI_Count recvcounts[],
+                                const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(INEIGHBOR_ALLGATHERV);
+    return neighbor_allgatherv("MPI_Ineighbor_allgatherv_c", sendbuf, sendcount, sendtype, recvbuf,
+                               tm_coll_vec_count(recvcounts), tm_coll_vec_aint(displs), recvtype,
+                               comm, request, TM_MPI_COLL_NONBLOCKING);
+}
+#pragma weak MPI_Ineighbor_allgatherv_c = PMPI_Ineighbor_allgatherv_c
 
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
@@ -281,13 +350,25 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     TM_MPI_PROFILE_CALL(NEIGHBOR_ALLTOALLV);
-    side_t send = {
-        .layout = V, .buf = sendbuf, .counts = sendcounts, .displs = sdispls, .type = sendtype};
-    side_t recv = {
-        .layout = V, .buf = recvbuf, .counts = recvcounts, .displs = rdispls, .type = recvtype};
-    return neighbor("MPI_Neighbor_alltoallv", &send, &recv, comm, NULL, TM_MPI_COLL_BLOCKING);
+    return neighbor_alltoallv("MPI_Neighbor_alltoallv", sendbuf, tm_coll_vec_int(sendcounts),
+                              tm_coll_vec_int(sdispls), sendtype, recvbuf,
+                              tm_coll_vec_int(recvcounts), tm_coll_vec_int(rdispls), recvtype, comm,
+                              NULL, TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Neighbor_alltoallv = PMPI_Neighbor_alltoallv
+
+int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                              const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                              const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                              MPI_Datatype recvtype, MPI_Comm comm)
+{
+    TM_MPI_PROFILE_CALL(NEIGHBOR_ALLTOALLV);
+    return neighbor_alltoallv("MPI_Neighbor_alltoallv_c", sendbuf, tm_coll_vec_count(sendcounts),
+                              tm_coll_vec_aint(sdispls), sendtype, recvbuf,
+                              tm_coll_vec_count(recvcounts), tm_coll_vec_aint(rdispls), recvtype,
+                              comm, NULL, TM_MPI_COLL_BLOCKING);
+}
+#pragma weak MPI_Neighbor_alltoallv_c = PMPI_Neighbor_alltoallv_c
 
 int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
@@ -295,27 +376,48 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
                              MPI_Request *request)
 {
     TM_MPI_PROFILE_CALL(INEIGHBOR_ALLTOALLV);
-    side_t send = {
-        .layout = V, .buf = sendbuf, .counts = sendcounts, .displs = sdispls, .type = sendtype};
-    side_t recv = {
-        .layout = V, .buf = recvbuf, .counts = recvcounts, .displs = rdispls, .type = recvtype};
-    return neighbor("MPI_Ineighbor_alltoallv", &send, &recv, comm, request,
-                    TM_MPI_COLL_NONBLOCKING);
+    return neighbor_alltoallv("MPI_Ineighbor_alltoallv", sendbuf, tm_coll_vec_int(sendcounts),
+                              tm_coll_vec_int(sdispls), sendtype, recvbuf,
+                              tm_coll_vec_int(recvcounts), tm_coll_vec_int(rdispls), recvtype, comm,
+                              request, TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Ineighbor_alltoallv = PMPI_Ineighbor_alltoallv
+
+int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                               const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                               const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(INEIGHBOR_ALLTOALLV);
+    return neighbor_alltoallv("MPI_Ineighbor_alltoallv_c", sendbuf, tm_coll_vec_count(sendcounts),
+                              tm_coll_vec_aint(sdispls), sendtype, recvbuf,
+                              tm_coll_vec_count(recvcounts), tm_coll_vec_aint(rdispls), recvtype,
+                              comm, request, TM_MPI_COLL_NONBLOCKING);
+}
+#pragma weak MPI_Ineighbor_alltoallv_c = PMPI_Ineighbor_alltoallv_c
 
 int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     TM_MPI_PROFILE_CALL(NEIGHBOR_ALLTOALLW);
-    side_t send = {
-        .layout = W, .buf = sendbuf, .counts = sendcounts, .bdispls = sdispls, .types = sendtypes};
-    side_t recv = {
-        .layout = W, .buf = recvbuf, .counts = recvcounts, .bdispls = rdispls, .types = recvtypes};
-    return neighbor("MPI_Neighbor_alltoallw", &send, &recv, comm, NULL, TM_MPI_COLL_BLOCKING);
+    return neighbor_alltoallw("MPI_Neighbor_alltoallw", sendbuf, tm_coll_vec_int(sendcounts),
+                              sdispls, sendtypes, recvbuf, tm_coll_vec_int(recvcounts), rdispls,
+                              recvtypes, comm, NULL, TM_MPI_COLL_BLOCKING);
 }
 #pragma weak MPI_Neighbor_alltoallw = PMPI_Neighbor_alltoallw
+
+int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                              void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                              const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    TM_MPI_PROFILE_CALL(NEIGHBOR_ALLTOALLW);
+    return neighbor_alltoallw("MPI_Neighbor_alltoallw_c", sendbuf, tm_coll_vec_count(sendcounts),
+                              sdispls, sendtypes, recvbuf, tm_coll_vec_count(recvcounts), rdispls,
+                              recvtypes, comm, NULL, TM_MPI_COLL_BLOCKING);
+}
+#pragma weak MPI_Neighbor_alltoallw_c = PMPI_Neighbor_alltoallw_c
 
 int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                              const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
@@ -323,14 +425,24 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const 
                              MPI_Comm comm, MPI_Request *request)
 {
     TM_MPI_PROFILE_CALL(INEIGHBOR_ALLTOALLW);
-    side_t send = {
-        .layout = W, .buf = sendbuf, .counts = sendcounts, .bdispls = sdispls, .types = sendtypes};
-    side_t recv = {
-        .layout = W, .buf = recvbuf, .counts = recvcounts, .bdispls = rdispls, .types = recvtypes};
-    return neighbor("MPI_Ineighbor_alltoallw", &send, &recv, comm, request,
-                    TM_MPI_COLL_NONBLOCKING);
+    return neighbor_alltoallw("MPI_Ineighbor_alltoallw", sendbuf, tm_coll_vec_int(sendcounts),
+                              sdispls, sendtypes, recvbuf, tm_coll_vec_int(recvcounts), rdispls,
+                              recvtypes, comm, request, TM_MPI_COLL_NONBLOCKING);
 }
 #pragma weak MPI_Ineighbor_alltoallw = PMPI_Ineighbor_alltoallw
+
+int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+                               const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                               void *recvbuf, const MPI_Count recvcounts[],
+                               const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                               MPI_Comm comm, MPI_Request *request)
+{
+    TM_MPI_PROFILE_CALL(INEIGHBOR_ALLTOALLW);
+    return neighbor_alltoallw("MPI_Ineighbor_alltoallw_c", sendbuf, tm_coll_vec_count(sendcounts),
+                              sdispls, sendtypes, recvbuf, tm_coll_vec_count(recvcounts), rdispls,
+                              recvtypes, comm, request, TM_MPI_COLL_NONBLOCKING);
+}
+#pragma weak MPI_Ineighbor_alltoallw_c = PMPI_Ineighbor_alltoallw_c
 
 /* ---- the persistent forms (MPI-4.0; coll_persistent.c) ---- */
 
@@ -377,13 +489,8 @@ int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI
 static int neighbor_allgatherv_run(const char *call, const tm_mpi_coll_args_t *a,
                                    MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
-    side_t send = {.layout = ONE, .buf = a->sendbuf, .count = a->sendcount, .type = a->sendtype};
-    side_t recv = {.layout = V,
-                   .buf = a->recvbuf,
-                   .counts = a->recvcounts,
-                   .displs = a->displs,
-                   .type = a->recvtype};
-    return neighbor(call, &send, &recv, a->comm, request, mode);
+    return neighbor_allgatherv(call, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf,
+                               a->recvcounts, a->displs, a->recvtype, a->comm, request, mode);
 }
 
 int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -395,14 +502,32 @@ int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Dataty
                             .sendcount = sendcount,
                             .sendtype = sendtype,
                             .recvbuf = recvbuf,
-                            .recvcounts = recvcounts,
-                            .displs = displs,
+                            .recvcounts = tm_coll_vec_int(recvcounts),
+                            .displs = tm_coll_vec_int(displs),
                             .recvtype = recvtype,
                             .comm = comm};
     return tm_mpi_coll_init("MPI_Neighbor_allgatherv_init", neighbor_allgatherv_run, &a, info,
                             request);
 }
 #pragma weak MPI_Neighbor_allgatherv_init = PMPI_Neighbor_allgatherv_init
+
+int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                    void *recvbuf, const MPI_Count recvcounts[],
+                                    const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                    MPI_Info info, MPI_Request *request)
+{
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcount = sendcount,
+                            .sendtype = sendtype,
+                            .recvbuf = recvbuf,
+                            .recvcounts = tm_coll_vec_count(recvcounts),
+                            .displs = tm_coll_vec_aint(displs),
+                            .recvtype = recvtype,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Neighbor_allgatherv_init_c", neighbor_allgatherv_run, &a, info,
+                            request);
+}
+#pragma weak MPI_Neighbor_allgatherv_init_c = PMPI_Neighbor_allgatherv_init_c
 
 static int neighbor_alltoall_run(const char *call, const tm_mpi_coll_args_t *a,
                                  MPI_Request *request, tm_mpi_coll_mode_t mode)
@@ -446,17 +571,8 @@ int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_
 static int neighbor_alltoallv_run(const char *call, const tm_mpi_coll_args_t *a,
                                   MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
-    side_t send = {.layout = V,
-                   .buf = a->sendbuf,
-                   .counts = a->sendcounts,
-                   .displs = a->sdispls,
-                   .type = a->sendtype};
-    side_t recv = {.layout = V,
-                   .buf = a->recvbuf,
-                   .counts = a->recvcounts,
-                   .displs = a->rdispls,
-                   .type = a->recvtype};
-    return neighbor(call, &send, &recv, a->comm, request, mode);
+    return neighbor_alltoallv(call, a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, a->recvbuf,
+                              a->recvcounts, a->rdispls, a->recvtype, a->comm, request, mode);
 }
 
 int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -465,12 +581,12 @@ int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], co
                                  MPI_Info info, MPI_Request *request)
 {
     tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
-                            .sendcounts = sendcounts,
-                            .sdispls = sdispls,
+                            .sendcounts = tm_coll_vec_int(sendcounts),
+                            .sdispls = tm_coll_vec_int(sdispls),
                             .sendtype = sendtype,
                             .recvbuf = recvbuf,
-                            .recvcounts = recvcounts,
-                            .rdispls = rdispls,
+                            .recvcounts = tm_coll_vec_int(recvcounts),
+                            .rdispls = tm_coll_vec_int(rdispls),
                             .recvtype = recvtype,
                             .comm = comm};
     return tm_mpi_coll_init("MPI_Neighbor_alltoallv_init", neighbor_alltoallv_run, &a, info,
@@ -478,20 +594,33 @@ int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], co
 }
 #pragma weak MPI_Neighbor_alltoallv_init = PMPI_Neighbor_alltoallv_init
 
+int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                   const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                   const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request)
+{
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcounts = tm_coll_vec_count(sendcounts),
+                            .sdispls = tm_coll_vec_aint(sdispls),
+                            .sendtype = sendtype,
+                            .recvbuf = recvbuf,
+                            .recvcounts = tm_coll_vec_count(recvcounts),
+                            .rdispls = tm_coll_vec_aint(rdispls),
+                            .recvtype = recvtype,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Neighbor_alltoallv_init_c", neighbor_alltoallv_run, &a, info,
+                            request);
+}
+#pragma weak MPI_Neighbor_alltoallv_init_c = PMPI_Neighbor_alltoallv_init_c
+
 static int neighbor_alltoallw_run(const char *call, const tm_mpi_coll_args_t *a,
                                   MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
-    side_t send = {.layout = W,
-                   .buf = a->sendbuf,
-                   .counts = a->sendcounts,
-                   .bdispls = a->sdispls_bytes,
-                   .types = a->sendtypes};
-    side_t recv = {.layout = W,
-                   .buf = a->recvbuf,
-                   .counts = a->recvcounts,
-                   .bdispls = a->rdispls_bytes,
-                   .types = a->recvtypes};
-    return neighbor(call, &send, &recv, a->comm, request, mode);
+    /* The displacements are MPI_Aints in both forms. */
+    return neighbor_alltoallw(call, a->sendbuf, a->sendcounts, a->sdispls.at, a->sendtypes,
+                              a->recvbuf, a->recvcounts, a->rdispls.at, a->recvtypes, a->comm,
+                              request, mode);
 }
 
 int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
@@ -501,15 +630,35 @@ int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
                                  MPI_Request *request)
 {
     tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
-                            .sendcounts = sendcounts,
-                            .sdispls_bytes = sdispls,
+                            .sendcounts = tm_coll_vec_int(sendcounts),
+                            .sdispls = tm_coll_vec_aint(sdispls),
                             .sendtypes = sendtypes,
                             .recvbuf = recvbuf,
-                            .recvcounts = recvcounts,
-                            .rdispls_bytes = rdispls,
+                            .recvcounts = tm_coll_vec_int(recvcounts),
+                            .rdispls = tm_coll_vec_aint(rdispls),
                             .recvtypes = recvtypes,
                             .comm = comm};
     return tm_mpi_coll_init("MPI_Neighbor_alltoallw_init", neighbor_alltoallw_run, &a, info,
                             request);
 }
 #pragma weak MPI_Neighbor_alltoallw_init = PMPI_Neighbor_alltoallw_init
+
+int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                   const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                   void *recvbuf, const MPI_Count recvcounts[],
+                                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    tm_mpi_coll_args_t a = {.sendbuf = sendbuf,
+                            .sendcounts = tm_coll_vec_count(sendcounts),
+                            .sdispls = tm_coll_vec_aint(sdispls),
+                            .sendtypes = sendtypes,
+                            .recvbuf = recvbuf,
+                            .recvcounts = tm_coll_vec_count(recvcounts),
+                            .rdispls = tm_coll_vec_aint(rdispls),
+                            .recvtypes = recvtypes,
+                            .comm = comm};
+    return tm_mpi_coll_init("MPI_Neighbor_alltoallw_init_c", neighbor_alltoallw_run, &a, info,
+                            request);
+}
+#pragma weak MPI_Neighbor_alltoallw_init_c = PMPI_Neighbor_alltoallw_init_c

@@ -371,13 +371,13 @@ static int tm_mpi_dist_exchange(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *
 
     tm_mpi_type_lookup(MPI_INT, &type);
     tm_coll_blocks_t send = {.buf = (void *)sendbuf,
-                             .counts = sendcounts,
-                             .displs = sdispls,
+                             .counts = tm_coll_vec_int(sendcounts),
+                             .displs = tm_coll_vec_int(sdispls),
                              .displ_unit = sizeof(int),
                              .type = type};
     tm_coll_blocks_t recv = {.buf = recvbuf,
-                             .counts = recvcounts,
-                             .displs = rdispls,
+                             .counts = tm_coll_vec_int(recvcounts),
+                             .displs = tm_coll_vec_int(rdispls),
                              .displ_unit = sizeof(int),
                              .type = type};
     return tm_coll_alltoall(r, c, call, &send, &recv, NULL);

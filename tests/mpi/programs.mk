@@ -88,7 +88,7 @@ MPI_TEST_PROGS += tests/mpi/mpi_op.x
 # split-tree (coll_split.sh).
 MPI_TEST_PROGS += tests/mpi/coll_rooted.x tests/mpi/coll_reduce.x tests/mpi/coll_all.x \
 	tests/mpi/coll_neighbor.x tests/mpi/coll_nbc_many.x tests/mpi/coll_ibarrier.x \
-	tests/mpi/coll_persistent.x tests/mpi/coll_large_count.x \
+	tests/mpi/coll_persistent.x tests/mpi/coll_large_count.x tests/mpi/coll_large_count_v.x \
 	tests/mpi/coll_errors.x \
 	tests/mpi/coll_flat.x tests/mpi/coll_truncate.x tests/mpi/coll_mismatch.x tests/mpi/coll_ring.x
 MPI_SCRIPT_TESTS += tests/mpi/coll_split.sh
