@@ -187,7 +187,11 @@ typedef struct flat_group {
     int first; /* its first member (then flat_member_t.next) */
     alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t done; /* rounds open to the group's members */
     size_t result_len;                                /* broadcasts: bytes of the result */
+    /* The key of the last round's leader's call, on the line the members wait on: a member
+     * whose call has it leaves its own in its slot unwritten (flat_round). */
+    uint64_t last_key;
     tm_coll_mismatch_t mismatch; /* the round's, if the members' calls disagreed: no result */
+    tm_coll_sig_t last_sig;      /* that call, whose key is last_key */
     alignas(max_align_t) unsigned char result[TM_COLL_FLAT_BYTES];
     flat_pub_t pub[2];
 } flat_group_t;
@@ -253,6 +257,36 @@ static flat_ring_t *flat_rings(tm_coll_flat_t *f)
     return (flat_ring_t *)(void *)(flat_arrivals(f) + f->size);
 }
 
+/* The data of `rank`'s slot for round `round`. */
+static unsigned char *flat_slot(tm_coll_flat_t *f, uint64_t round, int rank)
+{
+    return f->slots + ((round & 1) * (size_t)f->size + (size_t)rank) * FLAT_SLOT_STRIDE +
+           TM_SHM_CACHE_LINE;
+}
+
+/* The first line of a slot: the length of its data (alltoall, scatter: of one block), for the
+ * members that read it, and the signature of the member's call, for its group's leader. */
+typedef struct flat_slot_head {
+    size_t len;
+    tm_coll_sig_t sig; /* valid in round sig_round only; else the call is the group's last_sig */
+    uint64_t sig_round;
+} flat_slot_head_t;
+_Static_assert(sizeof(flat_slot_head_t) <= TM_SHM_CACHE_LINE, "a slot's head is its first line");
+
+static flat_slot_head_t *flat_slot_head(tm_coll_flat_t *f, uint64_t round, int rank)
+{
+    return (flat_slot_head_t *)(void *)(flat_slot(f, round, rank) - TM_SHM_CACHE_LINE);
+}
+
+static size_t *flat_slot_len(tm_coll_flat_t *f, uint64_t round, int rank)
+{
+    return &flat_slot_head(f, round, rank)->len;
+}
+
+/* A group's last call before its first round: no call's key (nearly). */
+static const tm_coll_sig_t flat_no_call = {
+    .call = "(none)", .root = -2, .op = -2, .key = UINT64_MAX};
+
 /* c's block, made by its first member that needs it. Out of memory ends the job: the members
  * must all take the flat path once they chose it. */
 static tm_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
@@ -285,6 +319,8 @@ static tm_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
         flat_group_t *groups = flat_groups(f);
         f->ngroups = 0;
         for (int k = 0; k < c->size; k++) {
+            flat_slot_head(f, 0, k)->sig_round = 0; /* no round's: rounds count from 1 */
+            flat_slot_head(f, 1, k)->sig_round = 0;
             atomic_init(&flat_link(f, k)->finished, 0);
             for (int d = 0; d < FLAT_SCAN_DEPTH; d++)
                 atomic_init(&flat_link(f, k)->prefix[d].round, 0);
@@ -299,6 +335,8 @@ static tm_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
                 flat_group_t *group = &groups[f->ngroups];
                 atomic_init(&group->arrived, 0);
                 group->arrived_before = 0;
+                group->last_sig = flat_no_call;
+                group->last_key = flat_no_call.key;
                 atomic_init(&group->done, 0);
                 atomic_init(&group->pub[0].round, 0);
                 atomic_init(&group->pub[1].round, 0);
@@ -355,31 +393,6 @@ void tm_coll_flat_release(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
     pthread_mutex_unlock(&registry.lock);
     if (last)
         free(f);
-}
-
-/* The data of `rank`'s slot for round `round`. */
-static unsigned char *flat_slot(tm_coll_flat_t *f, uint64_t round, int rank)
-{
-    return f->slots + ((round & 1) * (size_t)f->size + (size_t)rank) * FLAT_SLOT_STRIDE +
-           TM_SHM_CACHE_LINE;
-}
-
-/* The first line of a slot: the length of its data (alltoall, scatter: of one block), for the
- * members that read it, and the signature of the member's call, for its group's leader. */
-typedef struct flat_slot_head {
-    size_t len;
-    tm_coll_sig_t sig;
-} flat_slot_head_t;
-_Static_assert(sizeof(flat_slot_head_t) <= TM_SHM_CACHE_LINE, "a slot's head is its first line");
-
-static flat_slot_head_t *flat_slot_head(tm_coll_flat_t *f, uint64_t round, int rank)
-{
-    return (flat_slot_head_t *)(void *)(flat_slot(f, round, rank) - TM_SHM_CACHE_LINE);
-}
-
-static size_t *flat_slot_len(tm_coll_flat_t *f, uint64_t round, int rank)
-{
-    return &flat_slot_head(f, round, rank)->len;
 }
 
 /* What a leader computes for its group in the round: the result from the slots. */
@@ -527,6 +540,23 @@ flat_compare_pub(tm_coll_mismatch_t *m, const flat_pub_t *theirs, int me, const 
     flat_compare(m, theirs->leader, &theirs->sig, me, sig);
 }
 
+/* Compares the calls of round `round` of group's members with ours (rank me, sig): each in its
+ * slot if the member wrote it this round, else the group's last call. Out of line: the keys
+ * nearly always agree. */
+static __attribute__((noinline)) void flat_compare_group(tm_coll_flat_t *f, uint64_t round,
+                                                         const flat_group_t *group,
+                                                         tm_coll_mismatch_t *m, int me,
+                                                         const tm_coll_sig_t *sig)
+{
+    const flat_member_t *members = flat_members(f);
+    for (int k = group->first; k >= 0; k = members[k].next) {
+        if (k == me)
+            continue;
+        const flat_slot_head_t *head = flat_slot_head(f, round, k);
+        flat_compare(m, k, head->sig_round == round ? &head->sig : &group->last_sig, me, sig);
+    }
+}
+
 /* Arrives at the round after the member's slot is written: the last member of each group leads
  * it through the round, which opens for the group once every group's leader has published it;
  * each leader then computes `kind`'s result for its group from the slots or the partials and
@@ -547,8 +577,14 @@ static int flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uint
     tm_coll_mismatch_t mismatch; /* written whole only when found (flat_compare) */
     mismatch.a = -1;
     if (group->members > 1) {
-        /* Read by the group's leader only when the keys of the round's calls disagree. */
-        flat_slot_head(f, round, c->rank)->sig = *sig;
+        /* The members' calls, for the leader should their keys disagree: nearly always the
+         * last round's call again, which the leader kept; else in the slot (a store to a line
+         * of its own for every member and round costs a tenth of a barrier of 8 B). */
+        if (sig->key != group->last_key) {
+            flat_slot_head_t *head = flat_slot_head(f, round, c->rank);
+            head->sig = *sig;
+            head->sig_round = round;
+        }
         /* acq_rel: each member's slot before its arrival; the leader sees its group's slots
          * (the arrivals are one release sequence), and publishes them with its own release. */
         uint64_t add = flat_arrival_add(sig);
@@ -571,9 +607,11 @@ static int flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uint
         if (__builtin_expect(((keys ^ (uint64_t)group->members * sig->key) &
                               (UINT64_MAX >> FLAT_COUNT_BITS)) != 0,
                              0))
-            for (int k = group->first; k >= 0; k = members[k].next)
-                if (k != c->rank)
-                    flat_compare(&mismatch, k, &flat_slot_head(f, round, k)->sig, c->rank, sig);
+            flat_compare_group(f, round, group, &mismatch, c->rank, sig);
+        if (sig->key != group->last_key) {
+            group->last_sig = *sig;
+            group->last_key = sig->key;
+        }
     }
     /* by group when some group has several members and another is on another core */
     bool by_groups =

@@ -2,9 +2,10 @@
  * the types of the data), under MPI_ERRORS_RETURN; the last rank makes the odd call of each pair.
  * Calls that agree with different types for the same data (MPI_INT and MPI_INT32_T) succeed.
  *
- * The flat algorithms' (blocking, small, up to 64 ranks): every member gets the error of the
- * mismatch (for a scan, the members from the first that differs on: the chain's earlier results
- * are right), its buffers untouched; the collectives after it stay in step.
+ * The flat algorithms' (blocking, small, up to 64 ranks; the others' call is the one they made just
+ * before): every member gets the error of the mismatch (for a scan, the members from the first that
+ * differs on: the chain's earlier results are right), its buffers untouched; the collectives after
+ * it stay in step.
  *
  * With the argument "large" (more data than the flat algorithms take), "nb" (blocking calls
  * against non-blocking ones, and non-blocking ones against each other), or on more than 64
@@ -161,11 +162,17 @@ static void in_step(const char *a, const char *b)
     }
 }
 
-/* Flat: the others call a, the last rank b, on MPI_COMM_WORLD. */
+/* Flat: every rank calls a, then the others a again and the last rank b, on MPI_COMM_WORLD
+ * (so that the others repeat their last call, as loops do). */
 static void pair(enum kind a, enum kind b)
 {
-    int *in = ints(rank + 1), *out = ints(-7);
+    int *in = ints(rank + 1), *out = ints(-7), *before = ints(0);
     enum kind mine = rank == size - 1 ? b : a, other = mine == a ? b : a;
+    if (call(a, in, before, false) != MPI_SUCCESS) {
+        failures++;
+        fprintf(stderr, "coll_mismatch: rank %d: %s failed before the pair\n", rank, names[a]);
+    }
+    free(before);
     int rc = call(mine, in, out, false);
     /* A scan's chain: the members before the odd one have their results, right. */
     bool errs = !is_scan(a) || rank == size - 1;

@@ -28,5 +28,9 @@ expect_err "^MPI_Bcast \(rank [01]\): collective mismatch on MPI_COMM_WORLD: ran
 # [coll] check_types = false: the same data of other types passes
 tm_run_env THREADMPI_COLL_CHECK_TYPES=false 2 "$prog" fatal bcast0 bcast0_float
 expect_status 0 "types with check_types = false"
+# On one core, where each round's leader alone compares its members' calls, from their slots or
+# as the last round's call that they repeat: every pair of the MPI_ERRORS_RETURN cases
+tm_run_env HWLOC_SYNTHETIC="core:1 pu:1" 16 "$prog"
+expect_status 0 "16 ranks on one core"
 expect_no_temp_files "coll_mismatch_fatal"
 echo "coll_mismatch_fatal: ok"
