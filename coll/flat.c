@@ -187,11 +187,14 @@ typedef struct flat_group {
     int first; /* its first member (then flat_member_t.next) */
     alignas(TM_SHM_CACHE_LINE) _Atomic uint64_t done; /* rounds open to the group's members */
     size_t result_len;                                /* broadcasts: bytes of the result */
-    /* The key of the last round's leader's call, on the line the members wait on: a member
-     * whose call has it leaves its own in its slot unwritten (flat_round). */
-    uint64_t last_key;
-    tm_coll_mismatch_t mismatch; /* the round's, if the members' calls disagreed: no result */
-    tm_coll_sig_t last_sig;      /* that call, whose key is last_key */
+    /* The round's, if the members' calls disagreed (no result); a = FLAT_TELL when the leader
+     * asks the members for their calls (flat_tell). */
+    tm_coll_mismatch_t mismatch;
+    /* Only when the keys of a round's calls disagree (flat_tell): the members that wrote their
+     * call into their slot, the leader who asked, and the round whose mismatch is known. */
+    _Atomic uint64_t tellers;
+    int asker;
+    _Atomic uint64_t told;
     alignas(max_align_t) unsigned char result[TM_COLL_FLAT_BYTES];
     flat_pub_t pub[2];
 } flat_group_t;
@@ -268,8 +271,7 @@ static unsigned char *flat_slot(tm_coll_flat_t *f, uint64_t round, int rank)
  * members that read it, and the signature of the member's call, for its group's leader. */
 typedef struct flat_slot_head {
     size_t len;
-    tm_coll_sig_t sig; /* valid in round sig_round only; else the call is the group's last_sig */
-    uint64_t sig_round;
+    tm_coll_sig_t sig; /* written only when the leader asks for it (flat_tell) */
 } flat_slot_head_t;
 _Static_assert(sizeof(flat_slot_head_t) <= TM_SHM_CACHE_LINE, "a slot's head is its first line");
 
@@ -282,10 +284,6 @@ static size_t *flat_slot_len(tm_coll_flat_t *f, uint64_t round, int rank)
 {
     return &flat_slot_head(f, round, rank)->len;
 }
-
-/* A group's last call before its first round: no call's key (nearly). */
-static const tm_coll_sig_t flat_no_call = {
-    .call = "(none)", .root = -2, .op = -2, .key = UINT64_MAX};
 
 /* c's block, made by its first member that needs it. Out of memory ends the job: the members
  * must all take the flat path once they chose it. */
@@ -319,8 +317,6 @@ static tm_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
         flat_group_t *groups = flat_groups(f);
         f->ngroups = 0;
         for (int k = 0; k < c->size; k++) {
-            flat_slot_head(f, 0, k)->sig_round = 0; /* no round's: rounds count from 1 */
-            flat_slot_head(f, 1, k)->sig_round = 0;
             atomic_init(&flat_link(f, k)->finished, 0);
             for (int d = 0; d < FLAT_SCAN_DEPTH; d++)
                 atomic_init(&flat_link(f, k)->prefix[d].round, 0);
@@ -335,8 +331,8 @@ static tm_coll_flat_t *flat_get(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
                 flat_group_t *group = &groups[f->ngroups];
                 atomic_init(&group->arrived, 0);
                 group->arrived_before = 0;
-                group->last_sig = flat_no_call;
-                group->last_key = flat_no_call.key;
+                atomic_init(&group->tellers, 0);
+                atomic_init(&group->told, 0);
                 atomic_init(&group->done, 0);
                 atomic_init(&group->pub[0].round, 0);
                 atomic_init(&group->pub[1].round, 0);
@@ -540,21 +536,53 @@ flat_compare_pub(tm_coll_mismatch_t *m, const flat_pub_t *theirs, int me, const 
     flat_compare(m, theirs->leader, &theirs->sig, me, sig);
 }
 
-/* Compares the calls of round `round` of group's members with ours (rank me, sig): each in its
- * slot if the member wrote it this round, else the group's last call. Out of line: the keys
- * nearly always agree. */
-static __attribute__((noinline)) void flat_compare_group(tm_coll_flat_t *f, uint64_t round,
-                                                         const flat_group_t *group,
-                                                         tm_coll_mismatch_t *m, int me,
-                                                         const tm_coll_sig_t *sig)
+/* The members' calls are not in their slots: each adds its key to the arrival word only, and the
+ * leader, finding that the keys of the round disagree, asks them for their calls. It stores
+ * FLAT_TELL as the group's mismatch and opens the round (done); each member then writes its call
+ * into its slot, counts itself among the tellers and waits for `told`, while the leader, once
+ * every member told, compares their calls (and the other groups' leaders' as usual), and stores
+ * the mismatch it found (or none: names that differ by a "_c") and `told`. A store into a line
+ * of each member's own every round cost a tenth of an 8-byte collective with 8 ranks to a core;
+ * calls that disagree are an error, made once. */
+#define FLAT_TELL (-3)
+
+/* The leader's side: into *m, the mismatch of the group's calls with ours (rank me, sig). False
+ * when the communicator broke meanwhile. */
+static __attribute__((noinline)) bool flat_ask(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
+                                               uint64_t round, flat_group_t *group,
+                                               tm_coll_mismatch_t *m, const tm_coll_sig_t *sig)
 {
+    tm_coll_flat_t *f = c->flat;
     const flat_member_t *members = flat_members(f);
-    for (int k = group->first; k >= 0; k = members[k].next) {
-        if (k == me)
-            continue;
-        const flat_slot_head_t *head = flat_slot_head(f, round, k);
-        flat_compare(m, k, head->sig_round == round ? &head->sig : &group->last_sig, me, sig);
-    }
+    atomic_store_explicit(&group->tellers, 0, memory_order_relaxed);
+    group->asker = c->rank;
+    group->mismatch.a = FLAT_TELL;
+    /* release: the question before the round opens */
+    atomic_store_explicit(&group->done, round, memory_order_release);
+    atomic_thread_fence(memory_order_seq_cst); /* Dekker with each sleeper, as flat_round's */
+    for (int k = group->first; k >= 0; k = members[k].next)
+        if (k != c->rank)
+            tm_p2p_mailbox_wake_rank(tm_p2p_mailbox_get(c->group->world_ranks[k], false));
+    if (!flat_wait(r, c, call, &group->tellers, (uint64_t)group->members - 1, NULL,
+                   TM_COLL_MEET_ROUND))
+        return false;
+    for (int k = group->first; k >= 0; k = members[k].next)
+        if (k != c->rank)
+            flat_compare(m, k, &flat_slot_head(f, round, k)->sig, c->rank, sig);
+    return true;
+}
+
+/* A member's side, once the round opened with FLAT_TELL: tells its call and waits for the
+ * mismatch. False when the communicator broke meanwhile. */
+static __attribute__((noinline)) bool flat_tell(tm_mpi_rank_t *r, tm_mpi_comm_t *c,
+                                                const char *call, uint64_t round,
+                                                flat_group_t *group, const tm_coll_sig_t *sig)
+{
+    flat_slot_head(c->flat, round, c->rank)->sig = *sig;
+    /* release: the call before the count, for the leader's acquire (flat_reached) */
+    atomic_fetch_add_explicit(&group->tellers, 1, memory_order_release);
+    flat_poke(c, group->asker);
+    return flat_wait(r, c, call, &group->told, round, NULL, TM_COLL_MEET_ROUND);
 }
 
 /* Arrives at the round after the member's slot is written: the last member of each group leads
@@ -576,15 +604,8 @@ static int flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uint
     flat_group_t *group = &groups[g];
     tm_coll_mismatch_t mismatch; /* written whole only when found (flat_compare) */
     mismatch.a = -1;
+    bool asked = false; /* the round is open already: the members wait for `told` */
     if (group->members > 1) {
-        /* The members' calls, for the leader should their keys disagree: nearly always the
-         * last round's call again, which the leader kept; else in the slot (a store to a line
-         * of its own for every member and round costs a tenth of a barrier of 8 B). */
-        if (sig->key != group->last_key) {
-            flat_slot_head_t *head = flat_slot_head(f, round, c->rank);
-            head->sig = *sig;
-            head->sig_round = round;
-        }
         /* acq_rel: each member's slot before its arrival; the leader sees its group's slots
          * (the arrivals are one release sequence), and publishes them with its own release. */
         uint64_t add = flat_arrival_add(sig);
@@ -592,13 +613,17 @@ static int flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uint
         if ((now & FLAT_COUNT_MASK) != ((round * (uint64_t)group->members) & FLAT_COUNT_MASK)) {
             if (!flat_wait(r, c, call, &group->done, round, sig, TM_COLL_MEET_ROUND))
                 return flat_checked(r, c, call, &flat_broken);
-            if (__builtin_expect(group->mismatch.a >= 0, 0))
-                return flat_checked(r, c, call, &group->mismatch);
+            if (__builtin_expect(group->mismatch.a != -1, 0)) {
+                if (group->mismatch.a == FLAT_TELL && !flat_tell(r, c, call, round, group, sig))
+                    return flat_checked(r, c, call, &flat_broken);
+                if (group->mismatch.a >= 0)
+                    return flat_checked(r, c, call, &group->mismatch);
+            }
             return MPI_SUCCESS;
         }
         /* The round's keys: what the word gained since the last round, less the carry of the
          * count if it wrapped (it gains `members` < 2^FLAT_COUNT_BITS a round). Members times
-         * ours when every call has our key, as is nearly always the case; else compare the
+         * ours when every call has our key, as is nearly always the case; else ask for the
          * calls themselves. */
         uint64_t before = group->arrived_before;
         uint64_t carry = (now & FLAT_COUNT_MASK) < (before & FLAT_COUNT_MASK);
@@ -606,11 +631,10 @@ static int flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uint
         group->arrived_before = now;
         if (__builtin_expect(((keys ^ (uint64_t)group->members * sig->key) &
                               (UINT64_MAX >> FLAT_COUNT_BITS)) != 0,
-                             0))
-            flat_compare_group(f, round, group, &mismatch, c->rank, sig);
-        if (sig->key != group->last_key) {
-            group->last_sig = *sig;
-            group->last_key = sig->key;
+                             0)) {
+            asked = true;
+            if (!flat_ask(r, c, call, round, group, &mismatch, sig))
+                return flat_checked(r, c, call, &flat_broken);
         }
     }
     /* by group when some group has several members and another is on another core */
@@ -657,8 +681,8 @@ static int flat_round(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, uint
         flat_fold(f, round, -1, by_groups, group->result, count, type, op);
     }
     if (group->members > 1) {
-        /* release: the result before the round opens */
-        atomic_store_explicit(&group->done, round, memory_order_release);
+        /* release: the result before the round opens (or the mismatch before it is told) */
+        atomic_store_explicit(asked ? &group->told : &group->done, round, memory_order_release);
         /* One fence for the whole group (tm_p2p_mailbox_poke's Dekker with each sleeper). */
         atomic_thread_fence(memory_order_seq_cst);
         for (int k = group->first; k >= 0; k = members[k].next)
