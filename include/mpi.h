@@ -13,9 +13,10 @@
  * that passing a handle of the wrong kind is detected and reported (MPI_ERR_COMM, MPI_ERR_TYPE,
  * ...). Their values are the library's business: compare them only with each other.
  *
- * Threads: a rank is identified by its own thread, so only that thread may call MPI (the level
- * provided is at most MPI_THREAD_FUNNELED). The exceptions, which any thread may call, are
- * MPI_Is_thread_main, MPI_Wtime, MPI_Wtick, MPI_Get_version and MPI_Get_library_version.
+ * Threads: a rank is identified by its own thread. Under MPI_THREAD_SERIALIZED and _MULTIPLE the
+ * threads it starts call MPI for it too, taking turns with it; under the lower levels only the
+ * rank's own thread may. Any thread may call MPI_Is_thread_main, MPI_Initialized, MPI_Finalized,
+ * MPI_Wtime, MPI_Wtick, MPI_Get_version and MPI_Get_library_version.
  *
  * Errors: every function returns MPI_SUCCESS or an error class. The default error handler,
  * MPI_ERRORS_ARE_FATAL, prints the name of the call, the world rank of the caller, the problem and
@@ -297,7 +298,7 @@ typedef struct MPI_Status {
 #define MPI_UNWEIGHTED      ((int *)2)
 #define MPI_WEIGHTS_EMPTY   ((int *)3)
 
-/* Thread support levels; ThreadMPI provides at most MPI_THREAD_FUNNELED (see MPI_Init_thread) */
+/* Thread support levels; ThreadMPI provides each (see MPI_Init_thread) */
 #define MPI_THREAD_SINGLE     0
 #define MPI_THREAD_FUNNELED   1
 #define MPI_THREAD_SERIALIZED 2
@@ -462,9 +463,9 @@ int PMPI_Init(int *argc, char ***argv);
 
 /*
  * MPI_Init_thread: initializes MPI for the calling rank and sets *provided to the thread level
- * given: min(required, MPI_THREAD_FUNNELED). A rank is identified by its user-level thread, so
- * only that thread (the one that called MPI_Init_thread) may make MPI calls; other threads the
- * rank creates may not, whatever level they asked for.
+ * required. Under MPI_THREAD_SERIALIZED and _MULTIPLE the threads the rank starts (and theirs)
+ * call MPI for it, each call holding the rank's turn; under the lower levels only the rank's own
+ * thread may make MPI calls.
  */
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided);

@@ -355,7 +355,7 @@ int MPIX_Comm_dup_fn(MPI_Comm oldcomm, int comm_keyval, void *extra_state, void 
 static int keyval_create(const char *call, tm_mpi_kind_t kind, MPI_Comm_copy_attr_function *copy_fn,
                          MPI_Comm_delete_attr_function *delete_fn, int *keyval, void *extra_state)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_keyval_t *kv;
     int index;
 
@@ -385,7 +385,7 @@ static int keyval_create(const char *call, tm_mpi_kind_t kind, MPI_Comm_copy_att
 
 static int keyval_free(const char *call, tm_mpi_kind_t kind, int *keyval)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     attr_owner_t o = attr_comm(NULL);
     tm_mpi_keyval_t *kv;
     int err;
@@ -493,7 +493,7 @@ static int tm_mpi_comm_free_keyval(const char *call, int *comm_keyval)
 static int tm_mpi_comm_set_attr(const char *call, MPI_Comm comm, int comm_keyval,
                                 void *attribute_val)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get(r, comm, call, &c);
 
@@ -506,7 +506,7 @@ static int tm_mpi_comm_set_attr(const char *call, MPI_Comm comm, int comm_keyval
 static int tm_mpi_comm_get_attr(const char *call, MPI_Comm comm, int comm_keyval,
                                 void *attribute_val, int *flag)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get(r, comm, call, &c);
 
@@ -521,7 +521,7 @@ static int tm_mpi_comm_get_attr(const char *call, MPI_Comm comm, int comm_keyval
 
 static int tm_mpi_comm_delete_attr(const char *call, MPI_Comm comm, int comm_keyval)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get(r, comm, call, &c);
 
@@ -639,7 +639,7 @@ int PMPI_Win_free_keyval(int *win_keyval)
 int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
     static const char call[] = "MPI_Win_set_attr";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
 
@@ -653,7 +653,7 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
     static const char call[] = "MPI_Win_get_attr";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
 
@@ -676,7 +676,7 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *fla
 int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
     static const char call[] = "MPI_Win_delete_attr";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
 

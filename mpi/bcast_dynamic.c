@@ -100,7 +100,7 @@ int PMPIX_Ibcast_dynamic(const void *buf, int count, MPI_Datatype datatype, cons
 {
     TM_MPI_PROFILE_CALL(IBCAST_DYNAMIC);
     static const char call[] = "MPIX_Ibcast_dynamic";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *type;
     int *list = NULL, n = 0;

@@ -115,7 +115,8 @@ void tm_mpi_bsend_drain(tm_mpi_rank_t *r)
 int PMPI_Buffer_flush(void)
 {
     static const char call[] = "MPI_Buffer_flush";
-    regions_flush(tm_mpi_rank_get(call), call);
+    TM_MPI_RANK(r, call);
+    regions_flush(r, call);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
@@ -135,7 +136,7 @@ static bool iflush_settle(tm_p2p_request_t *req)
 int PMPI_Buffer_iflush(MPI_Request *request)
 {
     static const char call[] = "MPI_Buffer_iflush";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     if (request == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "request is NULL");
     tm_p2p_request_t *req = tm_p2p_request_new(r, TM_P2P_REQ_CHECKED);
@@ -154,7 +155,7 @@ int PMPI_Buffer_iflush(MPI_Request *request)
 
 static int buffer_attach(const char *call, void *buffer, MPI_Count size)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     if (size < 0)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "negative size %lld",
                                   (long long)size);
@@ -183,7 +184,7 @@ int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
 /* Detaches the buffer; its size in *size_p, which is `size`, the caller's argument. */
 static int buffer_detach(const char *call, void *buffer_addr, const void *size, MPI_Count *size_p)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     if (buffer_addr == NULL || size == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "%s is NULL",
                                   size ? "buffer_addr" : "size");
@@ -213,7 +214,7 @@ int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 static int bsend(const char *call, const void *buf, MPI_Count count, MPI_Datatype datatype,
                  int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *t;
     size_t bytes;

@@ -34,7 +34,7 @@ static int allgather(const char *call, const void *sendbuf, MPI_Count sendcount,
                      MPI_Datatype recvtype, MPI_Comm handle, MPI_Request *request,
                      tm_mpi_coll_mode_t mode)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *stype = NULL, *rtype;
     bool in_place = sendbuf == MPI_IN_PLACE;
@@ -67,7 +67,7 @@ static int allgatherv(const char *call, const void *sendbuf, MPI_Count sendcount
                       tm_coll_vec_t displs, MPI_Datatype recvtype, MPI_Comm handle,
                       MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *stype = NULL, *rtype;
     bool in_place = sendbuf == MPI_IN_PLACE;

@@ -11,7 +11,7 @@ static int allreduce(const char *call, const void *sendbuf, void *recvbuf, MPI_C
                      MPI_Datatype datatype, MPI_Op op_handle, MPI_Comm handle, MPI_Request *request,
                      tm_mpi_coll_mode_t mode)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *type;
     tm_mpi_op_t *op;

@@ -76,7 +76,7 @@ static int alltoall(const char *call, const void *sendbuf, MPI_Count sendcount,
                     MPI_Datatype recvtype, MPI_Comm handle, MPI_Request *request,
                     tm_mpi_coll_mode_t mode)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *stype = NULL, *rtype;
     bool in_place = sendbuf == MPI_IN_PLACE;
@@ -113,7 +113,7 @@ static int alltoallv(const char *call, const void *sendbuf, tm_coll_vec_t sendco
                      tm_coll_vec_t recvcounts, tm_coll_vec_t rdispls, MPI_Datatype recvtype,
                      MPI_Comm handle, MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *stype = NULL, *rtype;
     bool in_place = sendbuf == MPI_IN_PLACE;
@@ -163,7 +163,7 @@ static int alltoallw(const char *call, const void *sendbuf, tm_coll_vec_t sendco
                      const MPI_Datatype recvtypes[], MPI_Comm handle, MPI_Request *request,
                      tm_mpi_coll_mode_t mode)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     bool in_place = sendbuf == MPI_IN_PLACE, sdata, rdata;
     int err = tm_mpi_comm_get(r, handle, call, &c);

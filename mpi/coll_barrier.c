@@ -7,7 +7,7 @@
 
 static int barrier(const char *call, MPI_Comm handle, MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get(r, handle, call, &c);
     if (err == MPI_SUCCESS && tm_mpi_comm_is_inter(c))

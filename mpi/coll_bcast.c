@@ -8,7 +8,7 @@
 static int bcast(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype, int root,
                  MPI_Comm handle, MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *type;
     int err = tm_mpi_comm_get(r, handle, call, &c);

@@ -14,7 +14,7 @@ static int gather(const char *call, const void *sendbuf, MPI_Count sendcount, MP
                   void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                   MPI_Comm handle, MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *stype, *rtype = NULL;
     int err = tm_mpi_comm_get(r, handle, call, &c);
@@ -61,7 +61,7 @@ static int gatherv(const char *call, const void *sendbuf, MPI_Count sendcount,
                    tm_coll_vec_t displs, MPI_Datatype recvtype, int root, MPI_Comm handle,
                    MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *stype, *rtype = NULL;
     int err = tm_mpi_comm_get(r, handle, call, &c);

@@ -120,7 +120,7 @@ static bool sides_overlap(const side_t *send, const side_t *recv, int outdegree,
 static int neighbor(const char *call, const side_t *send, const side_t *recv, MPI_Comm handle,
                     MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get_intra(r, handle, call, &c);
     if (err != MPI_SUCCESS)

@@ -24,7 +24,7 @@ int tm_mpi_coll_init(const char *call, tm_mpi_coll_run_fn run, const tm_mpi_coll
     int err = run(call, a, request, TM_MPI_COLL_INIT);
     if (err != MPI_SUCCESS)
         return err;
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     if ((err = tm_mpi_comm_get(r, a->comm, call, &c)) != MPI_SUCCESS)
         return err;

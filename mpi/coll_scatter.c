@@ -14,7 +14,7 @@ static int scatter(const char *call, const void *sendbuf, MPI_Count sendcount,
                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                    int root, MPI_Comm handle, MPI_Request *request, tm_mpi_coll_mode_t mode)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *stype = NULL, *rtype;
     int err = tm_mpi_comm_get(r, handle, call, &c);
@@ -63,7 +63,7 @@ static int scatterv(const char *call, const void *sendbuf, tm_coll_vec_t sendcou
                     MPI_Datatype recvtype, int root, MPI_Comm handle, MPI_Request *request,
                     tm_mpi_coll_mode_t mode)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *stype = NULL, *rtype;
     int err = tm_mpi_comm_get(r, handle, call, &c);

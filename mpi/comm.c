@@ -10,7 +10,7 @@
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     static const char call[] = "MPI_Comm_rank";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get(r, comm, call, &c);
 
@@ -26,7 +26,7 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
     static const char call[] = "MPI_Comm_size";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get(r, comm, call, &c);
 
@@ -54,7 +54,7 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
         fflush(stderr);
         tm_rt_job_abort(owner->world_rank, errorcode, NULL);
     }
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get(r, comm, call, &c);
 

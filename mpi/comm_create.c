@@ -281,7 +281,7 @@ int tm_mpi_comm_dup_finish(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
 static int tm_mpi_comm_dup(const char *call, MPI_Comm comm, MPI_Info info, int check_info,
                            MPI_Comm *newcomm)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c, view;
     int err = tm_mpi_comm_get(r, comm, call, &c);
     int id = -1;
@@ -406,7 +406,7 @@ free_arrays:
 
 static int tm_mpi_comm_split(const char *call, MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c, *nc, view;
     tm_mpi_comm_msg_t msg = {-1, NULL};
     int err = tm_mpi_comm_get(r, comm, call, &c);
@@ -465,7 +465,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     static const char call[] = "MPI_Comm_split_type";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get_intra(r, comm, call, &c);
 
@@ -524,7 +524,7 @@ static int tm_mpi_comm_create_from_leader(tm_mpi_rank_t *r, tm_mpi_comm_t *c, co
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     static const char call[] = "MPI_Comm_create";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     tm_mpi_group_t *g;
     int *parent_rank;
@@ -571,7 +571,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
     static const char call[] = "MPI_Comm_create_group";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     tm_mpi_group_t *g;
     int *parent_rank;
@@ -636,7 +636,7 @@ static int comm_free(tm_mpi_rank_t *r, tm_mpi_comm_t *c, MPI_Comm *comm, const c
 int PMPI_Comm_free(MPI_Comm *comm)
 {
     static const char call[] = "MPI_Comm_free";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = comm_to_free(r, comm, call, &c);
     return err == MPI_SUCCESS ? comm_free(r, c, comm, call) : err;
@@ -650,7 +650,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
 int PMPI_Comm_disconnect(MPI_Comm *comm)
 {
     static const char call[] = "MPI_Comm_disconnect";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = comm_to_free(r, comm, call, &c);
     if (err != MPI_SUCCESS)
@@ -669,7 +669,7 @@ int PMPI_Comm_disconnect(MPI_Comm *comm)
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     static const char call[] = "MPI_Comm_set_info";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get(r, comm, call, &c);
 
@@ -683,7 +683,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
     static const char call[] = "MPI_Comm_get_info";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get(r, comm, call, &c);
 

@@ -91,7 +91,7 @@ int tm_mpi_comm_agree_context(tm_mpi_comm_t *c, int *id_p)
 static int tm_mpi_comm_idup(const char *call, MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
                             MPI_Request *request)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     tm_p2p_request_t *req;
     int err = tm_mpi_comm_get(r, comm, call, &c);

@@ -11,7 +11,7 @@
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     static const char call[] = "MPI_Comm_compare";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c1, *c2;
     int err = tm_mpi_comm_get(r, comm1, call, &c1);
 
@@ -53,7 +53,7 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     static const char call[] = "MPI_Comm_test_inter";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get(r, comm, call, &c);
 
@@ -70,7 +70,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
     static const char call[] = "MPI_Comm_set_name";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get(r, comm, call, &c);
     size_t len;
@@ -89,7 +89,7 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     static const char call[] = "MPI_Comm_get_name";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get(r, comm, call, &c);
     size_t len;

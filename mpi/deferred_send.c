@@ -75,7 +75,7 @@ int PMPIX_Deferred_send_init(const void *buf, int count, MPI_Datatype datatype, 
                              MPI_Comm comm, MPIX_Deferred_send *handle)
 {
     static const char call[] = "MPIX_Deferred_send_init";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *type;
     int err = tm_mpi_comm_get_intra(r, comm, call, &c);
@@ -113,7 +113,7 @@ int PMPIX_Deferred_send_add(MPIX_Deferred_send handle, int dest)
 {
     TM_MPI_PROFILE_CALL(DEFERRED_SEND_ADD);
     static const char call[] = "MPIX_Deferred_send_add";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_deferred_t *d;
     tm_mpi_comm_t *c;
     int err = deferred_get(r, call, handle, &d);
@@ -160,7 +160,7 @@ int PMPIX_Deferred_send_ready(MPIX_Deferred_send handle, MPI_Request *request)
 {
     TM_MPI_PROFILE_CALL(DEFERRED_SEND_READY);
     static const char call[] = "MPIX_Deferred_send_ready";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_deferred_t *d;
     tm_mpi_comm_t *c;
     int err = deferred_get(r, call, handle, &d);
@@ -211,7 +211,7 @@ static bool request_done(void *arg)
 int PMPIX_Deferred_send_free(MPIX_Deferred_send *handle)
 {
     static const char call[] = "MPIX_Deferred_send_free";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     if (handle == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "handle is NULL");
     tm_mpi_deferred_t *d;

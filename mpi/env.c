@@ -46,7 +46,7 @@ int PMPI_Get_library_version(char *version, int *resultlen)
 int PMPI_Get_processor_name(char *name, int *resultlen)
 {
     static const char call[] = "MPI_Get_processor_name";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     char host[HOST_NAME_MAX + 1];
     size_t len;
 

@@ -13,7 +13,7 @@ static int tm_mpi_comm_create_errhandler(const char *call,
                                          MPI_Comm_errhandler_function *comm_errhandler_fn,
                                          MPI_Errhandler *errhandler)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
 
     if (comm_errhandler_fn == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "comm_errhandler_fn is NULL");
@@ -26,7 +26,7 @@ static int tm_mpi_comm_create_errhandler(const char *call,
 
 static int tm_mpi_comm_set_errhandler(const char *call, MPI_Comm comm, MPI_Errhandler errhandler)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_errhandler_t *eh;
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get(r, comm, call, &c);
@@ -50,7 +50,7 @@ static int tm_mpi_comm_set_errhandler(const char *call, MPI_Comm comm, MPI_Errha
 
 static int tm_mpi_comm_get_errhandler(const char *call, MPI_Comm comm, MPI_Errhandler *errhandler)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get(r, comm, call, &c);
 
@@ -107,7 +107,7 @@ int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     static const char call[] = "MPI_Comm_call_errhandler";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get(r, comm, call, &c);
 
@@ -124,7 +124,7 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
     static const char call[] = "MPI_Errhandler_free";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_errhandler_t *eh;
     int err;
 

@@ -11,7 +11,7 @@
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     static const char call[] = "MPI_Error_string";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     const char *name = tm_mpi_error_class_name(errorcode);
     int n;
 
@@ -31,7 +31,7 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
     static const char call[] = "MPI_Error_class";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
 
     if (tm_mpi_error_class_name(errorcode) == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "invalid error code %d",

@@ -258,7 +258,7 @@ static void file_destroy(tm_mpi_rank_t *r, tm_io_file_t *f, bool free_comm)
 int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
     static const char call[] = "MPI_File_open";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     const char *why = NULL;
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get(r, comm, call, &c);
@@ -322,7 +322,7 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
 int PMPI_File_close(MPI_File *fh)
 {
     static const char call[] = "MPI_File_close";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_io_file_t *f;
     int err;
 
@@ -350,7 +350,7 @@ int PMPI_File_close(MPI_File *fh)
 int PMPI_File_delete(const char *filename, MPI_Info info)
 {
     static const char call[] = "MPI_File_delete";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     int err;
 
     if (filename == NULL)
@@ -388,7 +388,7 @@ void tm_mpi_file_rank_fini(tm_mpi_rank_t *r)
  * between barriers, then tells the others how it went. */
 static int file_resize(const char *call, MPI_File fh, MPI_Offset size, bool preallocate)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_io_file_t *f;
     int err = tm_mpi_file_get(r, fh, call, &f);
 
@@ -433,7 +433,7 @@ int PMPI_File_preallocate(MPI_File fh, MPI_Offset size)
 int PMPI_File_get_size(MPI_File fh, MPI_Offset *size)
 {
     static const char call[] = "MPI_File_get_size";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_io_file_t *f;
     int err = tm_mpi_file_get(r, fh, call, &f);
 
@@ -453,7 +453,7 @@ int PMPI_File_get_size(MPI_File fh, MPI_Offset *size)
 int PMPI_File_sync(MPI_File fh)
 {
     static const char call[] = "MPI_File_sync";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_io_file_t *f;
     int err = tm_mpi_file_get(r, fh, call, &f);
 
@@ -476,7 +476,7 @@ int PMPI_File_sync(MPI_File fh)
 int PMPI_File_get_group(MPI_File fh, MPI_Group *group)
 {
     static const char call[] = "MPI_File_get_group";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_io_file_t *f;
     int err = tm_mpi_file_get(r, fh, call, &f);
 
@@ -491,7 +491,7 @@ int PMPI_File_get_group(MPI_File fh, MPI_Group *group)
 int PMPI_File_get_amode(MPI_File fh, int *amode)
 {
     static const char call[] = "MPI_File_get_amode";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_io_file_t *f;
     int err = tm_mpi_file_get(r, fh, call, &f);
 
@@ -527,7 +527,7 @@ static int file_info_merge(tm_io_file_t *f, MPI_Info info)
 int PMPI_File_set_info(MPI_File fh, MPI_Info info)
 {
     static const char call[] = "MPI_File_set_info";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_io_file_t *f;
     int err = tm_mpi_file_get(r, fh, call, &f);
 
@@ -544,7 +544,7 @@ int PMPI_File_set_info(MPI_File fh, MPI_Info info)
 int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 {
     static const char call[] = "MPI_File_get_info";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_io_file_t *f;
     int err = tm_mpi_file_get(r, fh, call, &f);
 
@@ -775,7 +775,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
                        const char *datarep, MPI_Info info)
 {
     static const char call[] = "MPI_File_set_view";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_type_t *et, *ft;
     const char *why = NULL;
     tm_io_file_t *f;
@@ -872,7 +872,7 @@ int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_D
                        char *datarep)
 {
     static const char call[] = "MPI_File_get_view";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_io_file_t *f;
     int err = tm_mpi_file_get(r, fh, call, &f);
 
@@ -903,7 +903,7 @@ int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_D
 int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
 {
     static const char call[] = "MPI_File_get_type_extent";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_type_t *t;
     tm_io_file_t *f;
     int err = tm_mpi_file_get(r, fh, call, &f);
@@ -978,7 +978,7 @@ static MPI_Offset seek_target(tm_io_file_t *f, const char *call, MPI_Offset pos,
 int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
     static const char call[] = "MPI_File_seek";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_io_file_t *f;
     int err = tm_mpi_file_get(r, fh, call, &f);
 
@@ -998,7 +998,7 @@ int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 {
     static const char call[] = "MPI_File_get_position";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_io_file_t *f;
     int err = tm_mpi_file_get(r, fh, call, &f);
 
@@ -1017,7 +1017,7 @@ int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 {
     static const char call[] = "MPI_File_get_byte_offset";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_io_file_t *f;
     int err = tm_mpi_file_get(r, fh, call, &f);
 
@@ -1036,7 +1036,7 @@ int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
     static const char call[] = "MPI_File_seek_shared";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_io_file_t *f;
     int err = tm_mpi_file_get(r, fh, call, &f);
 
@@ -1067,7 +1067,7 @@ int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 {
     static const char call[] = "MPI_File_get_position_shared";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_io_file_t *f;
     int err = tm_mpi_file_get(r, fh, call, &f);
 
@@ -1085,7 +1085,7 @@ int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 int PMPI_File_set_atomicity(MPI_File fh, int flag)
 {
     static const char call[] = "MPI_File_set_atomicity";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_io_file_t *f;
     int err = tm_mpi_file_get(r, fh, call, &f);
 
@@ -1106,7 +1106,7 @@ int PMPI_File_set_atomicity(MPI_File fh, int flag)
 int PMPI_File_get_atomicity(MPI_File fh, int *flag)
 {
     static const char call[] = "MPI_File_get_atomicity";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_io_file_t *f;
     int err = tm_mpi_file_get(r, fh, call, &f);
 
@@ -1125,7 +1125,7 @@ int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn
                                 MPI_Errhandler *errhandler)
 {
     static const char call[] = "MPI_File_create_errhandler";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
 
     if (file_errhandler_fn == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "file_errhandler_fn is NULL");
@@ -1142,7 +1142,7 @@ int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn
 int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
     static const char call[] = "MPI_File_set_errhandler";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_errhandler_t *eh;
     tm_io_file_t *f = NULL;
     int err;
@@ -1169,7 +1169,7 @@ int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
     static const char call[] = "MPI_File_get_errhandler";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_io_file_t *f = NULL;
     int err;
 
@@ -1189,7 +1189,7 @@ int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
     static const char call[] = "MPI_File_call_errhandler";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_io_file_t *f = NULL;
     int err;
 

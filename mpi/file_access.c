@@ -235,7 +235,7 @@ static int access_run(const char *call, MPI_File fh, where_t where, MPI_Offset o
                       int count, MPI_Datatype datatype, MPI_Status *status, bool write,
                       bool collective)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     access_t a = {call, NULL, where, offset, buf, count, NULL, write, collective};
     int err = tm_mpi_file_get(r, fh, call, &a.f);
 
@@ -299,7 +299,7 @@ static int access_start(const char *call, MPI_File fh, where_t where, MPI_Offset
                         int count, MPI_Datatype datatype, MPI_Request *request, bool write,
                         bool collective)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     access_t a = {call, NULL, where, offset, buf, count, NULL, write, collective};
     int err = tm_mpi_file_get(r, fh, call, &a.f);
 
@@ -346,7 +346,7 @@ static int access_start(const char *call, MPI_File fh, where_t where, MPI_Offset
 static int split_begin(const char *call, MPI_File fh, where_t where, MPI_Offset offset, void *buf,
                        int count, MPI_Datatype datatype, bool write)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_io_file_t *f;
     int err = tm_mpi_file_get(r, fh, call, &f);
 
@@ -369,7 +369,7 @@ static int split_begin(const char *call, MPI_File fh, where_t where, MPI_Offset 
 static int split_end(const char *call, const char *begin, MPI_File fh, const void *buf,
                      MPI_Status *status)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_io_file_t *f;
     int err = tm_mpi_file_get(r, fh, call, &f);
 

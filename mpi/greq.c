@@ -36,7 +36,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
                         MPI_Request *request)
 {
     static const char call[] = "MPI_Grequest_start";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     if (request == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "request is NULL");
     if (!query_fn || !free_fn || !cancel_fn)
@@ -164,7 +164,7 @@ static int status_check(tm_mpi_rank_t *r, const char *call, MPI_Status *status,
 static int set_elements(const char *call, MPI_Status *status, MPI_Datatype datatype,
                         MPI_Count count)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_type_t *t;
     int err = status_check(r, call, status, datatype, &t);
     if (err != MPI_SUCCESS)
@@ -223,7 +223,7 @@ int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Co
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
     static const char call[] = "MPI_Status_set_cancelled";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     if (status == NULL || status == MPI_STATUS_IGNORE)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "status is %s",
                                   status ? "MPI_STATUS_IGNORE" : "NULL");

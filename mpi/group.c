@@ -37,7 +37,7 @@ int tm_mpi_group_return(tm_mpi_rank_t *r, const char *call, tm_mpi_group_t *g, M
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
     static const char call[] = "MPI_Comm_group";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get(r, comm, call, &c);
 
@@ -54,7 +54,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
     static const char call[] = "MPI_Comm_remote_group";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get(r, comm, call, &c);
 
@@ -73,7 +73,7 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 int PMPI_Group_size(MPI_Group group, int *size)
 {
     static const char call[] = "MPI_Group_size";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_group_t *g;
     int err = tm_mpi_group_get(r, group, call, &g);
 
@@ -89,7 +89,7 @@ int PMPI_Group_size(MPI_Group group, int *size)
 int PMPI_Group_rank(MPI_Group group, int *rank)
 {
     static const char call[] = "MPI_Group_rank";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_group_t *g;
     int err = tm_mpi_group_get(r, group, call, &g);
 
@@ -106,7 +106,7 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_
                                int ranks2[])
 {
     static const char call[] = "MPI_Group_translate_ranks";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_group_t *g1, *g2;
     int err = tm_mpi_group_get(r, group1, call, &g1);
     int *index;
@@ -148,7 +148,7 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
     static const char call[] = "MPI_Group_compare";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_group_t *g1, *g2;
     int err = tm_mpi_group_get(r, group1, call, &g1);
 
@@ -174,7 +174,7 @@ typedef enum tm_mpi_group_setop {
 static int tm_mpi_group_setop(const char *call, MPI_Group group1, MPI_Group group2,
                               MPI_Group *newgroup, tm_mpi_group_setop_t op)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_group_t *g1, *g2, *g;
     int err = tm_mpi_group_get(r, group1, call, &g1);
     int *in2, n = 0, max;
@@ -284,7 +284,7 @@ static int tm_mpi_group_pick(tm_mpi_rank_t *r, const char *call, const tm_mpi_gr
 static int tm_mpi_group_select(const char *call, MPI_Group group, int n, const int *ranks,
                                int (*ranges)[3], int exclude, MPI_Group *newgroup)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_group_t *g, *ng;
     int err = tm_mpi_group_get(r, group, call, &g);
     int *picked, count;
@@ -366,7 +366,7 @@ int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
 int PMPI_Group_free(MPI_Group *group)
 {
     static const char call[] = "MPI_Group_free";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_group_t *g;
     int err;
 

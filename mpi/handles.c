@@ -40,7 +40,7 @@ _Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint),
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 {
     static const char call[] = "MPI_Status_c2f";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     if (c_status == NULL || c_status == MPI_STATUS_IGNORE)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
                                   "c_status is NULL or MPI_STATUS_IGNORE");
@@ -55,7 +55,7 @@ int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
     static const char call[] = "MPI_Status_f2c";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     if (f_status == NULL || f_status == MPI_F_STATUS_IGNORE)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
                                   "f_status is NULL or MPI_F_STATUS_IGNORE");

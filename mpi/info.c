@@ -189,7 +189,7 @@ static int tm_mpi_info_return(tm_mpi_rank_t *r, const char *call, tm_mpi_info_t 
 int PMPI_Info_create(MPI_Info *info)
 {
     static const char call[] = "MPI_Info_create";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_info_t *i;
 
     if (info == NULL)
@@ -204,7 +204,7 @@ int PMPI_Info_create(MPI_Info *info)
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
     static const char call[] = "MPI_Info_set";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_info_t *i;
     int err = tm_mpi_info_get(r, info, 1, call, &i);
     size_t len;
@@ -230,7 +230,7 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
     static const char call[] = "MPI_Info_get";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_info_t *i;
     int err = tm_mpi_info_get(r, info, 0, call, &i);
     int k;
@@ -265,7 +265,7 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
     static const char call[] = "MPI_Info_get_valuelen";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_info_t *i;
     int err = tm_mpi_info_get(r, info, 0, call, &i);
     int k;
@@ -290,7 +290,7 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
     static const char call[] = "MPI_Info_get_nkeys";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_info_t *i;
     int err = tm_mpi_info_get(r, info, 0, call, &i);
 
@@ -306,7 +306,7 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
     static const char call[] = "MPI_Info_get_nthkey";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_info_t *i;
     int err = tm_mpi_info_get(r, info, 0, call, &i);
 
@@ -325,7 +325,7 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
     static const char call[] = "MPI_Info_delete";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_info_t *i;
     int err = tm_mpi_info_get(r, info, 1, call, &i);
     int k;
@@ -349,7 +349,7 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
     static const char call[] = "MPI_Info_dup";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_info_t *i, *copy;
     int err = tm_mpi_info_get(r, info, 0, call, &i);
 
@@ -372,7 +372,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 int PMPI_Info_free(MPI_Info *info)
 {
     static const char call[] = "MPI_Info_free";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_info_t *i;
     int err;
 

@@ -1,8 +1,10 @@
 /*
  * Initialization and finalization of MPI by a rank, and its thread level.
  *
- * A rank is one user-level thread; the runtime finds the calling rank through that thread, so no
- * other thread can make MPI calls for it: the level provided is at most MPI_THREAD_FUNNELED.
+ * A rank is one user-level thread, which the runtime finds through that thread. The threads the
+ * rank starts remember it (runtime/threads.c): under MPI_THREAD_SERIALIZED or _MULTIPLE, they
+ * call MPI for it, taking turns with it (obj/obj.h's TM_MPI_RANK); under SINGLE and FUNNELED,
+ * an MPI call from one of them ends the job, saying why.
  */
 #include "config.h"
 
@@ -34,8 +36,9 @@ static int tm_mpi_init_thread(const char *call, int required, int *provided)
     if (err < 0)
         tm_mpi_error_fatal(rt, call, MPI_ERR_NO_MEM, "cannot create the rank's MPI state: %s",
                            strerror(-err));
-    level = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
+    level = required;
     rt->thread_level = level;
+    ((tm_mpi_rank_t *)rt->mpi)->threads = level >= MPI_THREAD_SERIALIZED;
     /* Release: the runtime reads mpi_state from its own threads (to judge how a rank ends) and
      * must then see the thread level and state that go with it. */
     atomic_store_explicit(&rt->mpi_state, TM_RT_MPI_INITIALIZED, memory_order_release);
@@ -78,10 +81,20 @@ int PMPI_Finalize(void)
 }
 #pragma weak MPI_Finalize = PMPI_Finalize
 
+/* MPI_Initialized and MPI_Finalized: the state of the calling rank, or of the rank that started
+ * the calling thread (any thread may ask). */
+static tm_rt_rank_t *state_owner(const char *call)
+{
+    tm_rt_rank_t *rt = tm_rt_rank_self();
+    if (!rt)
+        rt = tm_rt_thread_rank();
+    return rt ? rt : tm_mpi_rank_self(call);
+}
+
 int PMPI_Initialized(int *flag)
 {
     static const char call[] = "MPI_Initialized";
-    tm_rt_rank_t *rt = tm_mpi_rank_self(call);
+    tm_rt_rank_t *rt = state_owner(call);
 
     if (flag == NULL)
         return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_ARG, "flag is NULL");
@@ -93,7 +106,7 @@ int PMPI_Initialized(int *flag)
 int PMPI_Finalized(int *flag)
 {
     static const char call[] = "MPI_Finalized";
-    tm_rt_rank_t *rt = tm_mpi_rank_self(call);
+    tm_rt_rank_t *rt = state_owner(call);
 
     if (flag == NULL)
         return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_ARG, "flag is NULL");
@@ -105,7 +118,7 @@ int PMPI_Finalized(int *flag)
 int PMPI_Query_thread(int *provided)
 {
     static const char call[] = "MPI_Query_thread";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
 
     if (provided == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "provided is NULL");

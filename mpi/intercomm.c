@@ -92,7 +92,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
                           int remote_leader, int tag, MPI_Comm *newintercomm)
 {
     static const char call[] = "MPI_Intercomm_create";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c, *p = NULL, view;
     int err = tm_mpi_comm_get_intra(r, local_comm, call, &c);
     if (err != MPI_SUCCESS)
@@ -196,7 +196,7 @@ static int inter_get(tm_mpi_rank_t *r, MPI_Comm comm, const char *call, tm_mpi_c
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
     static const char call[] = "MPI_Intercomm_merge";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c, view;
     int err = inter_get(r, intercomm, call, &c);
     if (err != MPI_SUCCESS)
@@ -262,7 +262,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
     static const char call[] = "MPI_Comm_remote_size";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = inter_get(r, comm, call, &c);
     if (err != MPI_SUCCESS)

@@ -27,7 +27,7 @@ static int address_compare(const void *a, const void *b)
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
     static const char call[] = "MPI_Alloc_mem";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     if (size < 0)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "negative size %lld",
                                   (long long)size);
@@ -56,7 +56,7 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 int PMPI_Free_mem(void *base)
 {
     static const char call[] = "MPI_Free_mem";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     if (base == NULL)
         return MPI_SUCCESS; /* as free(NULL), and as MPICH and Open MPI */
     pthread_mutex_lock(&blocks_lock);

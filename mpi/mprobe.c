@@ -16,7 +16,7 @@
 static int mprobe(const char *call, int source, int tag, MPI_Comm comm, bool block, int *flag,
                   MPI_Message *message, MPI_Status *status)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get(r, comm, call, &c);
     if (err != MPI_SUCCESS)
@@ -66,7 +66,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
 static int mrecv(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
                  MPI_Message *message, tm_mpi_rank_t **r_p, tm_p2p_request_t **req_p)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     *r_p = r;
     *req_p = NULL;
     if (message == NULL)
@@ -174,7 +174,7 @@ int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message
 int PMPI_Cancel(MPI_Request *request)
 {
     static const char call[] = "MPI_Cancel";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     if (request == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "request is NULL");
     tm_p2p_request_t *req = tm_p2p_request_lookup(r, *request);
@@ -209,7 +209,7 @@ int PMPI_Cancel(MPI_Request *request)
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
     static const char call[] = "MPI_Test_cancelled";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     if (status == NULL || status == MPI_STATUS_IGNORE || flag == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "%s is NULL",
                                   flag ? "status" : "flag");

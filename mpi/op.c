@@ -16,7 +16,7 @@
 static int op_create(const char *call, MPI_User_function *fn, MPI_User_function_c *fn_c,
                      int commute, MPI_Op *op)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_op_t *o;
 
     if (fn == NULL && fn_c == NULL)
@@ -55,7 +55,7 @@ int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
 int PMPI_Op_free(MPI_Op *op)
 {
     static const char call[] = "MPI_Op_free";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_op_t *o;
     int err;
 
@@ -77,7 +77,7 @@ int PMPI_Op_free(MPI_Op *op)
 int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
     static const char call[] = "MPI_Op_commutative";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_op_t *o;
     int err;
 
@@ -93,7 +93,7 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
 static int reduce_local(const char *call, const void *inbuf, void *inoutbuf, MPI_Count count,
                         MPI_Datatype datatype, MPI_Op op)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_type_t *type;
     tm_mpi_op_t *o;
     int err;

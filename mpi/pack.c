@@ -54,7 +54,7 @@ static int pack(const char *call, bool external, const void *inbuf, MPI_Count in
                 MPI_Datatype datatype, void *outbuf, MPI_Count outsize, const void *position,
                 MPI_Count *pos, MPI_Comm comm)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c = NULL;
     tm_mpi_type_t *t;
     size_t need;
@@ -81,7 +81,7 @@ static int unpack(const char *call, bool external, const void *inbuf, MPI_Count 
                   const void *position, MPI_Count *pos, void *outbuf, MPI_Count outcount,
                   MPI_Datatype datatype, MPI_Comm comm)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c = NULL;
     tm_mpi_type_t *t;
     size_t need;
@@ -157,7 +157,7 @@ int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void
 static int pack_size(const char *call, bool external, MPI_Count incount, MPI_Datatype datatype,
                      MPI_Comm comm, const void *size, MPI_Count most, MPI_Count *need_p)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c = NULL;
     tm_mpi_type_t *t;
     int err;

@@ -13,7 +13,7 @@
 static int init(const char *call, tm_p2p_persistent_op_t op, const void *buf, MPI_Count count,
                 MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *t;
     size_t bytes;
@@ -169,7 +169,7 @@ int PMPI_Start(MPI_Request *request)
 {
     TM_MPI_PROFILE_CALL(START);
     static const char call[] = "MPI_Start";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     if (request == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "request is NULL");
     return start(r, call, *request);
@@ -180,7 +180,7 @@ int PMPI_Startall(int count, MPI_Request requests[])
 {
     TM_MPI_PROFILE_CALL(STARTALL);
     static const char call[] = "MPI_Startall";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     if (count < 0)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_COUNT, "negative count %d", count);
     if (count > 0 && requests == NULL)

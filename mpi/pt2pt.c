@@ -223,7 +223,7 @@ static HOT int send_start(const char *call, const void *buf, MPI_Count count, MP
                           const MPI_Request *request, bool check_request, tm_mpi_rank_t **r_p,
                           tm_mpi_comm_t **comm_p, tm_p2p_request_t **req_p)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_type_t *t;
     size_t bytes = 0;
     int err = check_send(r, call, buf, count, type, dest, tag, handle, comm_p, &t, &bytes);
@@ -263,7 +263,7 @@ static HOT int send_checked(tm_mpi_rank_t *r, const char *call, const void *buf,
 static HOT int send_blocking(const char *call, const void *buf, MPI_Count count, MPI_Datatype type,
                              int dest, int tag, MPI_Comm handle, bool synchronous)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *comm;
     tm_mpi_type_t *t;
     size_t bytes = 0;
@@ -407,7 +407,7 @@ static HOT int recv_start(const char *call, void *buf, MPI_Count count, MPI_Data
                           bool check_request, tm_mpi_rank_t **r_p, tm_mpi_comm_t **comm_p,
                           tm_p2p_request_t **req_p)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_type_t *t;
     int err = check_recv(r, call, buf, count, type, source, tag, handle, comm_p, &t);
     if (err == MPI_SUCCESS && check_request)
@@ -444,7 +444,7 @@ static HOT int recv_checked(tm_mpi_rank_t *r, const char *call, void *buf, MPI_C
 static HOT int recv(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype, int source,
                     int tag, MPI_Comm comm, MPI_Status *status)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *t;
     int err = check_recv(r, call, buf, count, datatype, source, tag, comm, &c, &t);
@@ -506,7 +506,7 @@ static int sendrecv(const char *call, const void *sendbuf, MPI_Count sendcount,
                     MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
                     MPI_Comm comm, MPI_Status *status)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *rt, *st;
     size_t sendbytes = 0;
@@ -571,7 +571,7 @@ static int sendrecv_replace(const char *call, void *buf, MPI_Count count, MPI_Da
                             int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
                             MPI_Status *status)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *t;
     size_t bytes;
@@ -651,7 +651,7 @@ static int isendrecv_checked(const char *call, const void *sendbuf, MPI_Count se
                              MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
                              MPI_Comm comm, MPI_Request *request)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *rt, *st;
     size_t sendbytes = 0;
@@ -691,7 +691,7 @@ static int isendrecv_replace(const char *call, void *buf, MPI_Count count, MPI_D
                              int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
                              MPI_Request *request)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     tm_mpi_type_t *t, *bytes_type;
     size_t bytes;
@@ -740,7 +740,7 @@ int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, 
 static int probe(const char *call, int source, int tag, MPI_Comm comm, bool block, int *flag,
                  MPI_Status *status)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get(r, comm, call, &c);
     if (err == MPI_SUCCESS)
@@ -780,7 +780,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 static int get_count(const char *call, const MPI_Status *status, MPI_Datatype datatype,
                      MPI_Count most, const void *count, MPI_Count *n_p)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_type_t *t;
     int err;
     if (status == NULL || status == MPI_STATUS_IGNORE)
@@ -821,7 +821,7 @@ int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count 
 static int get_elements(const char *call, const MPI_Status *status, MPI_Datatype datatype,
                         const void *count, MPI_Count *elements_p)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_type_t *t;
     size_t n;
     int err;

@@ -235,7 +235,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
                      int reorder, MPI_Comm *comm_cart)
 {
     static const char call[] = "MPI_Cart_create";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int nnodes, err = tm_mpi_comm_get_intra(r, comm_old, call, &c);
 
@@ -258,7 +258,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
 int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
     static const char call[] = "MPI_Cart_map";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int nnodes, err = tm_mpi_comm_get(r, comm, call, &c);
 
@@ -276,7 +276,7 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
     static const char call[] = "MPI_Cartdim_get";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_cart_get_comm(r, comm, call, &c);
 
@@ -293,7 +293,7 @@ int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
     static const char call[] = "MPI_Cart_get";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_cart_get_comm(r, comm, call, &c);
     int mine[64], *all;
@@ -323,7 +323,7 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coo
 int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
     static const char call[] = "MPI_Cart_rank";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_cart_get_comm(r, comm, call, &c);
     const tm_mpi_topo_t *t;
@@ -357,7 +357,7 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
     static const char call[] = "MPI_Cart_coords";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_cart_get_comm(r, comm, call, &c);
     const tm_mpi_topo_t *t;
@@ -382,7 +382,7 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
     static const char call[] = "MPI_Cart_shift";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_cart_get_comm(r, comm, call, &c);
     const tm_mpi_topo_t *t;
@@ -431,7 +431,7 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, in
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
     static const char call[] = "MPI_Cart_sub";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_cart_get_comm(r, comm, call, &c);
     const tm_mpi_topo_t *t;
@@ -470,7 +470,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
     static const char call[] = "MPI_Topo_test";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get(r, comm, call, &c);
 

@@ -90,7 +90,7 @@ static int tm_mpi_dims_divisors(int n, int *divisors)
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
     static const char call[] = "MPI_Dims_create";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_dims_search_t s = {.k = 0, .spread = -1};
     int fixed = 1, k = 0;
 

@@ -95,7 +95,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
                       int reorder, MPI_Comm *comm_graph)
 {
     static const char call[] = "MPI_Graph_create";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     tm_mpi_topo_t *t;
     int nedges, err = tm_mpi_comm_get_intra(r, comm_old, call, &c);
@@ -129,7 +129,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
 int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
 {
     static const char call[] = "MPI_Graph_map";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_comm_get(r, comm, call, &c);
 
@@ -147,7 +147,7 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges
 int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
     static const char call[] = "MPI_Graphdims_get";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_graph_get_comm(r, comm, call, MPI_GRAPH, &c);
 
@@ -165,7 +165,7 @@ int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
     static const char call[] = "MPI_Graph_get";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_graph_get_comm(r, comm, call, MPI_GRAPH, &c);
 
@@ -193,7 +193,7 @@ static void tm_mpi_graph_range(const tm_mpi_topo_t *t, int rank, int *first, int
 int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
     static const char call[] = "MPI_Graph_neighbors_count";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int first, err = tm_mpi_graph_get_comm(r, comm, call, MPI_GRAPH, &c);
 
@@ -212,7 +212,7 @@ int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
     static const char call[] = "MPI_Graph_neighbors";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int first, count, err = tm_mpi_graph_get_comm(r, comm, call, MPI_GRAPH, &c);
 
@@ -261,7 +261,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
                                     int reorder, MPI_Comm *comm_dist_graph)
 {
     static const char call[] = "MPI_Dist_graph_create_adjacent";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     tm_mpi_topo_t *t;
     int ok, err = tm_mpi_comm_get_intra(r, comm_old, call, &c);
@@ -487,7 +487,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
                            MPI_Comm *comm_dist_graph)
 {
     static const char call[] = "MPI_Dist_graph_create";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c, *nc;
     tm_mpi_topo_t *t;
     tm_mpi_dist_bufs_t b = {0};
@@ -563,7 +563,7 @@ fail:
 int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
 {
     static const char call[] = "MPI_Dist_graph_neighbors_count";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     int err = tm_mpi_graph_get_comm(r, comm, call, MPI_DIST_GRAPH, &c);
 
@@ -585,7 +585,7 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int
                               int maxoutdegree, int destinations[], int *destweights)
 {
     static const char call[] = "MPI_Dist_graph_neighbors";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c;
     const tm_mpi_topo_t *t;
     int err = tm_mpi_graph_get_comm(r, comm, call, MPI_DIST_GRAPH, &c);

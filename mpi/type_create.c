@@ -170,7 +170,7 @@ static int tm_mpi_type_elements_at(tm_mpi_rank_t *r, const char *call, MPI_Count
 static int tm_mpi_type_contiguous(const char *call, MPI_Count count, bool large,
                                   MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_type_t *old;
     tm_mpi_type_piece_t *p;
     int icount = (int)count;
@@ -206,7 +206,7 @@ static int tm_mpi_type_vector(const char *call, int combiner, MPI_Count count,
                               MPI_Count blocklength, MPI_Count stride, bool large,
                               MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     bool h = combiner == MPI_COMBINER_HVECTOR;
     MPI_Count counts[3] = {count, blocklength, stride};
     int ints[3] = {(int)count, (int)blocklength, (int)stride};
@@ -282,7 +282,7 @@ static int tm_mpi_type_indexed(const char *call, int combiner, MPI_Count count,
                                const MPI_Count *disps, bool large, MPI_Datatype oldtype,
                                MPI_Datatype *newtype)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     bool h = combiner == MPI_COMBINER_HINDEXED || combiner == MPI_COMBINER_HINDEXED_BLOCK;
     bool one = combiner == MPI_COMBINER_INDEXED_BLOCK || combiner == MPI_COMBINER_HINDEXED_BLOCK;
     size_t nbl = one ? 1 : (size_t)count, nargs = 1 + nbl + (size_t)count;
@@ -371,7 +371,7 @@ static int tm_mpi_type_indexed_int(const char *call, int combiner, int count, co
     if (tm_mpi_type_widen(blocklens, count, &wide_blocklens) != 0 ||
         (idisps ? tm_mpi_type_widen(idisps, count, &wide_disps)
                 : tm_mpi_type_widen_aints(adisps, count, &wide_disps)) != 0) {
-        tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+        TM_MPI_RANK(r, call);
 
         free(wide_blocklens);
         return TM_MPI_TYPE_NOMEM();
@@ -467,7 +467,7 @@ static int tm_mpi_type_struct(const char *call, MPI_Count count, const MPI_Count
                               const MPI_Count *disps, const MPI_Datatype array_of_types[],
                               bool large, MPI_Datatype *newtype)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_type_args_t args = {.nd = (int)count};
     size_t n = (size_t)count;
     tm_mpi_type_t **types;
@@ -546,7 +546,7 @@ static int tm_mpi_type_struct_int(const char *call, int count, const int array_o
 
     if (tm_mpi_type_widen(array_of_blocklengths, count, &blocklens) != 0 ||
         tm_mpi_type_widen_aints(array_of_displacements, count, &disps) != 0) {
-        tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+        TM_MPI_RANK(r, call);
 
         free(blocklens);
         return TM_MPI_TYPE_NOMEM();
@@ -606,7 +606,7 @@ int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_d
 static int tm_mpi_type_resized(const char *call, MPI_Datatype oldtype, MPI_Count lb,
                                MPI_Count extent, bool large, MPI_Datatype *newtype)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_type_t *old, *t;
     tm_mpi_type_piece_t *p;
     MPI_Aint aints[2] = {(MPI_Aint)lb, (MPI_Aint)extent};
@@ -650,7 +650,7 @@ int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count ext
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_dup";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_type_t *old, *t;
     tm_mpi_type_piece_t *p;
     int err;
@@ -676,7 +676,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 int PMPI_Type_commit(MPI_Datatype *datatype)
 {
     static const char call[] = "MPI_Type_commit";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_type_t *t;
     int err;
 
@@ -693,7 +693,7 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
     static const char call[] = "MPI_Type_free";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_type_t *t;
     int err;
 
@@ -725,7 +725,7 @@ static int tm_mpi_type_subarray(const char *call, int ndims, const MPI_Count siz
                                 const MPI_Count subsizes[], const MPI_Count starts[], int order,
                                 bool large, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_type_t *old, *t;
     tm_mpi_type_piece_t *p;
     MPI_Count rows = 1, np = 0;
@@ -1062,7 +1062,7 @@ static int tm_mpi_type_darray(const char *call, int size, int rank, int ndims,
                               const int psizes[], int order, bool large, MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_darray_t a = {.ndims = ndims,
                          .order = order,
                          .gsizes = gsizes,
@@ -1219,7 +1219,7 @@ static int f90_type(tm_mpi_rank_t *r, const char *call, int combiner, int p, int
 int PMPI_Type_create_f90_integer(int range, MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_create_f90_integer";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     int err = tm_mpi_type_check(r, call, 0, newtype);
     if (err != MPI_SUCCESS)
         return err;
@@ -1240,7 +1240,7 @@ int PMPI_Type_create_f90_integer(int range, MPI_Datatype *newtype)
  * decimal digits of precision and a decimal exponent range of at least r, or MPI_ERR_ARG. */
 static int f90_real(const char *call, int combiner, int p, int range, MPI_Datatype *newtype)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     int err = tm_mpi_type_check(r, call, 0, newtype);
     if (err != MPI_SUCCESS)
         return err;

@@ -13,7 +13,7 @@
 
 #define TM_MPI_TYPE_QUERY_BEGIN(name)                                                              \
     static const char call[] = name;                                                               \
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);                                                      \
+    TM_MPI_RANK(r, call);                                                                          \
     tm_mpi_type_t *t;                                                                              \
     int err = tm_mpi_type_get(r, NULL, datatype, 0, call, &t);                                     \
     if (err != MPI_SUCCESS)                                                                        \
@@ -37,7 +37,7 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size)
 /* MPI_Type_size_x and _c. */
 static int size_count(const char *call, MPI_Datatype datatype, MPI_Count *size)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_type_t *t;
     int err = tm_mpi_type_get(r, NULL, datatype, 0, call, &t);
     if (err != MPI_SUCCESS)
@@ -74,7 +74,7 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 static int extent_count(const char *call, MPI_Datatype datatype, bool true_bounds, MPI_Count *lb,
                         MPI_Count *extent)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_type_t *t;
     int err = tm_mpi_type_get(r, NULL, datatype, 0, call, &t);
     if (err != MPI_SUCCESS)
@@ -169,7 +169,7 @@ static int tm_mpi_type_envelope(const char *call, MPI_Datatype datatype, bool la
                                 MPI_Count *num_large_counts, MPI_Count *num_datatypes,
                                 int *combiner)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_type_t *t;
     int err = tm_mpi_type_get(r, NULL, datatype, 0, call, &t);
 
@@ -222,7 +222,7 @@ static int tm_mpi_type_contents(const char *call, MPI_Datatype datatype, bool la
                                 MPI_Count array_of_large_counts[],
                                 MPI_Datatype array_of_datatypes[])
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_type_t *t;
     int err = tm_mpi_type_get(r, NULL, datatype, 0, call, &t);
 
@@ -338,7 +338,7 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
     static const char call[] = "MPI_Get_address";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
 
     TM_MPI_TYPE_CHECK_OUT(address);
     *address = (MPI_Aint)(intptr_t)location;
@@ -350,7 +350,7 @@ int PMPI_Get_address(const void *location, MPI_Aint *address)
 int PMPI_Address(void *location, MPI_Aint *address)
 {
     static const char call[] = "MPI_Address";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
 
     TM_MPI_TYPE_CHECK_OUT(address);
     *address = (MPI_Aint)(intptr_t)location;
@@ -375,7 +375,7 @@ MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
     static const char call[] = "MPI_Type_match_size";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     static const MPI_Datatype reals[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
     static const MPI_Datatype integers[] = {MPI_SIGNED_CHAR, MPI_SHORT, MPI_INT, MPI_LONG,
                                             MPI_LONG_LONG};

@@ -174,7 +174,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     TM_MPI_PROFILE_CALL(WAIT);
     static const char call[] = "MPI_Wait";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     if (request == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "request is NULL");
     tm_p2p_request_t *req;
@@ -197,7 +197,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     TM_MPI_PROFILE_CALL(TEST);
     static const char call[] = "MPI_Test";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     if (request == NULL || flag == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "%s is NULL",
                                   request ? "flag" : "request");
@@ -226,7 +226,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 static int all(const char *call, int count, MPI_Request requests[], int *flag, MPI_Status *statuses,
                bool block)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     if (!block && flag == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "flag is NULL");
     WITH_REQUESTS(count, reqs);
@@ -286,7 +286,7 @@ int PMPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status *statu
 static int any(const char *call, int count, MPI_Request requests[], int *index, int *flag,
                MPI_Status *status, bool block)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     if (index == NULL || (!block && flag == NULL))
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "%s is NULL",
                                   index ? "flag" : "index");
@@ -349,7 +349,7 @@ int PMPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_S
 static int some(const char *call, int incount, MPI_Request requests[], int *outcount, int indices[],
                 MPI_Status *statuses, bool block)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     if (outcount == NULL || (incount > 0 && indices == NULL))
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "%s is NULL",
                                   outcount ? "indices" : "outcount");
@@ -413,7 +413,7 @@ int PMPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indice
 int PMPI_Request_free(MPI_Request *request)
 {
     static const char call[] = "MPI_Request_free";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     if (request == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "request is NULL");
     tm_p2p_request_t *req = tm_p2p_request_lookup(r, *request);
@@ -465,7 +465,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     TM_MPI_PROFILE_CALL(REQUEST_GET_STATUS);
     static const char call[] = "MPI_Request_get_status";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     if (flag == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "flag is NULL");
     tm_p2p_request_t *req;

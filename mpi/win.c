@@ -135,7 +135,7 @@ static int win_agree(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, int f
 static int win_make(const char *call, int flavor, void *base, MPI_Aint size, int disp_unit,
                     MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_shared_t *sh;
     tm_rma_win_t *w;
     tm_mpi_comm_t *c;
@@ -248,7 +248,7 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
     static const char call[] = "MPI_Win_shared_query";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
 
@@ -287,7 +287,7 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     static const char call[] = "MPI_Win_attach";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
 
@@ -314,7 +314,7 @@ int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 int PMPI_Win_detach(MPI_Win win, const void *base)
 {
     static const char call[] = "MPI_Win_detach";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
 
@@ -345,7 +345,7 @@ static void win_destroy(tm_mpi_rank_t *r, tm_rma_win_t *w)
 int PMPI_Win_free(MPI_Win *win)
 {
     static const char call[] = "MPI_Win_free";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err;
 
@@ -391,7 +391,7 @@ void tm_mpi_win_rank_fini(tm_mpi_rank_t *r)
 int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
     static const char call[] = "MPI_Win_get_group";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
 
@@ -407,7 +407,7 @@ int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
     static const char call[] = "MPI_Win_set_info";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
 
@@ -423,7 +423,7 @@ int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
     static const char call[] = "MPI_Win_get_info";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     MPI_Info info;
     int err = tm_mpi_win_get(r, win, call, &w);
@@ -454,7 +454,7 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 {
     static const char call[] = "MPI_Win_set_name";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
 
@@ -472,7 +472,7 @@ int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
     static const char call[] = "MPI_Win_get_name";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
 
@@ -494,7 +494,7 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
                                MPI_Errhandler *errhandler)
 {
     static const char call[] = "MPI_Win_create_errhandler";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
 
     if (win_errhandler_fn == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "win_errhandler_fn is NULL");
@@ -511,7 +511,7 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
 int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
     static const char call[] = "MPI_Win_set_errhandler";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_mpi_errhandler_t *eh;
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
@@ -536,7 +536,7 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
     static const char call[] = "MPI_Win_get_errhandler";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
 
@@ -555,7 +555,7 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
     static const char call[] = "MPI_Win_call_errhandler";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
 

@@ -54,7 +54,7 @@ static int access_begin(const char *call, MPI_Win win, bool request, int ocount,
                         int target_rank, MPI_Aint target_disp, int tcount, MPI_Datatype ttype,
                         access_t *a)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     int err = tm_mpi_win_get(r, win, call, &a->w);
     tm_rma_win_t *w = a->w;
 
@@ -113,7 +113,7 @@ static int request_check(const char *call, MPI_Win win, MPI_Request *request)
 {
     if (request != NULL)
         return MPI_SUCCESS;
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
     return err != MPI_SUCCESS ? err : tm_mpi_win_error(w, call, MPI_ERR_ARG, "request is NULL");
@@ -292,7 +292,7 @@ static int get_accumulate(const char *call, const void *origin_addr, int origin_
                           MPI_Request *request)
 {
     if (result_datatype == MPI_DATATYPE_NULL) {
-        tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+        TM_MPI_RANK(r, call);
         tm_rma_win_t *w;
         int err = tm_mpi_win_get(r, win, call, &w);
         return err != MPI_SUCCESS ? err
@@ -336,7 +336,7 @@ static int predefined_check(const char *call, MPI_Win win, MPI_Datatype datatype
 
     if (tm_mpi_type_lookup(datatype, &type) == 0 && type->predefined)
         return MPI_SUCCESS;
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
     return err != MPI_SUCCESS ? err

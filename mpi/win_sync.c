@@ -34,7 +34,7 @@ static const char *passive_open(const tm_rma_win_t *w)
 int PMPI_Win_fence(int assert, MPI_Win win)
 {
     static const char call[] = "MPI_Win_fence";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
 
@@ -92,7 +92,7 @@ static int group_ranks(tm_mpi_rank_t *r, tm_rma_win_t *w, const char *call, MPI_
 int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
     static const char call[] = "MPI_Win_post";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int *ranks, n;
     int err = tm_mpi_win_get(r, win, call, &w);
@@ -115,7 +115,7 @@ int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
     static const char call[] = "MPI_Win_start";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int *ranks, n;
     int err = tm_mpi_win_get(r, win, call, &w);
@@ -141,7 +141,7 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 int PMPI_Win_complete(MPI_Win win)
 {
     static const char call[] = "MPI_Win_complete";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
 
@@ -163,7 +163,7 @@ static bool not_yet(void *arg)
 
 static int win_wait(const char *call, MPI_Win win, int *flag)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
 
@@ -193,7 +193,7 @@ int PMPI_Win_test(MPI_Win win, int *flag)
     static const char call[] = "MPI_Win_test";
 
     if (flag == NULL) {
-        tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+        TM_MPI_RANK(r, call);
         tm_rma_win_t *w;
         int err = tm_mpi_win_get(r, win, call, &w);
 
@@ -208,7 +208,7 @@ int PMPI_Win_test(MPI_Win win, int *flag)
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
     static const char call[] = "MPI_Win_lock";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
 
@@ -242,7 +242,7 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 int PMPI_Win_unlock(int rank, MPI_Win win)
 {
     static const char call[] = "MPI_Win_unlock";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
 
@@ -263,7 +263,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
 int PMPI_Win_lock_all(int assert, MPI_Win win)
 {
     static const char call[] = "MPI_Win_lock_all";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
 
@@ -289,7 +289,7 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
 int PMPI_Win_unlock_all(MPI_Win win)
 {
     static const char call[] = "MPI_Win_unlock_all";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
 
@@ -306,7 +306,7 @@ int PMPI_Win_unlock_all(MPI_Win win)
  * to order memory. `all`: every target, else `rank`. */
 static int win_flush(const char *call, bool all, int rank, MPI_Win win)
 {
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
 
@@ -359,7 +359,7 @@ int PMPI_Win_flush_local_all(MPI_Win win)
 int PMPI_Win_sync(MPI_Win win)
 {
     static const char call[] = "MPI_Win_sync";
-    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
 

@@ -17,6 +17,8 @@
 #include "mpi.h"
 #pragma GCC visibility pop
 
+#include <stdalign.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -160,6 +162,7 @@ struct tm_mpi_rank {
     tm_mpi_comm_t world;
     tm_mpi_comm_t self;
     struct tm_p2p *p2p;         /* p2p/: its point-to-point state */
+    bool threads;               /* its threads call MPI too (see turn_owner below) */
     struct tm_nbc_engine *nbc;  /* nbc/: its collectives under way */
     tm_mpi_table_t groups;      /* group.c */
     tm_mpi_table_t errhandlers; /* errhandler.c */
@@ -181,25 +184,74 @@ struct tm_mpi_rank {
     /* The names this rank gave predefined datatypes (MPI_Type_set_name), by index, else NULL:
      * the types are shared by the ranks, their names are each rank's, as each process's. */
     char **type_names;
+    /* MPI_THREAD_SERIALIZED and _MULTIPLE: the threads the rank started (tm_rt_thread_rank)
+     * call MPI for it too. They and the rank's own ULT take turns: every MPI call holds the
+     * rank's turn (TM_MPI_RANK), and a blocking wait gives it up while it sleeps (p2p/wait.c).
+     * Only the rank's ULT writes `threads`, at MPI_Init_thread, before any thread may call. */
+    alignas(64) _Atomic uintptr_t turn_owner; /* 0: free; else tm_mpi_turn_self()'s value */
+    unsigned turn_depth;                      /* the owner's nested calls (error handlers...) */
+    /* The rank's ULT while it sleeps in a wait with its turn given up, for a thread that took
+     * the turn meanwhile to wake (what it did may be what the rank waits for). */
+    struct tm_sched_ult *_Atomic turn_sleeper;
 };
 
 /* The calling rank, for MPI call `call`; when the caller is not a rank, reports the error and
  * ends the job (no error handler exists for a thread that is not a rank). */
 tm_rt_rank_t *tm_mpi_rank_self(const char *call);
 
-/* tm_mpi_rank_get's reports: never returns. */
-_Noreturn void tm_mpi_rank_get_failed(tm_rt_rank_t *rt, const char *call);
+/* tm_mpi_rank_get when the caller is no rank's ULT or MPI is not usable: the rank of a thread
+ * that a rank started, if that rank lets its threads call MPI, else a report that ends the job. */
+tm_mpi_rank_t *tm_mpi_rank_get_slow(tm_rt_rank_t *rt, const char *call);
 
 /* The MPI state of the calling rank, for MPI call `call` that needs MPI initialized and not
- * finalized. Otherwise (not called by a rank, before MPI_Init, after MPI_Finalize) reports the
- * error and ends the job: no error handler exists then. */
+ * finalized: the caller's own, or that of the rank that started the calling thread under
+ * MPI_THREAD_SERIALIZED or _MULTIPLE. Otherwise (not called by a rank, before MPI_Init, after
+ * MPI_Finalize) reports the error and ends the job: no error handler exists then. */
 static inline tm_mpi_rank_t *tm_mpi_rank_get(const char *call)
 {
     tm_rt_rank_t *rt = tm_rt_rank_self();
     if (__builtin_expect(rt == NULL || rt->mpi == NULL, 0))
-        tm_mpi_rank_get_failed(rt, call);
+        return tm_mpi_rank_get_slow(rt, call);
     return rt->mpi;
 }
+
+/* ---- turns: a rank and the threads it started (MPI_THREAD_SERIALIZED, _MULTIPLE) ---- */
+
+/* Who calls, as the owner of a turn: TM_MPI_TURN_RANK for r's own ULT, else the calling
+ * thread's own value. */
+#define TM_MPI_TURN_RANK ((uintptr_t)1)
+uintptr_t tm_mpi_turn_self(const tm_mpi_rank_t *r);
+
+/* Takes r's turn (again, if the caller holds it: calls nest), waiting while another has it. */
+void tm_mpi_turn_take(tm_mpi_rank_t *r);
+
+/* Gives one level of it back; the last wakes the rank's ULT if it sleeps (tm_mpi_turn_sleep). */
+void tm_mpi_turn_give(tm_mpi_rank_t *r);
+
+/* For a wait that sleeps or polls: gives up the caller's turn whole, returning its depth, and
+ * takes it back at that depth. */
+unsigned tm_mpi_turn_give_all(tm_mpi_rank_t *r);
+void tm_mpi_turn_take_back(tm_mpi_rank_t *r, unsigned depth);
+
+/* tm_mpi_rank_get, with the rank's turn taken when it lets its threads call MPI. */
+static inline tm_mpi_rank_t *tm_mpi_rank_enter(const char *call)
+{
+    tm_mpi_rank_t *r = tm_mpi_rank_get(call);
+    if (__builtin_expect(r->threads, 0))
+        tm_mpi_turn_take(r);
+    return r;
+}
+
+static inline void tm_mpi_rank_leave(tm_mpi_rank_t *const *r)
+{
+    if (__builtin_expect((*r)->threads, 0))
+        tm_mpi_turn_give(*r);
+}
+
+/* Declares `r`, the calling rank for MPI call `call`, holding its turn until the end of the
+ * enclosing block: how an MPI call starts. */
+#define TM_MPI_RANK(r, call)                                                                       \
+    tm_mpi_rank_t *r __attribute__((cleanup(tm_mpi_rank_leave))) = tm_mpi_rank_enter(call)
 
 /* ------------------------------------------------------------------ communicators */
 

@@ -52,7 +52,8 @@ void tm_p2p_blocked_record(tm_mpi_rank_t *r, const tm_p2p_blocked_note_t *note)
 
 void tm_p2p_note_blocked(tm_mpi_rank_t *r, const char *fmt, ...)
 {
-    if (!tm_p2p_job.notes_read)
+    /* The note has one writer, the rank's ULT: a thread it started leaves none. */
+    if (!tm_p2p_job.notes_read || tm_rt_rank_self() != r->rt)
         return;
     tm_p2p_blocked_note_t note = {.count = 0};
     va_list ap;

@@ -5,6 +5,9 @@
  */
 #include "config.h"
 
+#include <sched.h>
+#include <time.h>
+
 #include "p2p/p2p_impl.h"
 #include "p2p/transport.h"
 
@@ -56,11 +59,37 @@ void tm_p2p_wait_noted(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
     tm_p2p_wait_sleeping(r, done, arg, note, note_arg, NULL);
 }
 
+/* A thread the rank started (MPI_THREAD_SERIALIZED, _MULTIPLE) waits by polling: it cannot sleep
+ * as a ULT does, and nothing pokes it. Between polls it gives up the rank's turn, so that the
+ * rank and its other threads go on, and lets its CPU go, then sleeps a little once it has
+ * polled a while (what it waits for may take long). */
+#define THREAD_WAIT_YIELDS   200
+#define THREAD_WAIT_SLEEP_NS 20000
+
+static void wait_thread(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg)
+{
+    for (unsigned polls = 0;; polls++) {
+        bool did = tm_p2p_progress(r);
+        if (done ? done(arg) : did)
+            return;
+        unsigned depth = tm_mpi_turn_give_all(r);
+        if (polls < THREAD_WAIT_YIELDS)
+            sched_yield();
+        else
+            nanosleep(&(struct timespec){0, THREAD_WAIT_SLEEP_NS}, NULL);
+        tm_mpi_turn_take_back(r, depth);
+    }
+}
+
 void tm_p2p_wait_sleeping(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
                           void (*note)(void *note_arg, tm_p2p_blocked_note_t *out), void *note_arg,
                           void (*sleeps)(void *arg))
 {
     TM_RT_PROFILE_SCOPE(PROGRESS);
+    if (r->threads && tm_rt_rank_self() != r->rt) {
+        wait_thread(r, done, arg);
+        return;
+    }
     tm_p2p_mailbox_t *mb = r->p2p->match.mailbox;
     tm_p2p_mailbox_t *coll = tm_p2p_mailbox_get(r->rt->world_rank, true);
     tm_sched_ult_t *self = tm_sched_self();
@@ -103,8 +132,17 @@ void tm_p2p_wait_sleeping(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
             tm_p2p_blocked_record(r, &record);
             note = NULL;
         }
-        if (!work)
+        if (!work && r->threads) {
+            /* Our turn goes while we sleep; a thread that takes it wakes us when it gives it
+             * back (tm_mpi_turn_give), since what it did may be what we wait for. */
+            atomic_store_explicit(&r->turn_sleeper, self, memory_order_relaxed);
+            unsigned depth = tm_mpi_turn_give_all(r);
             tm_rt_profile_park();
+            tm_mpi_turn_take_back(r, depth);
+            atomic_store_explicit(&r->turn_sleeper, NULL, memory_order_relaxed);
+        } else if (!work) {
+            tm_rt_profile_park();
+        }
         atomic_store_explicit(&mb->sleeper, NULL, memory_order_relaxed);
         if (colls)
             atomic_store_explicit(&coll->sleeper, NULL, memory_order_relaxed);

@@ -20,7 +20,8 @@ runtime_libtmrt_la_SOURCES = \
 	runtime/profile.h \
 	runtime/profile_clock.h \
 	runtime/profile.c \
-	runtime/affinity.c
+	runtime/affinity.c \
+	runtime/threads.c
 
 # Linked into the program's shared object, so into each rank's private copy: exit() and the
 # standard-input functions of a rank go through the runtime (rank_hooks.c), and the C library's

@@ -118,6 +118,14 @@ int tm_rt_rank_vp(int world_rank)
     return job.placement.rank_vp[world_rank];
 }
 
+bool tm_rt_rank_shares_vp(int world_rank)
+{
+    for (int i = 0; i < job.nranks; i++)
+        if (i != world_rank && job.placement.rank_vp[i] == job.placement.rank_vp[world_rank])
+            return true;
+    return false;
+}
+
 int tm_rt_progress_vp(int world_rank)
 {
     return job.placement.progress_vp[world_rank];

@@ -97,6 +97,17 @@ static inline tm_rt_rank_t *tm_rt_rank_self(void)
     return data & TM_RT_PROGRESS_TAG ? NULL : (tm_rt_rank_t *)data;
 }
 
+/* The rank that started the calling thread, directly or through threads it started (a
+ * pthread_create interposed for the process, runtime/threads.c); NULL for the ranks' own ULTs
+ * and for threads that no rank started. */
+tm_rt_rank_t *tm_rt_thread_rank(void);
+
+/* Whether that rank is uncertain: the calling thread was started by an OpenMP runtime for a rank
+ * whose kernel thread other ranks share. Such a runtime keeps its pool of threads per kernel
+ * thread, so that a parallel region of one rank may run on threads another rank's region
+ * started. */
+bool tm_rt_thread_rank_uncertain(void);
+
 /* A rank's progress thread runs its collectives, and with them the user operations of its
  * reductions, which MPI lets call MPI_Abort (MPI 3.1, section 5.9.5). It is no rank for MPI
  * calls, but tm_rt_progress_owner tells which rank's it is: the rank the calling progress thread
@@ -130,6 +141,9 @@ int tm_rt_idle_cores(void);
 
 /* The VP where world rank `world_rank` runs (ranks never change VPs). */
 int tm_rt_rank_vp(int world_rank);
+
+/* Whether other ranks run on the VP of rank `world_rank` (they share its kernel thread). */
+bool tm_rt_rank_shares_vp(int world_rank);
 
 /* The VP where the progress thread of world rank `world_rank` runs ([placement] progress), or -1
  * when ranks have no progress thread (progress = none: collectives progress in MPI calls). */

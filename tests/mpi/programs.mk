@@ -12,6 +12,7 @@ MPI_TEST_PROGS += \
 MPI_SCRIPT_TESTS += \
 	tests/mpi/libc_same.sh \
 	tests/mpi/threads_fork.sh \
+	tests/mpi/thread_openmp.sh \
 	tests/mpi/affinity.sh \
 	tests/mpi/many_ranks.sh \
 	tests/mpi/coll_mismatch_fatal.sh \
@@ -29,6 +30,7 @@ EXTRA_DIST += \
 	tests/mpi/getopt_cases.c \
 	tests/mpi/static_cases.c \
 	tests/mpi/threads_fork.c \
+	tests/mpi/thread_openmp.c \
 	tests/mpi/affinity.c \
 	tests/mpi/many_ranks.c \
 	tests/mpi/status.c \
@@ -52,6 +54,7 @@ MPI_TEST_PROGS += \
 	tests/mpi/comm_disconnect.x \
 	tests/mpi/type_f90.x \
 	tests/mpi/type_large_count.x \
+	tests/mpi/thread_multiple.x \
 	tests/mpi/mpi_version.x \
 	tests/mpi/mpi_errors.x \
 	tests/mpi/mpi_pmpi.x

@@ -51,6 +51,16 @@ bool tm_rt_coll_check_types(void)
     return true;
 }
 
+tm_rt_rank_t *tm_rt_thread_rank(void)
+{
+    return NULL; /* the unit tests' threads are no rank's */
+}
+
+bool tm_rt_thread_rank_uncertain(void)
+{
+    return false;
+}
+
 bool tm_rt_forked(void)
 {
     return false;
