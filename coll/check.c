@@ -70,6 +70,31 @@ static const char *op_name(int kind)
     return "an operation";
 }
 
+static const tm_mpi_group_t *ledger_first_group(const tm_mpi_comm_t *c);
+
+/* On an intercommunicator, where the ledger holds both groups: the mismatch of members a and b
+ * of the ledger, which compares the calls and their operations only (each group passes its own
+ * roots, and pieces of data of its own size). */
+static int inter_mismatch_raise(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, int a,
+                                const tm_coll_sig_t *sa, int b, const tm_coll_sig_t *sb)
+{
+    char who[2][64];
+    int first = ledger_first_group(c)->size;
+    for (int i = 0; i < 2; i++) {
+        int k = i ? b : a;
+        bool in_first = k < first;
+        snprintf(who[i], sizeof who[i], "rank %d of the %s group", in_first ? k : k - first,
+                 in_first == (ledger_first_group(c) == c->group) ? "local" : "remote");
+    }
+    if (sa->call != sb->call && !tm_coll_sig_names_equal(sa->call, sb->call))
+        return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_OTHER,
+                                  "collective mismatch on %s: %s called %s, %s %s", c->name, who[0],
+                                  sa->call, who[1], sb->call);
+    return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_OP,
+                              "collective mismatch on %s: %s called %s with %s, %s with %s",
+                              c->name, who[0], sa->call, op_name(sa->op), who[1], op_name(sb->op));
+}
+
 int tm_coll_mismatch_raise(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                            const tm_coll_mismatch_t *m)
 {
@@ -83,6 +108,8 @@ int tm_coll_mismatch_raise(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
         ra = m->b;
         rb = m->a;
     }
+    if (c->remote)
+        return inter_mismatch_raise(r, c, call, ra, a, rb, b);
     if (a->call != b->call && !tm_coll_sig_names_equal(a->call, b->call))
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_OTHER,
                                   "collective mismatch on %s: rank %d called %s, rank %d %s",
@@ -133,12 +160,14 @@ typedef struct ledger_member {
 } ledger_member_t;
 
 struct tm_coll_ledger {
-    int context_id, leader, size; /* the key: context id, world rank of rank 0; members */
+    /* The key: context id, world rank of rank 0 (of an intercommunicator's groups, the lower);
+     * the members, both groups' for an intercommunicator (ledger_index). */
+    int context_id, leader, size;
     /* Members whose view has not gone yet, and schedules that read `broken`. It starts at the
      * size, not at the views that took it: a member may make its calls and let its view go
      * before a slower one even looks for the ledger, whose entries must outlive it. */
     _Atomic int refs;
-    tm_mpi_group_t *group; /* the members (a reference), to wake them when it breaks */
+    int *world; /* the members' world ranks, to wake them when it breaks */
     struct tm_coll_ledger *next;
     /* 0, or 1 once a mismatch broke the communicator: written once, by who found it, with the
      * call's number and what differed before (release). */
@@ -171,36 +200,61 @@ static void comparer_start(void)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/* An intercommunicator's ledger holds both groups, the one whose rank 0 has the lower world rank
+ * first, so that the comparing thread compares calls across them as within each. */
+static const tm_mpi_group_t *ledger_first_group(const tm_mpi_comm_t *c)
+{
+    return !c->remote || c->group->world_ranks[0] < c->remote->world_ranks[0] ? c->group
+                                                                              : c->remote;
+}
+
+static int ledger_size(const tm_mpi_comm_t *c)
+{
+    return c->size + (c->remote ? c->remote->size : 0);
+}
+
+/* Member `rank` of c's group, in c's ledger. */
+static int ledger_index(const tm_mpi_comm_t *c, int rank)
+{
+    return ledger_first_group(c) == c->group ? rank : c->remote->size + rank;
+}
+
 /* c's ledger, made by its first member that needs it (or lets its view go); NULL when out of
  * memory (the check then does nothing for c). */
 static struct tm_coll_ledger *ledger_get(tm_mpi_comm_t *c)
 {
     static pthread_once_t comparer_once = PTHREAD_ONCE_INIT;
-    int leader = c->group->world_ranks[0];
+    const tm_mpi_group_t *first = ledger_first_group(c);
+    const tm_mpi_group_t *second = first == c->group ? c->remote : c->group;
+    int leader = first->world_ranks[0], size = ledger_size(c);
     pthread_mutex_lock(&registry.lock);
     struct tm_coll_ledger *l = registry.head;
     while (l && (l->context_id != c->context_id || l->leader != leader))
         l = l->next;
     if (!l) {
-        size_t bytes = sizeof *l + (size_t)c->size * sizeof(ledger_member_t);
+        size_t bytes = sizeof *l + (size_t)size * sizeof(ledger_member_t);
         bytes = (bytes + TM_SHM_CACHE_LINE - 1) / TM_SHM_CACHE_LINE * TM_SHM_CACHE_LINE;
-        if (!(l = aligned_alloc(TM_SHM_CACHE_LINE, bytes))) {
+        int *world = malloc((size_t)size * sizeof *world);
+        if (!world || !(l = aligned_alloc(TM_SHM_CACHE_LINE, bytes))) {
             pthread_mutex_unlock(&registry.lock);
+            free(world);
             return NULL;
         }
         memset(l, 0, bytes);
         l->context_id = c->context_id;
         l->leader = leader;
-        l->size = c->size;
-        atomic_init(&l->refs, c->size);
-        l->group = c->group;
-        tm_mpi_group_retain(l->group);
+        l->size = size;
+        atomic_init(&l->refs, size);
+        memcpy(world, first->world_ranks, (size_t)first->size * sizeof *world);
+        if (second)
+            memcpy(world + first->size, second->world_ranks, (size_t)second->size * sizeof *world);
+        l->world = world;
         atomic_init(&l->broken, 0);
         l->next = registry.head;
         registry.head = l;
     }
     pthread_mutex_unlock(&registry.lock);
-    if (c->size > 1)
+    if (size > 1)
         pthread_once(&comparer_once, comparer_start);
     return l;
 }
@@ -215,7 +269,7 @@ static void ledger_put(struct tm_coll_ledger *l)
         link = &(*link)->next;
     *link = l->next;
     pthread_mutex_unlock(&registry.lock);
-    tm_mpi_group_release(l->group);
+    free(l->world);
     free(l);
 }
 
@@ -286,7 +340,7 @@ static void ledger_break(struct tm_coll_ledger *l, uint64_t seq, const tm_coll_m
     if (!first)
         return;
     for (int k = 0; k < l->size; k++) {
-        int world = l->group->world_ranks[k];
+        int world = l->world[k];
         tm_p2p_mailbox_poke(tm_p2p_mailbox_get(world, false));
         tm_p2p_mailbox_poke(tm_p2p_mailbox_get(world, true));
     }
@@ -368,6 +422,7 @@ static struct tm_coll_check *check_of(tm_mpi_comm_t *c)
     if (!k)
         return NULL;
     memset(k, 0, sizeof *k);
+    k->index = ledger_index(c, c->rank);
     k->ledger = ledger_get(c);
     if (!k->ledger) {
         free(k);
@@ -392,7 +447,7 @@ int tm_coll_check_begin_slow(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *cal
      * only in their tags: theirs go in now. */
     if (meet == TM_COLL_MEET_ROUND)
         return MPI_SUCCESS;
-    entry_write(&l->members[c->rank].entries[seq % CHECK_DEPTH], seq, sig, meet);
+    entry_write(&l->members[k->index].entries[seq % CHECK_DEPTH], seq, sig, meet);
     /* The tag's signature bits: a hash of the name, root and operation (not of the name's
      * address, which may differ for equal names). */
     if (k->hashed_call != sig->call) {
@@ -411,7 +466,8 @@ void tm_coll_check_sleeps(tm_mpi_comm_t *c, uint64_t seq, const tm_coll_sig_t *s
                           tm_coll_meet_t meet)
 {
     if (c->check) /* none: out of memory when it was made */
-        entry_write(&c->check->ledger->members[c->rank].entries[seq % CHECK_DEPTH], seq, sig, meet);
+        entry_write(&c->check->ledger->members[c->check->index].entries[seq % CHECK_DEPTH], seq,
+                    sig, meet);
 }
 
 void tm_coll_check_abort_on(tm_mpi_comm_t *c, tm_nbc_sched_t *s)
@@ -449,17 +505,19 @@ int tm_coll_check_final(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
      * (a broadcast's root, say) may be all a slower neighbour waits on. */
     struct tm_coll_ledger *l = k->ledger;
     atomic_thread_fence(memory_order_seq_cst);
-    uint64_t latest = entry_latest(l, c->rank);
+    uint64_t latest = entry_latest(l, k->index);
     for (uint64_t seq = latest > CHECK_DEPTH ? latest - CHECK_DEPTH + 1 : 1; seq <= latest; seq++)
-        for (int n = c->rank - 1; n <= c->rank + 1; n += 2) {
+        for (int n = k->index - 1; n <= k->index + 1; n += 2) {
             bool pending;
-            if (n >= 0 && n < c->size && !atomic_load_explicit(&l->broken, memory_order_acquire))
-                compare_call(l, c->rank, n, seq, &pending);
+            if (n >= 0 && n < l->size && !atomic_load_explicit(&l->broken, memory_order_acquire))
+                compare_call(l, k->index, n, seq, &pending);
         }
     if (!tm_coll_check_is_broken(c) || k->told)
         return MPI_SUCCESS;
     k->told = true;
     const tm_coll_mismatch_t *m = &l->mismatch;
+    if (c->remote)
+        return tm_coll_mismatch_raise(r, c, call, m);
     int ra = m->a < m->b ? m->a : m->b, rb = m->a < m->b ? m->b : m->a;
     const tm_coll_sig_t *a = m->a < m->b ? &m->sig_a : &m->sig_b;
     const tm_coll_sig_t *b = m->a < m->b ? &m->sig_b : &m->sig_a;
@@ -475,7 +533,7 @@ void tm_coll_check_release(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
 {
     struct tm_coll_check *k = c->check;
     if (!k) {
-        if (c->size > 1)
+        if (ledger_size(c) > 1)
             ledger_put(ledger_get(c)); /* one member less, which never made a collective call */
         return;
     }

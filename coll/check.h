@@ -95,6 +95,7 @@ typedef enum tm_coll_meet {
 /* A view's state of the check (check.c; here for the inline parts below). */
 struct tm_coll_check {
     struct tm_coll_ledger *ledger;
+    int index; /* the member's in the ledger: its rank, after the first group's if second */
     const _Atomic int *broken; /* the ledger's word that says the communicator broke */
     /* The last call's name and its hash, for the tags (a call is mostly repeated). */
     const char *hashed_call;

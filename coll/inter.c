@@ -22,6 +22,18 @@
 #include "coll/blocks.h"
 #include "coll/coll.h"
 
+/* Numbers the call on c and writes it into the ledger that both groups share (check.h), which
+ * compares the calls and their operations across the groups (each group passes roots of its own,
+ * and its own amounts of data); a mismatch breaks the communicator, which ends the calls' schedules
+ * with it. Returns from the entry point on a communicator broken before. */
+#define INTER_CHECK(op)                                                                            \
+    do {                                                                                           \
+        tm_coll_sig_t sig_ = tm_coll_sig(call, -1, (op), 0, NULL);                                 \
+        int err_ = tm_coll_check_begin(r, c, call, &sig_, TM_COLL_MEET_MESSAGES);                  \
+        if (err_ != MPI_SUCCESS)                                                                   \
+            return err_;                                                                           \
+    } while (0)
+
 /* The scratch slot size for count elements of type, a multiple of 64 bytes. */
 static size_t slot_bytes(size_t count, const tm_mpi_type_t *type)
 {
@@ -39,6 +51,7 @@ static char *slot(tm_nbc_sched_t *s, size_t bytes, int j, size_t count, const tm
 int tm_coll_inter_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                           MPI_Request *request)
 {
+    INTER_CHECK(NULL);
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, 0);
     if (s) {
         tm_mpi_type_t *byte = tm_coll_byte_type();
@@ -62,6 +75,7 @@ int tm_coll_inter_barrier(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
 int tm_coll_inter_bcast(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, void *buf,
                         size_t count, tm_mpi_type_t *type, int root, MPI_Request *request)
 {
+    INTER_CHECK(NULL);
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, 0);
     if (s && root == MPI_ROOT)
         for (int i = 0; i < c->remote->size; i++)
@@ -76,6 +90,7 @@ int tm_coll_inter_gather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, c
                          size_t sendcount, tm_mpi_type_t *stype, const tm_coll_blocks_t *recv,
                          int root, MPI_Request *request)
 {
+    INTER_CHECK(NULL);
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, 0);
     if (s && root == MPI_ROOT)
         for (int i = 0; i < c->remote->size; i++)
@@ -91,6 +106,7 @@ int tm_coll_inter_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                           const tm_coll_blocks_t *send, void *recvbuf, size_t recvcount,
                           tm_mpi_type_t *rtype, int root, MPI_Request *request)
 {
+    INTER_CHECK(NULL);
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, 0);
     if (s && root == MPI_ROOT)
         for (int i = 0; i < c->remote->size; i++)
@@ -106,6 +122,7 @@ int tm_coll_inter_allgather(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call
                             const void *sendbuf, size_t sendcount, tm_mpi_type_t *stype,
                             const tm_coll_blocks_t *recv, MPI_Request *request)
 {
+    INTER_CHECK(NULL);
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, 0);
     for (int i = 0; s && i < c->remote->size; i++) {
         tm_nbc_sched_recv(s, tm_coll_blocks_at(recv, i), tm_coll_blocks_count(recv, i),
@@ -120,6 +137,7 @@ int tm_coll_inter_alltoall(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
                            const tm_coll_blocks_t *send, const tm_coll_blocks_t *recv,
                            MPI_Request *request)
 {
+    INTER_CHECK(NULL);
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, 0);
     for (int i = 0; s && i < c->remote->size; i++) {
         tm_nbc_sched_recv(s, tm_coll_blocks_at(recv, i), tm_coll_blocks_count(recv, i),
@@ -146,6 +164,7 @@ int tm_coll_inter_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, c
                          void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
                          int root, MPI_Request *request)
 {
+    INTER_CHECK(op);
     int remote = c->remote->size;
     size_t bytes = root == MPI_ROOT ? slot_bytes(count, type) : 0;
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, bytes * (size_t)(remote - 1));
@@ -185,6 +204,7 @@ int tm_coll_inter_allreduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call
                             void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
                             MPI_Request *request)
 {
+    INTER_CHECK(op);
     int remote = c->remote->size;
     bool leader = c->rank == 0;
     size_t bytes = leader ? slot_bytes(count, type) : 0;
@@ -210,6 +230,7 @@ int tm_coll_inter_reduce_scatter(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char 
                                  size_t mine_count, tm_mpi_type_t *type, tm_mpi_op_t *op,
                                  MPI_Request *request)
 {
+    INTER_CHECK(op);
     int remote = c->remote->size;
     bool leader = c->rank == 0;
     size_t bytes = slot_bytes(total, type);

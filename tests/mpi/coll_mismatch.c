@@ -13,6 +13,9 @@
  * mismatch may break. No member hangs, some member gets an error (a member whose part needed
  * nobody else's, a broadcast's root say, from MPI_Comm_free), and MPI_COMM_WORLD stays usable.
  *
+ * With the argument "inter": calls on an intercommunicator of the two halves of the ranks, where
+ * the groups' calls are compared by the ledger (see inter_pair).
+ *
  * With the arguments "fatal A B", under the default handler: the odd rank calls B, the others A
  * (for coll_mismatch_fatal.sh, which checks the message and the exit status). */
 #include <mpi.h>
@@ -251,6 +254,76 @@ static void data_pairs(bool flat)
     free(out);
 }
 
+/* On an intercommunicator of the two halves of MPI_COMM_WORLD: group 0 calls a, group 1 b
+ * (barrier, bcast from group 0's rank 0, allreduce with `op`); calls that differ are an error
+ * somewhere (class want), never a hang, and MPI_COMM_WORLD stays in step; calls that agree
+ * succeed with the right data. */
+enum inter_call { INTER_BARRIER, INTER_BCAST, INTER_ALLREDUCE_SUM, INTER_ALLREDUCE_MAX };
+static const char *inter_names[] = {"barrier", "bcast", "allreduce_sum", "allreduce_max"};
+
+static void inter_pair(enum inter_call a, enum inter_call b, int want)
+{
+    int group = rank < size / 2, local;
+    MPI_Comm half, inter;
+    MPI_Comm_split(MPI_COMM_WORLD, group, rank, &half);
+    MPI_Comm_rank(half, &local);
+    /* the other group's leader: world rank 0 or size / 2 */
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, group ? size / 2 : 0, 77, &inter);
+    MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+    enum inter_call mine = group ? a : b;
+    int rc = MPI_SUCCESS, value = 10 + rank, result = -1, remote = 0;
+    MPI_Comm_remote_size(inter, &remote);
+    switch (mine) {
+    case INTER_BARRIER:
+        rc = MPI_Barrier(inter);
+        break;
+    case INTER_BCAST: /* from the first group's (world ranks 0...) rank 0 */
+        rc = MPI_Bcast(&value, 1, MPI_INT, group ? (local == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0,
+                       inter);
+        break;
+    default:
+        rc = MPI_Allreduce(&value, &result, 1, MPI_INT,
+                           mine == INTER_ALLREDUCE_SUM ? MPI_SUM : MPI_MAX, inter);
+        break;
+    }
+    int freed = MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+    int got = MPI_SUCCESS;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_class(rc, &got);
+    else if (freed != MPI_SUCCESS)
+        MPI_Error_class(freed, &got);
+    int wrong = want == MPI_SUCCESS ? got != MPI_SUCCESS : got != MPI_SUCCESS && got != want;
+    if (want == MPI_SUCCESS && a == INTER_ALLREDUCE_SUM && got == MPI_SUCCESS) {
+        /* the other group's sum: world ranks [size/2, size) for group 1, [0, size/2) for 0 */
+        int lo = group ? size / 2 : 0, hi = group ? size : size / 2, sum = 0;
+        for (int k = lo; k < hi; k++)
+            sum += 10 + k;
+        wrong |= result != sum;
+    }
+    int errors = got != MPI_SUCCESS, all_errors = 0, all_wrong = 0;
+    MPI_Allreduce(&errors, &all_errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&wrong, &all_wrong, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (all_wrong || (want != MPI_SUCCESS && all_errors == 0)) {
+        failures++;
+        if (rank == 0)
+            fprintf(stderr,
+                    "coll_mismatch: intercommunicator, %s against %s: %d members wrong, %d "
+                    "errors\n",
+                    inter_names[a], inter_names[b], all_wrong, all_errors);
+    }
+    in_step(inter_names[a], inter_names[b]);
+}
+
+static void inter_pairs(void)
+{
+    inter_pair(INTER_BARRIER, INTER_BARRIER, MPI_SUCCESS);
+    inter_pair(INTER_ALLREDUCE_SUM, INTER_ALLREDUCE_SUM, MPI_SUCCESS);
+    inter_pair(INTER_BARRIER, INTER_BCAST, MPI_ERR_OTHER);
+    inter_pair(INTER_BCAST, INTER_ALLREDUCE_SUM, MPI_ERR_OTHER);
+    inter_pair(INTER_ALLREDUCE_SUM, INTER_ALLREDUCE_MAX, MPI_ERR_OP);
+}
+
 static enum kind kind_named(const char *name)
 {
     for (int k = 0; k < NALL; k++)
@@ -273,6 +346,16 @@ int main(int argc, char **argv)
         free(out);
         MPI_Finalize();
         return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "inter") == 0) {
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        inter_pairs();
+        int all = 0;
+        MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        if (rank == 0)
+            printf("coll_mismatch: %s\n", all ? "FAILED" : "ok");
+        MPI_Finalize();
+        return all ? 1 : 0;
     }
     bool large = argc > 1 && strcmp(argv[1], "large") == 0;
     bool nonblocking = argc > 1 && strcmp(argv[1], "nb") == 0;

@@ -185,9 +185,11 @@ START_TEST(test_comm_not_a_rank)
     int size;
 
     fake_rt_set_caller(0);
-    fake_rt_expect_abort(-1, "MPI_Comm_size (rank ?): called by a thread that is not an MPI rank "
-                             "(only a rank's own thread may call MPI: ThreadMPI provides at most "
-                             "MPI_THREAD_FUNNELED) (MPI_ERR_OTHER)\n");
+    fake_rt_expect_abort(-1,
+                         "MPI_Comm_size (rank ?): called by a thread that is not an MPI rank and "
+                         "that no rank started (a rank's own thread may call MPI, and "
+                         "under MPI_THREAD_MULTIPLE the threads it started) "
+                         "(MPI_ERR_OTHER)\n");
     MPI_Comm_size(MPI_COMM_WORLD, &size);
 }
 END_TEST
