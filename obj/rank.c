@@ -94,11 +94,11 @@ static void turn_acquire(tm_mpi_rank_t *r, uintptr_t me)
             atomic_compare_exchange_weak_explicit(&r->turn_owner, &free_turn, me,
                                                   memory_order_acquire, memory_order_relaxed))
             return;
-        if (me == TM_MPI_TURN_RANK ? !tm_sched_yield() : spins >= 64) {
-            if (me == TM_MPI_TURN_RANK)
+        if (me == TM_MPI_TURN_RANK) {
+            if (!tm_sched_yield())
                 tm_sched_cpu_relax();
-            else
-                sched_yield();
+        } else if (spins >= 64) {
+            sched_yield();
         } else {
             tm_sched_cpu_relax();
         }
@@ -117,8 +117,8 @@ void tm_mpi_turn_take(tm_mpi_rank_t *r)
 }
 
 /* The turn is free again: a thread that held it wakes the rank's ULT if it sleeps in a wait,
- * which then looks again at what it waits for (Dekker with tm_p2p_wait_sleeping, which publishes
- * turn_sleeper before it gives up its turn). */
+ * which then looks again at what it waits for. The ULT publishes turn_sleeper before it gives
+ * its turn up (tm_p2p_wait_sleeping), so a thread that took the turn after that sees it. */
 static void turn_release(tm_mpi_rank_t *r, uintptr_t me)
 {
     /* release: what we did in our turn, for the next owner's acquire */
