@@ -98,28 +98,17 @@ static tm_mpi_type_piece_t *tm_mpi_type_pieces(MPI_Count n)
 #define TM_MPI_TYPE_NOMEM() tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_OTHER, "out of memory")
 
 /* The int forms of the constructors widen their arrays to MPI_Count and share the large-count
- * forms' code: *out gets the n values of v (NULL when v is NULL). 0 or -ENOMEM. */
-static int tm_mpi_type_widen(const int *v, int n, MPI_Count **out)
+ * forms' code: *out gets the n values of `ints`, or of `aints` when that is NULL (*out NULL when
+ * both are). 0 or -ENOMEM. */
+static int tm_mpi_type_widen(const int *ints, const MPI_Aint *aints, int n, MPI_Count **out)
 {
     *out = NULL;
-    if (v == NULL || n <= 0)
+    if ((ints == NULL && aints == NULL) || n <= 0)
         return 0;
     if ((*out = malloc((size_t)n * sizeof(MPI_Count))) == NULL)
         return -ENOMEM;
     for (int i = 0; i < n; i++)
-        (*out)[i] = v[i];
-    return 0;
-}
-
-static int tm_mpi_type_widen_aints(const MPI_Aint *v, int n, MPI_Count **out)
-{
-    *out = NULL;
-    if (v == NULL || n <= 0)
-        return 0;
-    if ((*out = malloc((size_t)n * sizeof(MPI_Count))) == NULL)
-        return -ENOMEM;
-    for (int i = 0; i < n; i++)
-        (*out)[i] = v[i];
+        (*out)[i] = ints ? ints[i] : aints[i];
     return 0;
 }
 
@@ -368,9 +357,8 @@ static int tm_mpi_type_indexed_int(const char *call, int combiner, int count, co
     MPI_Count *wide_blocklens, *wide_disps = NULL;
     int err;
 
-    if (tm_mpi_type_widen(blocklens, count, &wide_blocklens) != 0 ||
-        (idisps ? tm_mpi_type_widen(idisps, count, &wide_disps)
-                : tm_mpi_type_widen_aints(adisps, count, &wide_disps)) != 0) {
+    if (tm_mpi_type_widen(blocklens, NULL, count, &wide_blocklens) != 0 ||
+        tm_mpi_type_widen(idisps, adisps, count, &wide_disps) != 0) {
         TM_MPI_RANK(r, call);
 
         free(wide_blocklens);
@@ -544,8 +532,8 @@ static int tm_mpi_type_struct_int(const char *call, int count, const int array_o
     MPI_Count *blocklens, *disps = NULL;
     int err;
 
-    if (tm_mpi_type_widen(array_of_blocklengths, count, &blocklens) != 0 ||
-        tm_mpi_type_widen_aints(array_of_displacements, count, &disps) != 0) {
+    if (tm_mpi_type_widen(array_of_blocklengths, NULL, count, &blocklens) != 0 ||
+        tm_mpi_type_widen(NULL, array_of_displacements, count, &disps) != 0) {
         TM_MPI_RANK(r, call);
 
         free(blocklens);
