@@ -7,9 +7,13 @@
  * level of both trees maps on the split: the ranks run the S leaf levels of the reduce at call
  * time (RANK rounds first), the progress thread the H - S upper levels of the reduce and of the
  * broadcast (ANY rounds), and the ranks the S leaf levels of the broadcast again, in
- * MPI_Test/MPI_Wait (RANK rounds last). Chosen for every MPI_Iallreduce; blocking allreduce
- * uses recursive doubling or Rabenseifner's algorithm, which finish sooner when nothing is to
- * be overlapped.
+ * MPI_Test/MPI_Wait (RANK rounds last). Chosen for MPI_Iallreduce from TM_COLL_SHARED_BYTES
+ * on, and for every size where ranks share cores, where its 2 (p - 1) messages, fewer than the
+ * exchanges' p lg p, make less work for the cores (16 ranks on 2 cores, 64 KiB, started and
+ * waited for at once: 270-285 against 390-485 us). Smaller ones where each rank has a core of
+ * its own take the blocking allreduce's algorithms, whose lg p steps finish sooner (2 ranks on
+ * 2 cores: 9.0-12.5 against 8.2-17.8 us, 3 runs each; the 16-core figures are in
+ * docs/manycore.md).
  */
 #include "config.h"
 

@@ -184,24 +184,24 @@ int tm_coll_allreduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, cons
     CHECK_BEGIN(-1, op, count, type, flat && !request);
     if (request && flat) {
         return tm_coll_flat_nb(r, c, call, &sig, data, recvbuf, count, type, op, -1, request);
-    } else if (request) {
+    } else if (request &&
+               (count * type->size >= TM_COLL_SHARED_BYTES || tm_rt_ranks_share_cores())) {
         s = tm_coll_allreduce_split(r, c, data, recvbuf, count, type, op,
                                     tm_coll_levels(c, true, false));
     } else if (flat) {
         return tm_coll_flat_reduce(r, c, call, &sig, data, recvbuf, count, type, op, -1);
-    } else if (tm_coll_use_shared(c, count, type, op)) {
+    } else if (!request && tm_coll_use_shared(c, count, type, op)) {
         return tm_coll_allreduce_shared(r, c, call, data, recvbuf, count, type, op);
     } else {
+        int levels = tm_coll_levels(c, request != NULL, false);
         int pof2 = 1;
         while (2 * pof2 <= c->size)
             pof2 *= 2;
         if (count * type->size < ALLREDUCE_SMALL || !tm_mpi_op_is_commutative(op) || pof2 < 4 ||
             count < (size_t)pof2)
-            s = tm_coll_allreduce_recdoubling(r, c, data, recvbuf, count, type, op,
-                                              TM_NBC_ALL_LEVELS);
+            s = tm_coll_allreduce_recdoubling(r, c, data, recvbuf, count, type, op, levels);
         else
-            s = tm_coll_allreduce_rabenseifner(r, c, data, recvbuf, count, type, op,
-                                               TM_NBC_ALL_LEVELS);
+            s = tm_coll_allreduce_rabenseifner(r, c, data, recvbuf, count, type, op, levels);
     }
     return tm_coll_run(r, c, call, s, request);
 }

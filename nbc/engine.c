@@ -24,10 +24,11 @@
  * Alone on a core (progress = idle or comm), the thread first polls, for IDLE_SPIN_SECONDS, the
  * hints that there is work for it (`background`, and the mailbox's `am_posted` for active
  * messages), on lines that change only when those do, and leaves the rounds to its rank while
- * the rank runs them (progress_may_run). Sharing the rank's core, it runs only when the rank
- * yields. Either way it runs a pass only for a round it may run or an active message: the
- * rank's own rounds are the rank's, in its MPI calls (a thread on the rank's core that passed
- * whenever it ran did the rank's matching between the rank's yields, for nothing).
+ * the rank runs them (progress_may_run), except the large ones, which the rank hands off as it
+ * starts them ([nbc] handoff_bytes). Sharing the rank's core, it runs only when the rank yields.
+ * Either way it runs a pass only for a round it may run or an active message: the rank's own rounds
+ * are the rank's, in its MPI calls (a thread on the rank's core that passed whenever it ran did the
+ * rank's matching between the rank's yields, for nothing).
  */
 #include "config.h"
 
@@ -58,6 +59,19 @@
 #define GRACE_SECONDS 2e-6
 /* Alone on a core, it looks for work this often. */
 #define POLL_INTERVAL_SECONDS 0.5e-6
+/* A schedule whose background rounds move or combine [nbc] handoff_bytes at once (a transfer, a
+ * reduction or a copy; 256 KiB by default) is handed to a progress thread alone on its core as it
+ * starts: the rank runs only its own rounds in the call, and the thread takes the others at once,
+ * without the grace. Run by the rank, the call would make the copies and reductions that the
+ * thread is there to overlap with the rank's computation (a receive whose message came first is
+ * copied as it is posted); beside such work, the thread's taking over costs nothing. */
+
+/* Who runs a pass over the engine, and which rounds it may run. */
+typedef enum pass_mode {
+    PASS_THREAD,      /* the progress thread: the background (ANY) rounds */
+    PASS_RANK,        /* the rank, in its MPI calls: every round */
+    PASS_RANK_ROUNDS, /* the rank handing a schedule off as it starts it: the RANK rounds */
+} pass_mode_t;
 
 struct tm_nbc_engine {
     /* The holder's, behind the lock. */
@@ -74,6 +88,9 @@ struct tm_nbc_engine {
     /* Some schedule is at a round the progress thread may run: written by the passes that
      * change it. */
     alignas(TM_SHM_CACHE_LINE) _Atomic bool background;
+    /* The rank handed off a schedule ([nbc] handoff_bytes): the thread passes at once, without the
+     * grace; it lowers this as it does. */
+    _Atomic bool handoff;
     _Atomic int stop;        /* MPI_Finalize: the progress thread ends */
     _Atomic int exited;      /* the progress thread no longer touches the engine */
     _Atomic bool *am_posted; /* its mailbox's (p2p.h), fixed */
@@ -285,8 +302,9 @@ static void sched_abort(tm_nbc_engine_t *e, tm_nbc_sched_t *s)
     atomic_store_explicit(&s->round, s->nrounds, memory_order_relaxed);
 }
 
-/* Runs s as far as it can go now. Returns true when it did something. */
-static bool sched_advance(tm_nbc_engine_t *e, tm_nbc_sched_t *s, bool by_rank)
+/* Runs s as far as it can go now, in the rounds that `mode` may run. Returns true when it did
+ * something. */
+static bool sched_advance(tm_nbc_engine_t *e, tm_nbc_sched_t *s, pass_mode_t mode)
 {
     bool did = false;
     for (;;) {
@@ -300,7 +318,9 @@ static bool sched_advance(tm_nbc_engine_t *e, tm_nbc_sched_t *s, bool by_rank)
             if (round == s->nrounds)
                 return true;
         }
-        if (!by_rank && s->rounds[round].where == TM_NBC_RANK)
+        tm_nbc_where_t where = s->rounds[round].where;
+        if ((mode == PASS_THREAD && where == TM_NBC_RANK) ||
+            (mode == PASS_RANK_ROUNDS && where == TM_NBC_ANY))
             return did;
         round_start(e, s);
         did = true;
@@ -309,9 +329,10 @@ static bool sched_advance(tm_nbc_engine_t *e, tm_nbc_sched_t *s, bool by_rank)
 
 /* One pass over the engine, lock held. *rank_work_p: a schedule waits for a round only the rank
  * may run, or one was completed. *background_rose_p: `background` is true now and was not. */
-static bool engine_pass(tm_nbc_engine_t *e, bool by_rank, bool *rank_work_p,
+static bool engine_pass(tm_nbc_engine_t *e, pass_mode_t mode, bool *rank_work_p,
                         bool *background_rose_p)
 {
+    bool by_rank = mode != PASS_THREAD;
     bool did = tm_p2p_matcher_progress(&e->match);
     bool background = false;
     tm_nbc_sched_t *prev = NULL, *next;
@@ -321,7 +342,7 @@ static bool engine_pass(tm_nbc_engine_t *e, bool by_rank, bool *rank_work_p,
             atomic_load_explicit(&s->round, memory_order_relaxed) < s->nrounds) {
             sched_abort(e, s);
             did = true;
-        } else if (sched_advance(e, s, by_rank)) {
+        } else if (sched_advance(e, s, mode)) {
             did = true;
         }
         int round = atomic_load_explicit(&s->round, memory_order_relaxed);
@@ -362,9 +383,10 @@ static bool engine_pass(tm_nbc_engine_t *e, bool by_rank, bool *rank_work_p,
     return did;
 }
 
-bool tm_nbc_progress(tm_nbc_engine_t *e, bool by_rank)
+static bool engine_progress(tm_nbc_engine_t *e, pass_mode_t mode)
 {
     TM_RT_PROFILE_SCOPE(ENGINE);
+    bool by_rank = mode != PASS_THREAD;
     if (!engine_trylock(e))
         return true; /* the other side is at it */
     if (by_rank)
@@ -372,7 +394,7 @@ bool tm_nbc_progress(tm_nbc_engine_t *e, bool by_rank)
                               atomic_load_explicit(&e->rank_passes, memory_order_relaxed) + 1,
                               memory_order_relaxed);
     bool rank_work = false, background_rose = false;
-    bool did = engine_pass(e, by_rank, &rank_work, &background_rose);
+    bool did = engine_pass(e, mode, &rank_work, &background_rose);
     engine_unlock(e);
     if (!by_rank && did && rank_work) {
         tm_p2p_mailbox_poke_rank(e->p2p_mailbox);
@@ -385,6 +407,11 @@ bool tm_nbc_progress(tm_nbc_engine_t *e, bool by_rank)
             tm_rt_profile_unpark(e->progress);
     }
     return did;
+}
+
+bool tm_nbc_progress(tm_nbc_engine_t *e, bool by_rank)
+{
+    return engine_progress(e, by_rank ? PASS_RANK : PASS_THREAD);
 }
 
 /* ---- the progress thread ---- */
@@ -409,6 +436,11 @@ static bool progress_may_run(tm_nbc_engine_t *e, double *since, unsigned *seen)
 {
     if (!e->alone)
         return true;
+    if (atomic_load_explicit(&e->handoff, memory_order_relaxed)) {
+        atomic_store_explicit(&e->handoff, false, memory_order_relaxed);
+        *since = -1;
+        return true;
+    }
     double now = tm_rt_wtime();
     if (*since >= 0 && now - *since < GRACE_SECONDS)
         return false;
@@ -460,9 +492,13 @@ static void progress_main(void *arg)
     tm_rt_progress_attach_self(e->rank->rt->world_rank);
     while (!atomic_load_explicit(&e->stop, memory_order_acquire)) {
         bool did = false;
-        /* Only for rounds it may run or active messages, as alone: the rank's rounds are the
-         * rank's, in its own MPI calls, even where the thread shares its core. */
-        if (!progress_has_work(e)) {
+        /* Alone on its core, it takes its share of the copy of a large message that its rank's
+         * schedule sent, which the receiving side offers to whoever waits on the sender's side
+         * (p2p/copy.c): the copy ends sooner with two cores at it, and the rank, computing,
+         * would not come to take it. */
+        if (e->alone && tm_p2p_copy_help(e->match.mailbox)) {
+            did = true;
+        } else if (!progress_has_work(e)) {
             rank_since = -1;
         } else if (progress_may_run(e, &rank_since, &rank_seen)) {
             /* acquire: the active messages posted before the flag (tm_p2p_am_send) */
@@ -505,9 +541,10 @@ static void progress_main(void *arg)
     atomic_store_explicit(&e->exited, 1, memory_order_release);
 }
 
-void tm_nbc_engine_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, bool background)
+void tm_nbc_engine_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, bool background, size_t largest)
 {
     tm_nbc_engine_t *e = r->nbc;
+    bool handoff = background && e->progress && e->alone && largest >= tm_rt_handoff_bytes();
     engine_lock(e);
     s->next = NULL;
     if (e->tail)
@@ -518,12 +555,15 @@ void tm_nbc_engine_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, bool background)
     atomic_fetch_add_explicit(&e->nscheds, 1, memory_order_relaxed);
     engine_unlock(e);
     /* A thread that shares a core with ranks gets the schedule now, for when its rank yields; one
-     * alone on its core sees `background` rise, or is woken by the pass below. */
-    if (background && e->progress && !e->alone)
-        tm_rt_profile_unpark(e->progress);
+     * alone on its core sees `background` rise, or is woken by the pass below, or, handed the
+     * schedule off, is woken now (it may sleep as the helper of another schedule's round). */
+    if (handoff)
+        atomic_store_explicit(&e->handoff, true, memory_order_relaxed);
     /* Start what can start now (the first sends, a reduction's leaf levels as far as their data
      * is there) without waiting for anybody: a non-blocking collective call is local. */
-    tm_nbc_progress(e, true);
+    engine_progress(e, handoff ? PASS_RANK_ROUNDS : PASS_RANK);
+    if (background && e->progress && (!e->alone || handoff))
+        tm_rt_profile_unpark(e->progress);
 }
 
 tm_nbc_sched_t *tm_nbc_engine_spare_take(tm_nbc_engine_t *e)

@@ -295,6 +295,24 @@ static void sched_free_with_request(void *s)
     tm_nbc_sched_free(s);
 }
 
+/* The bytes an action moves or combines. */
+static size_t action_bytes(const tm_nbc_action_t *a)
+{
+    switch (a->kind) {
+    case TM_NBC_SEND:
+        return a->send.count * a->send.type->size;
+    case TM_NBC_RECV:
+        return a->recv.count * a->recv.type->size;
+    case TM_NBC_OP:
+        return a->op.count * a->op.type->size;
+    case TM_NBC_COPY:
+        return a->copy.scount * a->copy.stype->size;
+    case TM_NBC_POLL:
+        break;
+    }
+    return 0;
+}
+
 int tm_nbc_sched_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, tm_p2p_request_t *req)
 {
     if (s->err) {
@@ -322,9 +340,17 @@ int tm_nbc_sched_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, tm_p2p_request_t *re
         return 0;
     }
     bool background = false;
-    for (int k = 0; k < s->nrounds && !background; k++)
-        background = s->rounds[k].where == TM_NBC_ANY;
+    size_t largest = 0; /* bytes of the largest action of a background round */
+    for (int k = 0; k < s->nrounds; k++) {
+        if (s->rounds[k].where != TM_NBC_ANY)
+            continue;
+        background = true;
+        for (int i = k > 0 ? s->rounds[k - 1].end : 0; i < s->rounds[k].end; i++) {
+            size_t bytes = action_bytes(&s->actions[i]);
+            largest = bytes > largest ? bytes : largest;
+        }
+    }
     /* The rest of its RANK rounds runs in the rank's later MPI calls. */
-    tm_nbc_engine_start(r, s, background);
+    tm_nbc_engine_start(r, s, background, largest);
     return 0;
 }

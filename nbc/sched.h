@@ -116,7 +116,8 @@ bool tm_nbc_engine_spare_keep(tm_nbc_engine_t *e, tm_nbc_sched_t *s);
 void tm_nbc_sched_free_memory(tm_nbc_sched_t *s);
 
 /* Adds started schedule s to r's engine, which runs it from now on, and runs what can run at
- * once. `background`: some of its rounds may run on the progress thread. */
-void tm_nbc_engine_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, bool background);
+ * once. `background`: some of its rounds may run on the progress thread; `largest`: the bytes
+ * of the largest transfer, reduction or copy among those rounds. */
+void tm_nbc_engine_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, bool background, size_t largest);
 
 #endif /* TM_NBC_SCHED_H */

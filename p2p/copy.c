@@ -178,18 +178,19 @@ void tm_p2p_reduce(const tm_mpi_op_t *op, const void *in, void *inout, size_t co
     job_run(&job, tm_p2p_mailbox_get(helper, false));
 }
 
-void tm_p2p_copy_help_offered(tm_p2p_mailbox_t *mailbox)
+bool tm_p2p_copy_help_offered(tm_p2p_mailbox_t *mailbox)
 {
     /* acquire: pairs with the offer's release (the job's fields) */
     tm_p2p_copy_job_t *job =
         atomic_exchange_explicit(&mailbox->copy_offer, NULL, memory_order_acquire);
     if (!job)
-        return; /* taken back meanwhile */
+        return false; /* taken back meanwhile, or taken by the other waiter of this side */
     tm_rt_profile_mark_t copy = tm_rt_profile_begin(TM_RT_PROFILE_COPY);
     copy_chunks(job, true);
     tm_rt_profile_end(copy);
     /* release: our copies before the receiver completes the message */
     atomic_store_explicit(&job->helper_done, true, memory_order_release);
+    return true;
 }
 
 /* Whether a rendezvous copy of n bytes from world rank env->origin is worth sharing with it. */

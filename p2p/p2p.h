@@ -126,6 +126,17 @@ typedef struct tm_p2p_mailbox {
     alignas(TM_SHM_CACHE_LINE) _Atomic bool am_posted;
 } tm_p2p_mailbox_t;
 
+/* The sending side's share of the copies offered to `mailbox` (copy.c): takes the one offered,
+ * if any, and copies chunks of it until none is left; true when it copied. Whoever waits on
+ * that side asks: the rank in its waits, and a progress thread alone on its core whose schedule
+ * waits for its sends (nbc/engine.c). Inline: every progress pass asks. */
+bool tm_p2p_copy_help_offered(tm_p2p_mailbox_t *mailbox);
+static inline bool tm_p2p_copy_help(tm_p2p_mailbox_t *mailbox)
+{
+    return atomic_load_explicit(&mailbox->copy_offer, memory_order_relaxed) &&
+           tm_p2p_copy_help_offered(mailbox);
+}
+
 /* The messages that arrived before their receive, in bins by source (the sender's rank in its
  * communicator, modulo TM_P2P_UNEXPECTED_BINS), each in arrival order, linked through
  * cell->next. A receive from one source searches its bin only: a sender that runs ahead (a leaf

@@ -73,13 +73,4 @@ static inline void tm_p2p_mailbox_post(tm_shm_cell_t *cell, tm_p2p_mailbox_t *to
  * shared with the sender when it is worth it, then completes the send (copy.c). */
 extern const tm_p2p_source_ops_t tm_p2p_rndv_ops;
 
-/* The sending side's share of the copies offered to `mailbox` (copy.c): takes the one offered,
- * if any, and copies chunks of it until none is left. Inline: every progress pass asks. */
-void tm_p2p_copy_help_offered(tm_p2p_mailbox_t *mailbox);
-static inline void tm_p2p_copy_help(tm_p2p_mailbox_t *mailbox)
-{
-    if (atomic_load_explicit(&mailbox->copy_offer, memory_order_relaxed))
-        tm_p2p_copy_help_offered(mailbox);
-}
-
 #endif /* TM_P2P_TRANSPORT_H */

@@ -44,12 +44,13 @@ static struct {
     int nranks;
     job_rank_t *ranks;
     tm_rt_program_t program;
-    FILE *null_stdin;   /* what ranks other than 0 read as standard input */
-    struct timespec t0; /* origin of tm_rt_wtime() */
-    _Atomic int status; /* the first non-zero rank status */
-    size_t eager_limit; /* [p2p] eager_limit */
-    int split_levels;   /* [nbc] split_levels, -1: auto */
-    bool check_types;   /* [coll] check_types */
+    FILE *null_stdin;     /* what ranks other than 0 read as standard input */
+    struct timespec t0;   /* origin of tm_rt_wtime() */
+    _Atomic int status;   /* the first non-zero rank status */
+    size_t eager_limit;   /* [p2p] eager_limit */
+    size_t handoff_bytes; /* [nbc] handoff_bytes */
+    int split_levels;     /* [nbc] split_levels, -1: auto */
+    bool check_types;     /* [coll] check_types */
     tm_rt_placement_t placement;
     int *vp_mem_node;    /* per VP: TM_SCHED_MEM_* or a NUMA node ([memory] policy) */
     bool numa_local;     /* tm_rt_numa_node answers: several NUMA nodes, memory not interleaved */
@@ -98,6 +99,11 @@ size_t tm_rt_eager_limit(void)
     return job.eager_limit;
 }
 
+size_t tm_rt_handoff_bytes(void)
+{
+    return job.handoff_bytes;
+}
+
 bool tm_rt_coll_check_types(void)
 {
     return job.check_types;
@@ -111,6 +117,11 @@ int tm_rt_split_levels(void)
 int tm_rt_idle_cores(void)
 {
     return job.placement.idle_cores;
+}
+
+bool tm_rt_ranks_share_cores(void)
+{
+    return job.placement.ranks_share_cores;
 }
 
 int tm_rt_rank_vp(int world_rank)
@@ -552,6 +563,7 @@ int tm_rt_launcher_main(int argc, char **argv)
     }
     forget_mpcrun_request();
     job.eager_limit = settings.p2p_eager_limit;
+    job.handoff_bytes = settings.nbc_handoff_bytes;
     job.split_levels = settings.nbc_split_levels;
     job.check_types = settings.coll_check_types != 0;
 

@@ -451,6 +451,7 @@ static int vps_build(tm_rt_placement_t *p, plan_t *pl)
         if ((p->rank_vp[r] = vp_use(p, pl, vp_of, pl->rank_slot[r])) < 0)
             goto free_vp_of;
     int rank_vps = p->nvps;
+    p->ranks_share_cores = rank_vps < p->nranks;
     for (int r = 0; r < pl->nranks; r++) {
         p->progress_vp[r] = -1;
         if (pl->progress_slot[r] >= 0 &&

@@ -39,6 +39,7 @@ typedef struct tm_rt_placement {
     int *rank_vp;              /* nranks: the VP of each rank */
     int *progress_vp;          /* nranks: the VP of each progress thread, -1 for none */
     int idle_cores;            /* VPs that host progress threads and no rank (the model's P) */
+    bool ranks_share_cores;    /* some VP runs two ranks or more */
     bool idle_fallback;        /* progress = idle found no idle slot and used the ranks' own */
 } tm_rt_placement_t;
 

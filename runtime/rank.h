@@ -128,6 +128,10 @@ bool tm_rt_hangs_diagnosed(void);
 /* The largest message, in bytes, that travels inside a mailbox cell ([p2p] eager_limit). */
 size_t tm_rt_eager_limit(void);
 
+/* The bytes from which a non-blocking collective goes to a progress thread alone on its core as
+ * it starts ([nbc] handoff_bytes, nbc/engine.c). */
+size_t tm_rt_handoff_bytes(void);
+
 /* Whether the collectives compare their data's types ([coll] check_types). */
 bool tm_rt_coll_check_types(void);
 
@@ -138,6 +142,10 @@ int tm_rt_split_levels(void);
 /* Cores of the job that host progress threads and no rank (the split-tree model's P); 0 when
  * the progress threads share the ranks' cores, or there are none. */
 int tm_rt_idle_cores(void);
+
+/* Whether some core runs two ranks or more (more ranks than cores): then the work of all the
+ * ranks, more than any one path through a collective, sets its time. The same for every rank. */
+bool tm_rt_ranks_share_cores(void);
 
 /* The VP where world rank `world_rank` runs (ranks never change VPs). */
 int tm_rt_rank_vp(int world_rank);

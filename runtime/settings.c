@@ -39,6 +39,7 @@ static int parse_stack_size(const char *value, void *field, char *why, size_t wh
 static int parse_spin_us(const char *value, void *field, char *why, size_t whylen);
 static int parse_timeout(const char *value, void *field, char *why, size_t whylen);
 static int parse_eager_limit(const char *value, void *field, char *why, size_t whylen);
+static int parse_handoff_bytes(const char *value, void *field, char *why, size_t whylen);
 static int parse_split_levels(const char *value, void *field, char *why, size_t whylen);
 static int parse_ranks(const char *value, void *field, char *why, size_t whylen);
 static int parse_bool(const char *value, void *field, char *why, size_t whylen);
@@ -79,6 +80,13 @@ static const setting_t settings_table[] = {
      "Levels of a non-blocking collective's binomial tree that run on the ranks rather than on\n"
      "their progress threads (the split-tree algorithm); auto: the model's choice for the job\n"
      "(mpcrun --split-model CORES prints it).\n"},
+    {"nbc", "handoff_bytes", FIELD(nbc_handoff_bytes), parse_handoff_bytes, format_size,
+     "a size: bytes, or a number with K, M or G; 0 to 1G",
+     "A non-blocking collective that moves or combines this many bytes at once in rounds its\n"
+     "progress thread may run goes to that thread as it starts, when the thread has a core\n"
+     "of its own (progress = idle, comm): the thread makes its copies and reductions while\n"
+     "the rank computes. Smaller ones start on the rank, and the thread takes them over\n"
+     "once the rank has left MPI for a moment.\n"},
     {"coll", "check_types", FIELD(coll_check_types), parse_bool, format_bool, "true or false",
      "Whether the members of a collective compare the types of their data, beside its amount\n"
      "and the call: as integers, floating-point and complex numbers of each size (MPI_INT\n"
@@ -126,6 +134,7 @@ void tm_rt_settings_defaults(tm_rt_settings_t *s)
     s->job_timeout = 0;
     s->p2p_eager_limit = 4096;
     s->nbc_split_levels = -1;
+    s->nbc_handoff_bytes = 256 * 1024;
     s->coll_check_types = 1;
     s->placement_ranks = TM_RT_RANKS_COMPACT;
     s->placement_smt = 0;
@@ -208,6 +217,18 @@ static int parse_bytes(const char *value, unsigned long long *n_p)
     if (n > (1ull << 32))
         return -EINVAL;
     *n_p = n * unit;
+    return 0;
+}
+
+static int parse_handoff_bytes(const char *value, void *field, char *why, size_t whylen)
+{
+    unsigned long long n;
+    if (parse_bytes(value, &n) < 0 || n > (1ull << 30)) {
+        snprintf(why, whylen,
+                 "\"%s\" is not a size from 0 to 1G (bytes, or a number with K, M or G)", value);
+        return -EINVAL;
+    }
+    *(size_t *)field = (size_t)n;
     return 0;
 }
 

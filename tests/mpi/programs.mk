@@ -96,9 +96,10 @@ MPI_TEST_PROGS += tests/mpi/coll_rooted.x tests/mpi/coll_reduce.x tests/mpi/coll
 	tests/mpi/coll_flat.x tests/mpi/coll_truncate.x tests/mpi/coll_mismatch.x tests/mpi/coll_ring.x
 MPI_SCRIPT_TESTS += tests/mpi/coll_split.sh
 # Progress threads run a non-blocking collective while its ranks compute or cannot run
-# (coll_progress.sh, which builds coll_progress.c and coll_progress_comm.c).
+# (coll_progress.sh, which builds coll_progress.c, coll_progress_comm.c and coll_handoff.c).
 MPI_SCRIPT_TESTS += tests/mpi/coll_progress.sh
 EXTRA_DIST += tests/mpi/coll_progress.c tests/mpi/coll_progress_comm.c tests/mpi/coll_progress.h \
+	tests/mpi/coll_handoff.c \
 	tests/mpi/pause.h
 
 # runtime/: placement of ranks and progress threads, and the configuration's layers and errors

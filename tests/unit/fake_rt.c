@@ -46,6 +46,16 @@ size_t tm_rt_eager_limit(void)
     return 4096;
 }
 
+size_t tm_rt_handoff_bytes(void)
+{
+    return 256 * 1024;
+}
+
+bool tm_rt_ranks_share_cores(void)
+{
+    return false;
+}
+
 bool tm_rt_coll_check_types(void)
 {
     return true;

@@ -139,6 +139,7 @@ START_TEST(compact_two_cores)
     ck_assert_int_eq(p.nvps, 2);
     ck_assert_int_eq(p.idle_cores, 1);
     ck_assert(!p.idle_fallback);
+    ck_assert(!p.ranks_share_cores);
     ck_assert_int_eq(p.rank_vp[0], 0);
     ck_assert_int_eq(p.progress_vp[0], 1);
     ck_assert_int_eq(p.vps[0].pu, -1);
@@ -269,6 +270,7 @@ START_TEST(more_ranks_than_cores)
           "progress 2: core 1 (numa 0)\n");
     ck_assert(p.idle_fallback);
     ck_assert_int_eq(p.idle_cores, 0);
+    ck_assert(p.ranks_share_cores);
     tm_rt_placement_free(&p);
 
     static const tm_rt_rank_policy_t policies[] = {TM_RT_RANKS_COMPACT, TM_RT_RANKS_SCATTER,
