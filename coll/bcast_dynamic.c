@@ -1,28 +1,32 @@
 /*
  * Dynamic broadcasts (docs/architecture.md, "Dynamic broadcasts"; the COMPAS 2020 paper,
  * section 3.3): only the root knows the destinations; each destination gets the data as a
- * point-to-point message from the root, forwarded down a binomial tree by the runtimes of the
+ * point-to-point message from the root, forwarded down a tree by the runtimes of the
  * destinations above it.
  *
- * The tree. Over the list L = [root, dests...] of n nodes, node 0 (the root) has children at
- * offsets 1, 2, 4, ... < n; the child at offset c heads the sublist L[c, min(2c, n)), in which it
- * is node 0 again. An active message to a child carries that sublist: its destinations and, for
- * each, its number among the root's dynamic broadcasts to it (p2p/p2p.h, "Order with dynamic
- * broadcasts"). The largest subtree is sent first, as in the paper's figure 1:
+ * The tree. Over the list L = [root, dests...] of n nodes, node 0 (the root) sends to its
+ * children one after the other; each child heads a sublist of L that follows the previous one's,
+ * in which it is node 0 again. An active message to a child carries that sublist: its
+ * destinations and, for each, its number among the root's dynamic broadcasts to it (p2p/p2p.h,
+ * "Order with dynamic broadcasts"). The largest subtree is sent first, as in the paper's figure
+ * 1. The paper's tree is binomial (children at offsets 1, 2, 4, ...), which suits a hop that
+ * costs what a send does; here a hop through a runtime costs about 8 sends, and the tree is the
+ * one that is fastest then (tree_children): up to 8 destinations the root sends to each itself,
+ * and with more, each subtree is as wide as its head's time allows. 32 destinations:
  *
- *   L = root d1 d2 d3 d4 d5      root -> d4 [d4 d5]   then root -> d2 [d2 d3]   then root -> d1
- *                                d4 -> d5             d2 -> d3
+ *   L = root d1 .. d32    root -> d1 [d1..d7], d8 [d8..d13], d14 [d14..d18], d19 [d19..d22],
+ *                         d23 [d23..d25], d26 [d26 d27], then d28, d29, .. d32 (leaves)
+ *                         d1 -> d2, d3, .. d7 (leaves); d8 -> d9 .. d13; ...
  *
- * A child heading a sublist of one (a leaf: d1, d3, d5 above) has nothing to forward: it gets no
- * active message but the data itself, straight into its program's mailbox, as the message from
- * the root that its own runtime would have made. That spares about half of the destinations a
- * hop through their runtime, which, with the program asleep in its receive, is a wake-up of the
- * progress thread and then one of the program: with 2 destinations, the root's two messages are
- * the whole broadcast.
+ * A child heading a sublist of one (a leaf) has nothing to forward: it gets no active message
+ * but the data itself, straight into its program's mailbox, as the message from the root that
+ * its own runtime would have made. That spares most destinations a hop through their runtime,
+ * which, with the program asleep in its receive, is a wake-up of the progress thread and then
+ * one of the program.
  *
- * Cost: ceil(log2 n) hops from the root to the deepest destination (the last one not through a
- * runtime), each node sending at most ceil(log2 n) messages; the root's only O(ndests) work is
- * numbering the destinations.
+ * Cost: the last destination has its message about log_1.17 n sends after the root started
+ * (the binomial tree: log2 n hops of 9 sends each); no node sends more than that many messages;
+ * the root's only O(ndests) work is numbering the destinations.
  *
  * The data. Small data (up to [p2p] eager_limit, with the header, in a cell) rides in the active
  * messages: each node copies it into its children's messages and into a message to its own
@@ -233,18 +237,46 @@ static void message_free(tm_shm_cell_t *cell)
     tm_shm_cell_free(cell);
 }
 
-/* The children of node 0 of a list of n nodes: offsets 2^j < n, largest first. Returns their
- * number; offsets and sizes of their sublists in off[], len[]. */
-static int tree_children(int n, int off[32], int len[32])
+/* The tree's shape (LogP's optimal broadcast tree, Karp et al. 1993): a node sends to its children
+ * one after the other, each send taking it one unit of time, and a child that heads a subtree
+ * starts forwarding HOP_SENDS units after its message left (a leaf's message is the data itself,
+ * straight to its program). reach[k], the most nodes that a node informed at time 0 has informed
+ * by time k, is 1 until HOP_SENDS, then reach[k - 1] (its later sends) + reach[k - HOP_SENDS]
+ * (its first child's subtree). A node heading n nodes takes the least k with reach[k] >= n, and
+ * its children, in the order sent, head subtrees of reach[k - HOP_SENDS], reach[k - 1 -
+ * HOP_SENDS], ... nodes (the last one cut to what is left): the largest first, and every
+ * subtree as wide as its head's time allows. With HOP_SENDS = 1 it is the binomial tree.
+ *
+ * A hop through a runtime (the active message found by the rank or its progress thread at its
+ * next look, then its own sends) costs about 8 sends from a node that is sending already: on a
+ * 16-core Xeon, 33 ranks, 8 bytes, a destination took about 1.3 us more per hop of the binomial
+ * tree, where the root's MPI_Send to 32 destinations in turn took 0.16-0.24 us each
+ * (docs/manycore.md). */
+#define HOP_SENDS    8
+#define MAX_BUDGET   192 /* reach[MAX_BUDGET - 1] > INT_MAX */
+#define MAX_CHILDREN (MAX_BUDGET - HOP_SENDS + 1)
+static int64_t reach[MAX_BUDGET];
+
+static void reach_init(void)
 {
+    for (int k = 0; k < MAX_BUDGET; k++)
+        reach[k] = k < HOP_SENDS ? 1 : reach[k - 1] + reach[k - HOP_SENDS];
+}
+
+/* The children of node 0 of a list of n nodes, in the order it sends to them: the offsets and
+ * lengths of their sublists in off[], len[]. Returns their number. */
+static int tree_children(int n, int off[MAX_CHILDREN], int len[MAX_CHILDREN])
+{
+    int budget = 0;
+    while (reach[budget] < n)
+        budget++;
     int k = 0;
-    int top = 1;
-    while (top * 2 < n)
-        top *= 2;
-    for (int c = top; c >= 1 && c < n; c /= 2) {
-        off[k] = c;
-        len[k] = (2 * c < n ? 2 * c : n) - c;
-        k++;
+    for (int at = 1; at < n; k++) {
+        int b = budget - k - HOP_SENDS;
+        int64_t size = reach[b > 0 ? b : 0];
+        off[k] = at;
+        len[k] = size < n - at ? (int)size : n - at;
+        at += len[k];
     }
     return k;
 }
@@ -290,9 +322,9 @@ static void children_free(child_t *kids, int k)
 /* Makes the messages to the children of node 0 of list[0, n), with header h: kids[]. Returns
  * their number, or -1 when out of memory (nothing made then). */
 static int children_make(tm_p2p_matcher_t *m, const dyn_header_t *h, const void *payload,
-                         const dyn_entry_t *list, int n, child_t kids[32])
+                         const dyn_entry_t *list, int n, child_t kids[MAX_CHILDREN])
 {
-    int off[32], len[32];
+    int off[MAX_CHILDREN], len[MAX_CHILDREN];
     int k = tree_children(n, off, len);
     for (int i = 0; i < k; i++) {
         const dyn_entry_t *sub = list + off[i];
@@ -373,7 +405,7 @@ static void arrive(tm_p2p_matcher_t *m, tm_shm_cell_t *cell)
     /* Forward first: the children's runtimes go on while this one hands the data over. */
     dyn_header_t ch = *h;
     ch.data = d;
-    child_t kids[32];
+    child_t kids[MAX_CHILDREN];
     int k = children_make(m, &ch, header_data(h), list, n, kids);
     if (k < 0)
         out_of_memory(me);
@@ -439,7 +471,7 @@ int tm_coll_bcast_dynamic(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *buf
      * hold back every later message of this rank to that destination. */
     for (int i = 1; i < n; i++)
         list[i].seq = tm_p2p_matcher_dyn_next(m, list[i].world);
-    child_t kids[32];
+    child_t kids[MAX_CHILDREN];
     int k = children_make(m, &h, packed, list, n, kids);
     if (k < 0) {
         for (int i = 1; i < n; i++)
@@ -466,5 +498,6 @@ nomem:
 
 void tm_coll_bcast_dynamic_init(void)
 {
+    reach_init();
     tm_p2p_am_register(TM_P2P_AM_BCAST_DYNAMIC, arrive);
 }
