@@ -6,7 +6,10 @@
  * MPI calls) or its progress thread. The lock is only ever tried: a rank that finds it taken
  * knows the other side is progressing and goes on waiting (it yields, then sleeps); the holder
  * never yields while holding it, so a progress thread sharing its rank's core can never hold it
- * while the rank runs.
+ * while the rank runs. A schedule of one round of polls that only the rank runs (a non-blocking
+ * barrier waiting for the members' entries, coll/flat.c) is the rank's alone from its start: it
+ * stays on a list of the rank's, outside the lock, and the rank's progress looks at its polls
+ * without a pass over the engine (on 2 ranks, an ibarrier's wait is then a scan of two lines).
  *
  * Wake-ups. The progress thread sleeps as `helper` of the collective mailbox while some schedule
  * is at a round it may run (`background`): a message, a rendezvous send completed or a schedule
@@ -79,6 +82,10 @@ struct tm_nbc_engine {
     tm_p2p_matcher_t match;
     tm_nbc_sched_t *head, *tail; /* under way, in start order */
     _Atomic int nscheds;         /* their number, read without the lock as a hint */
+    /* The rank's own: the schedules of one round of polls that only the rank runs (a
+     * non-blocking barrier's wait for the members' entries): looked at in the rank's progress,
+     * without the lock or a pass (rank_polls_run). */
+    tm_nbc_sched_t *polls;
     tm_mpi_rank_t *rank;
     tm_p2p_mailbox_t *p2p_mailbox; /* the rank's, to poke it */
     tm_sched_ult_t *progress;      /* the progress thread, NULL with progress = none */
@@ -103,10 +110,17 @@ struct tm_nbc_engine {
 
 static void progress_main(void *arg);
 
+static bool rank_polls_run(tm_nbc_engine_t *e);
+
 /* The engine's share of its rank's progress and waits (tm_p2p_hook_t). */
 static bool hook_progress(void *ctx)
 {
-    return tm_nbc_progress(ctx, true);
+    tm_nbc_engine_t *e = ctx;
+    bool did = e->polls && rank_polls_run(e);
+    if (atomic_load_explicit(&e->nscheds, memory_order_relaxed) != 0 ||
+        !tm_p2p_mailbox_idle(e->match.mailbox))
+        did |= tm_nbc_progress(e, true);
+    return did;
 }
 
 static bool hook_pending(const void *ctx)
@@ -157,13 +171,13 @@ int tm_nbc_engine_create(tm_mpi_rank_t *r)
 
 bool tm_nbc_has_work(const tm_nbc_engine_t *e)
 {
-    return atomic_load_explicit(&e->nscheds, memory_order_relaxed) != 0 ||
+    return e->polls || atomic_load_explicit(&e->nscheds, memory_order_relaxed) != 0 ||
            !tm_p2p_mailbox_idle(e->match.mailbox);
 }
 
 bool tm_nbc_has_schedules(const tm_nbc_engine_t *e)
 {
-    return atomic_load_explicit(&e->nscheds, memory_order_relaxed) != 0;
+    return e->polls || atomic_load_explicit(&e->nscheds, memory_order_relaxed) != 0;
 }
 
 bool tm_nbc_has_progress_thread(const tm_nbc_engine_t *e)
@@ -327,6 +341,48 @@ static bool sched_advance(tm_nbc_engine_t *e, tm_nbc_sched_t *s, pass_mode_t mod
     }
 }
 
+/* Completes the request of s, which is over; after that the rank may free s. */
+static void sched_complete(tm_nbc_sched_t *s)
+{
+    tm_p2p_request_t *req = s->req;
+    req->status.MPI_ERROR = s->status_error;
+    if (s->kept)
+        req->coll = NULL; /* its release does not free s (sched_abort) */
+    /* release: the rank's acquire load of `complete` sees the results */
+    atomic_store_explicit(&req->complete, 1, memory_order_release);
+}
+
+/* Whether s is one round of polls that only the rank runs: the rank keeps it (e->polls). */
+static bool sched_is_rank_poll(const tm_nbc_sched_t *s)
+{
+    if (s->nrounds != 1 || s->rounds[0].where != TM_NBC_RANK)
+        return false;
+    for (int i = 0; i < s->nactions; i++)
+        if (s->actions[i].kind != TM_NBC_POLL)
+            return false;
+    return true;
+}
+
+/* The rank's look at its polls (e->polls): completes those that are over, or whose
+ * communicator broke. Returns true when it completed one. */
+static bool rank_polls_run(tm_nbc_engine_t *e)
+{
+    bool did = false;
+    for (tm_nbc_sched_t **link = &e->polls, *s; (s = *link);) {
+        if (__builtin_expect(s->abort && atomic_load_explicit(s->abort, memory_order_acquire), 0))
+            sched_abort(e, s);
+        else if (!round_done(s)) {
+            link = &s->next;
+            continue;
+        }
+        *link = s->next;
+        atomic_store_explicit(&s->round, s->nrounds, memory_order_relaxed);
+        sched_complete(s);
+        did = true;
+    }
+    return did;
+}
+
 /* One pass over the engine, lock held. *rank_work_p: a schedule waits for a round only the rank
  * may run, or one was completed. *background_rose_p: `background` is true now and was not. */
 static bool engine_pass(tm_nbc_engine_t *e, pass_mode_t mode, bool *rank_work_p,
@@ -361,12 +417,7 @@ static bool engine_pass(tm_nbc_engine_t *e, pass_mode_t mode, bool *rank_work_p,
             e->head = next;
         if (e->tail == s)
             e->tail = prev;
-        tm_p2p_request_t *req = s->req;
-        req->status.MPI_ERROR = s->status_error;
-        if (s->kept)
-            req->coll = NULL; /* its release does not free s (sched_abort) */
-        /* release: the rank's acquire load of `complete` sees the results */
-        atomic_store_explicit(&req->complete, 1, memory_order_release);
+        sched_complete(s);
         atomic_fetch_sub_explicit(&e->nscheds, 1, memory_order_relaxed);
         *rank_work_p = true;
     }
@@ -544,6 +595,12 @@ static void progress_main(void *arg)
 void tm_nbc_engine_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, bool background, size_t largest)
 {
     tm_nbc_engine_t *e = r->nbc;
+    if (sched_is_rank_poll(s)) { /* its caller looked once already */
+        s->round_started = true; /* a poll has nothing to start */
+        s->next = e->polls;
+        e->polls = s;
+        return;
+    }
     bool handoff = background && e->progress && e->alone && largest >= tm_rt_handoff_bytes();
     engine_lock(e);
     s->next = NULL;
