@@ -98,6 +98,10 @@ struct tm_nbc_engine {
     /* The rank handed off a schedule ([nbc] handoff_bytes): the thread passes at once, without the
      * grace; it lowers this as it does. */
     _Atomic bool handoff;
+    /* Schedules under way whose background rounds send TM_P2P_COPY_SHARED_BYTES or more at once:
+     * while there are some, the thread looks for the copies their receivers offer to share (on
+     * the mailbox's line, which the rank writes whenever it sleeps). */
+    _Atomic int sharing;
     _Atomic int stop;        /* MPI_Finalize: the progress thread ends */
     _Atomic int exited;      /* the progress thread no longer touches the engine */
     _Atomic bool *am_posted; /* its mailbox's (p2p.h), fixed */
@@ -342,8 +346,10 @@ static bool sched_advance(tm_nbc_engine_t *e, tm_nbc_sched_t *s, pass_mode_t mod
 }
 
 /* Completes the request of s, which is over; after that the rank may free s. */
-static void sched_complete(tm_nbc_sched_t *s)
+static void sched_complete(tm_nbc_engine_t *e, tm_nbc_sched_t *s)
 {
+    if (s->sharing)
+        atomic_fetch_sub_explicit(&e->sharing, 1, memory_order_relaxed);
     tm_p2p_request_t *req = s->req;
     req->status.MPI_ERROR = s->status_error;
     if (s->kept)
@@ -377,7 +383,7 @@ static bool rank_polls_run(tm_nbc_engine_t *e)
         }
         *link = s->next;
         atomic_store_explicit(&s->round, s->nrounds, memory_order_relaxed);
-        sched_complete(s);
+        sched_complete(e, s);
         did = true;
     }
     return did;
@@ -417,7 +423,7 @@ static bool engine_pass(tm_nbc_engine_t *e, pass_mode_t mode, bool *rank_work_p,
             e->head = next;
         if (e->tail == s)
             e->tail = prev;
-        sched_complete(s);
+        sched_complete(e, s);
         atomic_fetch_sub_explicit(&e->nscheds, 1, memory_order_relaxed);
         *rank_work_p = true;
     }
@@ -547,7 +553,8 @@ static void progress_main(void *arg)
          * schedule sent, which the receiving side offers to whoever waits on the sender's side
          * (p2p/copy.c): the copy ends sooner with two cores at it, and the rank, computing,
          * would not come to take it. */
-        if (e->alone && tm_p2p_copy_help(e->match.mailbox)) {
+        if (e->alone && atomic_load_explicit(&e->sharing, memory_order_relaxed) &&
+            tm_p2p_copy_help(e->match.mailbox)) {
             did = true;
         } else if (!progress_has_work(e)) {
             rank_since = -1;
@@ -602,6 +609,9 @@ void tm_nbc_engine_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, bool background, s
         return;
     }
     bool handoff = background && e->progress && e->alone && largest >= tm_rt_handoff_bytes();
+    s->sharing = background && e->progress && e->alone && largest >= TM_P2P_COPY_SHARED_BYTES;
+    if (s->sharing)
+        atomic_fetch_add_explicit(&e->sharing, 1, memory_order_relaxed);
     engine_lock(e);
     s->next = NULL;
     if (e->tail)

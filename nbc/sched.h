@@ -100,6 +100,7 @@ struct tm_nbc_sched {
     void (*abort_release)(void *arg);
     void *abort_arg;
     bool kept;            /* aborted with a send under way: never freed */
+    bool sharing;         /* counted in the engine's `sharing` (engine.c) */
     tm_nbc_sched_t *next; /* in the engine's list */
     /* Room for the small schedules (a blocking collective on few ranks is a round or two of
      * one or two actions), which then cost no allocation beyond the schedule itself. */

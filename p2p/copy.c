@@ -4,9 +4,9 @@
  *
  * Shared copies. A rendezvous message is one copy, from the sender's buffer into the receiver's,
  * which the receiving side makes when it matches. A sender that waits meanwhile (in MPI_Send,
- * MPI_Wait, a blocking collective) has nothing else to do: for messages of COPY_SHARED_BYTES or
- * more from a rank of another core, the receiving side offers it part of the work. The copy is cut
- * into chunks of COPY_CHUNK_BYTES, which both sides claim one at a time, the receiver from the
+ * MPI_Wait, a blocking collective) has nothing else to do: for messages of TM_P2P_COPY_SHARED_BYTES
+ * or more from a rank of another core, the receiving side offers it part of the work. The copy is
+ * cut into chunks of COPY_CHUNK_BYTES, which both sides claim one at a time, the receiver from the
  * front and the sender from the back, each copying type to type from the chunk's offset: both cores
  * copy at once, each through its own cache, and each writes the same part of a buffer that is
  * used again, whose lines then stay in its cache. On 2 ranks, shared against unshared: 4 MiB
@@ -36,8 +36,7 @@
 #include "obj/op.h"
 #include "p2p/transport.h"
 
-#define COPY_SHARED_BYTES ((size_t)512 * 1024)
-#define COPY_CHUNK_BYTES  ((size_t)64 * 1024)
+#define COPY_CHUNK_BYTES ((size_t)64 * 1024)
 
 /* A copy that the receiving side shares with the sender: the two layouts, and the chunks, which
  * each side claims one at a time. On the receiving side's stack for as long as the copy lasts.
@@ -143,7 +142,7 @@ static void copy_shared(void *dst, size_t dcount, const tm_mpi_type_t *dtype, co
 void tm_p2p_copy(void *dst, size_t dcount, const tm_mpi_type_t *dtype, const void *src,
                  size_t scount, const tm_mpi_type_t *stype, size_t n, int helper)
 {
-    if (n >= COPY_SHARED_BYTES && tm_rt_rank_vp(helper) != tm_sched_self_vp()) {
+    if (n >= TM_P2P_COPY_SHARED_BYTES && tm_rt_rank_vp(helper) != tm_sched_self_vp()) {
         copy_shared(dst, dcount, dtype, src, scount, stype, n, tm_p2p_mailbox_get(helper, false));
         return;
     }
@@ -157,7 +156,7 @@ void tm_p2p_reduce(const tm_mpi_op_t *op, const void *in, void *inout, size_t co
 {
     size_t bytes = count * type->size;
 
-    if (bytes < COPY_SHARED_BYTES || type->extent <= 0 ||
+    if (bytes < TM_P2P_COPY_SHARED_BYTES || type->extent <= 0 ||
         tm_rt_rank_vp(helper) == tm_sched_self_vp()) {
         tm_mpi_op_apply(op, in, inout, count, type);
         return;
@@ -196,7 +195,7 @@ bool tm_p2p_copy_help_offered(tm_p2p_mailbox_t *mailbox)
 /* Whether a rendezvous copy of n bytes from world rank env->origin is worth sharing with it. */
 static bool copy_worth_sharing(const tm_p2p_envelope_t *env, size_t n)
 {
-    return n >= COPY_SHARED_BYTES && tm_rt_rank_vp(env->origin) != tm_sched_self_vp();
+    return n >= TM_P2P_COPY_SHARED_BYTES && tm_rt_rank_vp(env->origin) != tm_sched_self_vp();
 }
 
 /* The one copy: from the sender's buffer straight into the receiver's, type to type. */

@@ -126,6 +126,9 @@ typedef struct tm_p2p_mailbox {
     alignas(TM_SHM_CACHE_LINE) _Atomic bool am_posted;
 } tm_p2p_mailbox_t;
 
+/* Rendezvous copies of this many bytes or more are shared with a sender that waits (copy.c). */
+#define TM_P2P_COPY_SHARED_BYTES ((size_t)512 * 1024)
+
 /* The sending side's share of the copies offered to `mailbox` (copy.c): takes the one offered,
  * if any, and copies chunks of it until none is left; true when it copied. Whoever waits on
  * that side asks: the rank in its waits, and a progress thread alone on its core whose schedule
@@ -442,10 +445,10 @@ bool tm_p2p_cancel_send(tm_p2p_request_t *req);
 
 /* Copies n bytes of (src, scount, stype) into (dst, dcount, dtype), type to type, in chunks
  * (copy.c): one memcpy of megabytes would take non-temporal stores, which send the data to
- * memory rather than leave it in cache for its reader. From 512 KiB on (COPY_SHARED_BYTES), and
- * when world rank `helper` runs on another VP, part of the work is offered to it: if it waits in an
- * MPI call meanwhile, its progress copies chunks from the back while the caller copies from the
- * front (a one-sided access's target, as a rendezvous's sender). */
+ * memory rather than leave it in cache for its reader. From 512 KiB on (TM_P2P_COPY_SHARED_BYTES),
+ * and when world rank `helper` runs on another VP, part of the work is offered to it: if it waits
+ * in an MPI call meanwhile, its progress copies chunks from the back while the caller copies from
+ * the front (a one-sided access's target, as a rendezvous's sender). */
 void tm_p2p_copy(void *dst, size_t dcount, const tm_mpi_type_t *dtype, const void *src,
                  size_t scount, const tm_mpi_type_t *stype, size_t n, int helper);
 
