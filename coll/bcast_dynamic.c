@@ -142,11 +142,12 @@ typedef struct dyn_header {
     dyn_entry_t *heap_entries; /* NULL: the entries follow (the data and) this header */
 } dyn_header_t;
 
+/* MPI_BYTE's type, looked up once (predefined: always there). */
+static tm_mpi_type_t *mpi_byte;
+
 static tm_mpi_type_t *byte_type(void)
 {
-    tm_mpi_type_t *t = NULL;
-    tm_mpi_type_lookup(MPI_BYTE, &t); /* predefined: always there */
-    return t;
+    return mpi_byte;
 }
 
 _Noreturn static void out_of_memory(int world_rank)
@@ -499,5 +500,6 @@ nomem:
 void tm_coll_bcast_dynamic_init(void)
 {
     reach_init();
+    tm_mpi_type_lookup(MPI_BYTE, &mpi_byte);
     tm_p2p_am_register(TM_P2P_AM_BCAST_DYNAMIC, arrive);
 }

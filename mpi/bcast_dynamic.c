@@ -12,17 +12,22 @@
 #include "p2p/p2p.h"
 #include "pt2pt.h"
 
-/* A destination and where the program listed it, to name both copies of a duplicate. */
-typedef struct listed {
-    int rank, index;
-} listed_t;
-
-static int listed_cmp(const void *a, const void *b)
+/* Numbers this call for the look for duplicates in its list of destinations: the ranks it
+ * lists get the number in r->dyn_listed, made room for c's ranks. false when out of memory. */
+static bool listed_begin(tm_mpi_rank_t *r, const tm_mpi_comm_t *c, uint32_t *call_p)
 {
-    const listed_t *x = a, *y = b;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
+    if (r->dyn_room < c->size || ++r->dyn_calls == 0) { /* a new room, or the numbers wrapped */
+        int room = r->dyn_room > c->size ? r->dyn_room : c->size;
+        uint32_t *listed = calloc((size_t)room, sizeof *listed);
+        if (!listed)
+            return false;
+        free(r->dyn_listed);
+        r->dyn_listed = listed;
+        r->dyn_room = room;
+        r->dyn_calls = 1;
+    }
+    *call_p = r->dyn_calls;
+    return true;
 }
 
 int tm_mpi_bcast_dynamic_check_dests(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char *call,
@@ -33,39 +38,37 @@ int tm_mpi_bcast_dynamic_check_dests(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, cons
     if (ndests > 0 && dests == NULL)
         return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_ARG, "dests is NULL for %d ranks",
                                   ndests);
-    listed_t *sorted = malloc(((size_t)ndests + 1) * sizeof *sorted);
+    uint32_t call_number;
     int *list = malloc(((size_t)ndests + 1) * sizeof *list);
-    if (!sorted || !list) {
-        free(sorted);
+    if (!list || !listed_begin(r, comm, &call_number)) {
         free(list);
         return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");
     }
     int n = 0;
     int err = MPI_SUCCESS;
     for (int i = 0; i < ndests && err == MPI_SUCCESS; i++) {
-        if (dests[i] == MPI_PROC_NULL)
+        int d = dests[i];
+        if (d == MPI_PROC_NULL)
             continue;
-        if (dests[i] < 0 || dests[i] >= comm->size)
+        if (d < 0 || d >= comm->size) {
             err = tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_RANK,
-                                     "invalid rank %d in dests[%d] (%s has size %d)", dests[i], i,
+                                     "invalid rank %d in dests[%d] (%s has size %d)", d, i,
                                      comm->name, comm->size);
-        else if (dests[i] == comm->rank)
+        } else if (d == comm->rank) {
             err = tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_ARG,
                                      "dests[%d] is the root itself (rank %d)", i, comm->rank);
-        sorted[n].rank = dests[i];
-        sorted[n].index = i;
-        list[n++] = dests[i];
+        } else if (r->dyn_listed[d] == call_number) {
+            int first = 0;
+            while (dests[first] != d)
+                first++;
+            err = tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_ARG,
+                                     "rank %d is listed twice in dests (dests[%d] and dests[%d])",
+                                     d, first, i);
+        } else {
+            r->dyn_listed[d] = call_number;
+        }
+        list[n++] = d;
     }
-    if (err == MPI_SUCCESS) {
-        qsort(sorted, (size_t)n, sizeof *sorted, listed_cmp);
-        for (int i = 1; i < n && err == MPI_SUCCESS; i++)
-            if (sorted[i].rank == sorted[i - 1].rank)
-                err = tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_ARG,
-                                         "rank %d is listed twice in dests (dests[%d] and "
-                                         "dests[%d])",
-                                         sorted[i].rank, sorted[i - 1].index, sorted[i].index);
-    }
-    free(sorted);
     if (err != MPI_SUCCESS) {
         free(list);
         return err;

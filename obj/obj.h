@@ -184,6 +184,12 @@ struct tm_mpi_rank {
     /* The names this rank gave predefined datatypes (MPI_Type_set_name), by index, else NULL:
      * the types are shared by the ranks, their names are each rank's, as each process's. */
     char **type_names;
+    /* MPIX_Ibcast_dynamic's look for a rank listed twice (mpi/bcast_dynamic.c): per rank of a
+     * communicator, the number of the last call that listed it, in a room for `dyn_room` ranks
+     * (grown to the largest communicator used). */
+    uint32_t *dyn_listed;
+    int dyn_room;
+    uint32_t dyn_calls;
     /* MPI_THREAD_SERIALIZED and _MULTIPLE: the threads the rank started (tm_rt_thread_rank)
      * call MPI for it too. They and the rank's own ULT take turns: every MPI call holds the
      * rank's turn (TM_MPI_RANK), and a blocking wait gives it up while it sleeps (p2p/wait.c).
