@@ -24,8 +24,8 @@
  * it when it completes a schedule or leaves one at a round only the rank may run. Each side
  * publishes itself, fences, then looks for work once more: no wake-up is lost.
  *
- * Alone on a core (progress = idle or comm), the thread first polls, for IDLE_SPIN_SECONDS, the
- * hints that there is work for it (`background`, and the mailbox's `am_posted` for active
+ * Alone on a core (progress = idle or comm), the thread first polls, for [nbc] progress_spin_us,
+ * the hints that there is work for it (`background`, and the mailbox's `am_posted` for active
  * messages), on lines that change only when those do, and leaves the rounds to its rank while
  * the rank runs them (progress_may_run), except the large ones, which the rank hands off as it
  * starts them ([nbc] handoff_bytes). Sharing the rank's core, it runs only when the rank yields.
@@ -49,12 +49,11 @@
  * (p2p/wait.c): a few rounds when it shares its core with ranks. */
 #define IDLE_YIELDS_BEFORE_SLEEP 2
 #define IDLE_POLLS_BEFORE_SLEEP  2000
-/* Alone on a core (progress = idle or comm), it polls for IDLE_SPIN_SECONDS after its last work:
- * that core is the job's, and a thread that polls takes a schedule handed over at the cost of the
- * line that says so, where waking a sleeping one costs the rank a system call and the thread
- * its core's wake-up, several microseconds. Past that, a job that computes without collectives
- * gets the core back. */
-#define IDLE_SPIN_SECONDS 0.001
+/* Alone on a core (progress = idle or comm), it polls for [nbc] progress_spin_us (1 ms) after
+ * its last work: that core is the job's, and a thread that polls takes a schedule handed over at
+ * the cost of the line that says so, where waking a sleeping one costs the rank a system call and
+ * the thread its core's wake-up, several microseconds. Past that, a job that computes without
+ * collectives gets the core back. */
 /* Alone on a core, it runs a pass only once the rank has left the engine alone (its count of
  * passes has not moved) for GRACE_SECONDS: a collective started and at once waited for is the
  * rank's (two sides on one schedule would pass its lines to and fro), while a computation the
@@ -581,7 +580,7 @@ static void progress_main(void *arg)
             double now = tm_rt_wtime();
             if (idle_since < 0)
                 idle_since = now;
-            if (now - idle_since < IDLE_SPIN_SECONDS) {
+            if (now - idle_since < tm_rt_progress_spin()) {
                 tm_sched_yield();
                 while (tm_rt_wtime() - now < POLL_INTERVAL_SECONDS)
                     tm_sched_cpu_relax();

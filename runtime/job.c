@@ -49,6 +49,7 @@ static struct {
     _Atomic int status;   /* the first non-zero rank status */
     size_t eager_limit;   /* [p2p] eager_limit */
     size_t handoff_bytes; /* [nbc] handoff_bytes */
+    double progress_spin; /* [nbc] progress_spin_us, in seconds */
     int split_levels;     /* [nbc] split_levels, -1: auto */
     bool check_types;     /* [coll] check_types */
     tm_rt_placement_t placement;
@@ -102,6 +103,11 @@ size_t tm_rt_eager_limit(void)
 size_t tm_rt_handoff_bytes(void)
 {
     return job.handoff_bytes;
+}
+
+double tm_rt_progress_spin(void)
+{
+    return job.progress_spin;
 }
 
 bool tm_rt_coll_check_types(void)
@@ -564,6 +570,7 @@ int tm_rt_launcher_main(int argc, char **argv)
     forget_mpcrun_request();
     job.eager_limit = settings.p2p_eager_limit;
     job.handoff_bytes = settings.nbc_handoff_bytes;
+    job.progress_spin = settings.nbc_progress_spin_us * 1e-6;
     job.split_levels = settings.nbc_split_levels;
     job.check_types = settings.coll_check_types != 0;
 

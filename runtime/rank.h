@@ -132,6 +132,10 @@ size_t tm_rt_eager_limit(void);
  * it starts ([nbc] handoff_bytes, nbc/engine.c). */
 size_t tm_rt_handoff_bytes(void);
 
+/* Seconds a progress thread alone on its core polls after its last work before it sleeps ([nbc]
+ * progress_spin_us, nbc/engine.c). */
+double tm_rt_progress_spin(void);
+
 /* Whether the collectives compare their data's types ([coll] check_types). */
 bool tm_rt_coll_check_types(void);
 

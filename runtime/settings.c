@@ -87,6 +87,12 @@ static const setting_t settings_table[] = {
      "of its own (progress = idle, comm): the thread makes its copies and reductions while\n"
      "the rank computes. Smaller ones start on the rank, and the thread takes them over\n"
      "once the rank has left MPI for a moment.\n"},
+    {"nbc", "progress_spin_us", FIELD(nbc_progress_spin_us), parse_spin_us, format_unsigned,
+     "an integer from 0 to 1000000 (microseconds)",
+     "How long a progress thread with a core of its own (progress = idle, comm) keeps polling\n"
+     "for work after its last, before it sleeps until a collective hands it work: the core\n"
+     "is the job's, and a polling thread takes work at once, where waking one costs the rank\n"
+     "a system call and the thread several microseconds.\n"},
     {"coll", "check_types", FIELD(coll_check_types), parse_bool, format_bool, "true or false",
      "Whether the members of a collective compare the types of their data, beside its amount\n"
      "and the call: as integers, floating-point and complex numbers of each size (MPI_INT\n"
@@ -135,6 +141,7 @@ void tm_rt_settings_defaults(tm_rt_settings_t *s)
     s->p2p_eager_limit = 4096;
     s->nbc_split_levels = -1;
     s->nbc_handoff_bytes = 256 * 1024;
+    s->nbc_progress_spin_us = 1000;
     s->coll_check_types = 1;
     s->placement_ranks = TM_RT_RANKS_COMPACT;
     s->placement_smt = 0;

@@ -47,18 +47,19 @@ typedef enum tm_rt_profile_mode {
     TM_RT_PROFILE_MODE_CSV    /* CSV rows to profile_file at the end of the job */
 } tm_rt_profile_mode_t;
 
-#define TM_RT_SETTINGS_COUNT      13 /* keys in the table of settings.c */
+#define TM_RT_SETTINGS_COUNT      14 /* keys in the table of settings.c */
 #define TM_RT_SETTINGS_ORIGIN_LEN 256
 #define TM_RT_SETTINGS_LIST_LEN   1024 /* longest core list of placement.ranks = list:... */
 
 typedef struct tm_rt_settings {
-    size_t sched_stack_size;     /* [sched] stack_size */
-    unsigned sched_idle_spin_us; /* [sched] idle_spin_us */
-    unsigned job_timeout;        /* [job] timeout: seconds, 0 for none */
-    size_t p2p_eager_limit;      /* [p2p] eager_limit: bytes */
-    int nbc_split_levels;        /* [nbc] split_levels: -1 for auto */
-    size_t nbc_handoff_bytes;    /* [nbc] handoff_bytes */
-    int coll_check_types;        /* [coll] check_types: 1, collectives compare their data's types */
+    size_t sched_stack_size;       /* [sched] stack_size */
+    unsigned sched_idle_spin_us;   /* [sched] idle_spin_us */
+    unsigned job_timeout;          /* [job] timeout: seconds, 0 for none */
+    size_t p2p_eager_limit;        /* [p2p] eager_limit: bytes */
+    int nbc_split_levels;          /* [nbc] split_levels: -1 for auto */
+    size_t nbc_handoff_bytes;      /* [nbc] handoff_bytes */
+    unsigned nbc_progress_spin_us; /* [nbc] progress_spin_us */
+    int coll_check_types; /* [coll] check_types: 1, collectives compare their data's types */
     tm_rt_rank_policy_t placement_ranks;          /* [placement] ranks */
     char placement_list[TM_RT_SETTINGS_LIST_LEN]; /* the cores after "list:", as written */
     int placement_smt;                          /* [placement] smt: 1, a rank per hardware thread */

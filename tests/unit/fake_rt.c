@@ -51,6 +51,11 @@ size_t tm_rt_handoff_bytes(void)
     return 256 * 1024;
 }
 
+double tm_rt_progress_spin(void)
+{
+    return 1e-3;
+}
+
 bool tm_rt_ranks_share_cores(void)
 {
     return false;

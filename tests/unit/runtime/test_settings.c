@@ -401,6 +401,7 @@ START_TEST(help_is_a_config_file)
     ck_assert_int_eq(s.p2p_eager_limit, d.p2p_eager_limit);
     ck_assert_int_eq(s.nbc_split_levels, d.nbc_split_levels);
     ck_assert_int_eq(s.nbc_handoff_bytes, d.nbc_handoff_bytes);
+    ck_assert_int_eq(s.nbc_progress_spin_us, d.nbc_progress_spin_us);
     ck_assert_int_eq(s.placement_ranks, d.placement_ranks);
     ck_assert_int_eq(s.placement_progress, d.placement_progress);
     ck_assert_int_eq(strncmp(s.origin[0], "help:", 5), 0);
