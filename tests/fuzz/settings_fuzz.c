@@ -47,12 +47,14 @@ static char *show_as_flags(const tm_rt_settings_t *s)
 
 /* Whether two settings hold the same values, field by field: the strings up to their end (the
  * bytes after it, and the structure's padding, are whatever the buffers held). */
-_Static_assert(TM_RT_SETTINGS_COUNT == 12, "same_values compares every setting");
+_Static_assert(TM_RT_SETTINGS_COUNT == 14, "same_values compares every setting");
 static bool same_values(const tm_rt_settings_t *a, const tm_rt_settings_t *b)
 {
     return a->sched_stack_size == b->sched_stack_size &&
            a->sched_idle_spin_us == b->sched_idle_spin_us && a->job_timeout == b->job_timeout &&
            a->p2p_eager_limit == b->p2p_eager_limit && a->nbc_split_levels == b->nbc_split_levels &&
+           a->nbc_handoff_bytes == b->nbc_handoff_bytes &&
+           a->nbc_progress_spin_us == b->nbc_progress_spin_us &&
            a->coll_check_types == b->coll_check_types && a->placement_ranks == b->placement_ranks &&
            strcmp(a->placement_list, b->placement_list) == 0 &&
            a->placement_smt == b->placement_smt && a->placement_progress == b->placement_progress &&
