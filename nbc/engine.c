@@ -49,11 +49,6 @@
  * (p2p/wait.c): a few rounds when it shares its core with ranks. */
 #define IDLE_YIELDS_BEFORE_SLEEP 2
 #define IDLE_POLLS_BEFORE_SLEEP  2000
-/* Alone on a core (progress = idle or comm), it polls for [nbc] progress_spin_us (1 ms) after
- * its last work: that core is the job's, and a thread that polls takes a schedule handed over at
- * the cost of the line that says so, where waking a sleeping one costs the rank a system call and
- * the thread its core's wake-up, several microseconds. Past that, a job that computes without
- * collectives gets the core back. */
 /* Alone on a core, it runs a pass only once the rank has left the engine alone (its count of
  * passes has not moved) for GRACE_SECONDS: a collective started and at once waited for is the
  * rank's (two sides on one schedule would pass its lines to and fro), while a computation the
@@ -61,13 +56,6 @@
 #define GRACE_SECONDS 2e-6
 /* Alone on a core, it looks for work this often. */
 #define POLL_INTERVAL_SECONDS 0.5e-6
-/* A schedule whose background rounds move or combine [nbc] handoff_bytes at once (a transfer, a
- * reduction or a copy; 256 KiB by default) is handed to a progress thread alone on its core as it
- * starts: the rank runs only its own rounds in the call, and the thread takes the others at once,
- * without the grace. Run by the rank, the call would make the copies and reductions that the
- * thread is there to overlap with the rank's computation (a receive whose message came first is
- * copied as it is posted); beside such work, the thread's taking over costs nothing. */
-
 /* Who runs a pass over the engine, and which rounds it may run. */
 typedef enum pass_mode {
     PASS_THREAD,      /* the progress thread: the background (ANY) rounds */
@@ -574,9 +562,13 @@ static void progress_main(void *arg)
             continue;
         }
         if (e->alone) {
-            /* Polls at intervals: each look at lines that the rank writes costs it their
-             * transfer back at its next write. Other progress threads of this core run in
-             * between. */
+            /* Polls at intervals (each look at lines that the rank writes costs it their
+             * transfer back at its next write; other progress threads of this core run in
+             * between), for [nbc] progress_spin_us (1 ms) after its last work: that core is the
+             * job's, and a thread that polls takes a schedule handed over at the cost of the
+             * line that says so, where waking a sleeping one costs the rank a system call and
+             * the thread its core's wake-up, several microseconds. Past that, a job that
+             * computes without collectives gets the core back. */
             double now = tm_rt_wtime();
             if (idle_since < 0)
                 idle_since = now;
@@ -598,6 +590,12 @@ static void progress_main(void *arg)
     atomic_store_explicit(&e->exited, 1, memory_order_release);
 }
 
+/* A schedule whose background rounds move or combine [nbc] handoff_bytes at once (a transfer, a
+ * reduction or a copy; 256 KiB by default) is handed to a progress thread alone on its core as it
+ * starts: the rank runs only its own rounds in the call, and the thread takes the others at once,
+ * without the grace. Run by the rank, the call would make the copies and reductions that the
+ * thread is there to overlap with the rank's computation (a receive whose message came first is
+ * copied as it is posted); beside such work, the thread's taking over costs nothing. */
 void tm_nbc_engine_start(tm_mpi_rank_t *r, tm_nbc_sched_t *s, bool background, size_t largest)
 {
     tm_nbc_engine_t *e = r->nbc;
