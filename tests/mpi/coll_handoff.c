@@ -25,15 +25,7 @@ static void noted_sum(void *in, void *inout, int *len, MPI_Datatype *type)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int rank, size, errors = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 2) {
-        if (rank == 0)
-            fprintf(stderr, "coll_handoff: runs on 2 ranks\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    int rank = init_two_ranks(&argc, &argv, "coll_handoff"), errors = 0;
     MPI_Op counted = count_sum_create(), op;
     MPI_Op_create(noted_sum, 1, &op);
     pthread_t *noted = NULL;

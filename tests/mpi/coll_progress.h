@@ -6,8 +6,25 @@
 
 #include <mpi.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+/* MPI_Init for a test `name` that runs on 2 ranks: the caller's rank; ends the job on any other
+ * number of ranks. */
+static inline int init_two_ranks(int *argc, char ***argv, const char *name)
+{
+    int rank, size;
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size != 2) {
+        if (rank == 0)
+            fprintf(stderr, "%s: runs on 2 ranks\n", name);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    return rank;
+}
 
 /* The calls of the operation by any rank. */
 static _Atomic int *op_calls;

@@ -20,15 +20,7 @@
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int rank, size, errors = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 2) {
-        if (rank == 0)
-            fprintf(stderr, "coll_progress_comm: runs on 2 ranks\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    int rank = init_two_ranks(&argc, &argv, "coll_progress_comm"), errors = 0;
     MPI_Op op = count_sum_create();
     long *in = malloc(BIG * sizeof *in), *out = malloc(BIG * sizeof *out);
     if (!in || !out)
