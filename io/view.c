@@ -41,11 +41,11 @@ void tm_io_view_clear(tm_io_view_t *v)
 /* Whether the tiles of t follow each other without a hole: one block as long as the extent. */
 static bool view_dense(const tm_mpi_type_t *t)
 {
-    return t->nblocks == 1 && (MPI_Aint)t->blocks[0].len == t->extent;
+    return t->nlevels == 0 && t->nblocks == 1 && (MPI_Aint)t->blocks[0].len == t->extent;
 }
 
-/* The block of t's element that holds stream byte o of the element (o < t->size): the last
- * block that starts at or before it. */
+/* The block of t's period that holds stream byte o of the period (o < t->period_size): the
+ * last block that starts at or before it. */
 static size_t block_at(const tm_mpi_type_t *t, size_t o)
 {
     size_t lo = 0, hi = t->nblocks - 1;
@@ -73,19 +73,25 @@ MPI_Offset tm_io_view_map(const tm_io_view_t *v, MPI_Offset off, MPI_Offset *run
         return v->disp + t->blocks[0].disp + off;
     }
     MPI_Offset e = off / (MPI_Offset)t->size;
-    size_t o = (size_t)(off % (MPI_Offset)t->size), b = block_at(t, o);
-    size_t in = o - t->blocks[b].off;
-    MPI_Offset file = v->disp + e * t->extent + t->blocks[b].disp + (MPI_Offset)in;
+    size_t o = (size_t)(off % (MPI_Offset)t->size), q = o / t->period_size;
+    o %= t->period_size;
+    size_t b = block_at(t, o), in = o - t->blocks[b].off;
+    MPI_Offset period = v->disp + e * t->extent + tm_mpi_type_period_disp(t, q);
+    MPI_Offset file = period + t->blocks[b].disp + (MPI_Offset)in;
     MPI_Offset run = (MPI_Offset)(t->blocks[b].len - in);
 
-    /* The next blocks (of this element, then of the next ones) while they start where the run
+    /* The next blocks (of this period, then of the next ones) while they start where the run
      * ends. */
     for (int k = 0; k < VIEW_MERGE_MAX; k++) {
         if (++b == t->nblocks) {
             b = 0;
-            e++;
+            if (++q == t->periods) {
+                q = 0;
+                e++;
+            }
+            period = v->disp + e * t->extent + tm_mpi_type_period_disp(t, q);
         }
-        if (v->disp + e * t->extent + t->blocks[b].disp != file + run)
+        if (period + t->blocks[b].disp != file + run)
             break;
         run += (MPI_Offset)t->blocks[b].len;
     }
@@ -97,7 +103,8 @@ MPI_Offset tm_io_view_bytes_before(const tm_io_view_t *v, MPI_Offset end)
 {
     const tm_mpi_type_t *t = v->filetype;
     /* From the first block of the first tile on: a view's blocks then lie within one extent
-     * (mpi/file.c checks it), each tile after the last. */
+     * (mpi/file.c checks it), each tile after the last, and so do the periods of a tile, each
+     * copy of a level's unit within its stride. */
     MPI_Aint first = t->blocks[0].disp;
     MPI_Offset base = v->disp + first;
 
@@ -107,7 +114,15 @@ MPI_Offset tm_io_view_bytes_before(const tm_io_view_t *v, MPI_Offset end)
     if (view_dense(t))
         return rel;
     MPI_Offset e = rel / t->extent, r = rel % t->extent;
-    MPI_Offset bytes = e * (MPI_Offset)t->size;
+    MPI_Offset bytes = e * (MPI_Offset)t->size, unit = (MPI_Offset)t->size;
+    for (unsigned l = t->nlevels; l-- > 0;) { /* the whole copies of each level's unit */
+        MPI_Offset k = r / t->levels[l].stride;
+        if (k >= (MPI_Offset)t->levels[l].n)
+            k = (MPI_Offset)t->levels[l].n - 1;
+        unit /= (MPI_Offset)t->levels[l].n;
+        bytes += k * unit;
+        r -= k * t->levels[l].stride;
+    }
     for (size_t b = 0; b < t->nblocks; b++) {
         MPI_Offset in = r - (t->blocks[b].disp - first);
         if (in <= 0)

@@ -749,7 +749,17 @@ static int view_check(const tm_mpi_type_t *etype, const tm_mpi_type_t *filetype,
             }
         const tm_mpi_type_block_t *first = &filetype->blocks[0],
                                   *last = &filetype->blocks[filetype->nblocks - 1];
-        if (last->disp + (MPI_Aint)last->len > filetype->extent + first->disp) {
+        /* the bytes from the first block's start to the end of the data: a period's, then
+         * each level's, whose copies must not go back either */
+        MPI_Aint span = last->disp + (MPI_Aint)last->len - first->disp;
+        for (unsigned l = 0; l < filetype->nlevels; l++) {
+            if (filetype->levels[l].stride < span) {
+                *why = "the filetype's displacements go back";
+                return MPI_ERR_TYPE;
+            }
+            span += (MPI_Aint)(filetype->levels[l].n - 1) * filetype->levels[l].stride;
+        }
+        if (span > filetype->extent) {
             *why = "the filetype's tiles overlap: its extent is smaller than its data";
             return MPI_ERR_TYPE;
         }

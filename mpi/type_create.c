@@ -170,7 +170,7 @@ static int tm_mpi_type_contiguous(const char *call, MPI_Count count, bool large,
         return err;
     if ((p = tm_mpi_type_pieces(1)) == NULL)
         return TM_MPI_TYPE_NOMEM();
-    p[0] = (tm_mpi_type_piece_t){old, (size_t)count, 0};
+    p[0] = (tm_mpi_type_piece_t){old, (size_t)count, 0, 1, 0};
     return tm_mpi_type_make(
         r, call, MPI_COMBINER_CONTIGUOUS, p, 1, 0,
         large ? &(tm_mpi_type_args_t){.nc = 1, .counts = &count, .nd = 1, .types = &old}
@@ -214,12 +214,12 @@ static int tm_mpi_type_vector(const char *call, int combiner, MPI_Count count,
     if (count > 1 && (err = tm_mpi_type_elements_at(r, call, count - 1, stride_bytes,
                                                     &(MPI_Aint){0})) != MPI_SUCCESS)
         return err;
-    if ((p = tm_mpi_type_pieces(count)) == NULL)
+    /* one piece repeated count times: the type's description does not grow with its count */
+    if ((p = tm_mpi_type_pieces(1)) == NULL)
         return TM_MPI_TYPE_NOMEM();
-    for (MPI_Count i = 0; i < count; i++)
-        p[i] = (tm_mpi_type_piece_t){old, (size_t)blocklength, (MPI_Aint)i * stride_bytes};
+    p[0] = (tm_mpi_type_piece_t){old, (size_t)blocklength, 0, (size_t)count, stride_bytes};
     return tm_mpi_type_make(
-        r, call, combiner, p, (size_t)count, 0,
+        r, call, combiner, p, 1, 0,
         large ? &(tm_mpi_type_args_t){.nc = 3, .counts = counts, .nd = 1, .types = &old}
               : &(tm_mpi_type_args_t){.ni = h ? 2 : 3,
                                       .ints = ints,
@@ -305,7 +305,7 @@ static int tm_mpi_type_indexed(const char *call, int combiner, MPI_Count count,
             free(p);
             return err;
         }
-        p[i] = (tm_mpi_type_piece_t){old, (size_t)(one ? blocklen : blocklens[i]), at};
+        p[i] = (tm_mpi_type_piece_t){old, (size_t)(one ? blocklen : blocklens[i]), at, 1, 0};
     }
     if (large) {
         if ((counts = malloc(nargs * sizeof(MPI_Count))) == NULL)
@@ -494,7 +494,7 @@ static int tm_mpi_type_struct(const char *call, MPI_Count count, const MPI_Count
     for (size_t i = 0; i < n; i++) {
         if ((err = tm_mpi_type_get(r, NULL, array_of_types[i], 0, call, &types[i])) != MPI_SUCCESS)
             goto out;
-        p[i] = (tm_mpi_type_piece_t){types[i], (size_t)blocklens[i], (MPI_Aint)disps[i]};
+        p[i] = (tm_mpi_type_piece_t){types[i], (size_t)blocklens[i], (MPI_Aint)disps[i], 1, 0};
     }
     if (large) {
         counts[0] = count;
@@ -609,7 +609,7 @@ static int tm_mpi_type_resized(const char *call, MPI_Datatype oldtype, MPI_Count
                                   "lb %lld + extent %lld does not fit in an MPI_Aint", lb, extent);
     if ((p = tm_mpi_type_pieces(1)) == NULL)
         return TM_MPI_TYPE_NOMEM();
-    p[0] = (tm_mpi_type_piece_t){old, 1, 0};
+    p[0] = (tm_mpi_type_piece_t){old, 1, 0, 1, 0};
     if ((err = tm_mpi_type_make(
              r, call, MPI_COMBINER_RESIZED, p, 1, 0,
              large ? &(tm_mpi_type_args_t){.nc = 2, .counts = counts, .nd = 1, .types = &old}
@@ -648,7 +648,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
         return err;
     if ((p = tm_mpi_type_pieces(1)) == NULL)
         return TM_MPI_TYPE_NOMEM();
-    p[0] = (tm_mpi_type_piece_t){old, 1, 0};
+    p[0] = (tm_mpi_type_piece_t){old, 1, 0, 1, 0};
     if ((err = tm_mpi_type_make(r, call, MPI_COMBINER_DUP, p, 1, 0,
                                 &(tm_mpi_type_args_t){.nd = 1, .types = &old}, newtype)) !=
         MPI_SUCCESS)
@@ -764,7 +764,7 @@ static int tm_mpi_type_subarray(const char *call, int ndims, const MPI_Count siz
 
         for (int d = 0; d < ndims; d++)
             disp += (starts[d] + (d == last ? 0 : idx[d])) * stride[d];
-        p[np++] = (tm_mpi_type_piece_t){old, (size_t)subsizes[last], disp * old->extent};
+        p[np++] = (tm_mpi_type_piece_t){old, (size_t)subsizes[last], disp * old->extent, 1, 0};
         /* next row: odometer over the dimensions other than `last`, slowest last */
         for (k = 0; k < ndims; k++) {
             int d = order == MPI_ORDER_C ? ndims - 1 - k : k;
@@ -1017,8 +1017,8 @@ static int tm_mpi_darray_pieces(const tm_mpi_darray_t *a, tm_mpi_type_t *old,
             if (d != last)
                 base += owned[d][at[d]] * a->stride[d];
         for (size_t i = 0; i < nruns; i++)
-            p[np++] = (tm_mpi_type_piece_t){old, (size_t)rlens[i],
-                                            (base + rstarts[i] * a->stride[last]) * old->extent};
+            p[np++] = (tm_mpi_type_piece_t){
+                old, (size_t)rlens[i], (base + rstarts[i] * a->stride[last]) * old->extent, 1, 0};
         /* next combination: odometer over the other dimensions, the fastest of them first */
         for (k = 0; k < a->ndims; k++) {
             int d = a->order == MPI_ORDER_C ? a->ndims - 1 - k : k;
@@ -1165,7 +1165,7 @@ static int f90_make(tm_mpi_rank_t *r, const char *call, int combiner, int p, int
     }
     tm_mpi_type_t *old, *t;
     tm_mpi_type_lookup(base, &old);
-    pieces[0] = (tm_mpi_type_piece_t){old, 1, 0};
+    pieces[0] = (tm_mpi_type_piece_t){old, 1, 0, 1, 0};
     bool integer = combiner == MPI_COMBINER_F90_INTEGER;
     int ints[2] = {integer ? range : p, range};
     int err =

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,6 +189,8 @@ __attribute__((constructor)) static void tm_mpi_type_predefined_init(void)
         }
         t->extent = t->ub - t->lb;
         t->true_extent = t->true_ub - t->true_lb;
+        t->periods = 1;
+        t->period_size = t->size;
     }
 }
 
@@ -314,6 +317,7 @@ tm_mpi_type_t *tm_mpi_type_alloc(int combiner)
     t->lb_contrib = 1;
     t->ub_contrib = 1;
     t->align = 1;
+    t->periods = 1;
     return t;
 }
 
@@ -422,8 +426,106 @@ static int tm_mpi_type_blocks_build(tm_mpi_type_t *t)
 
 static void tm_mpi_type_contiguous_update(tm_mpi_type_t *t)
 {
-    t->contiguous = t->size > 0 && t->nblocks == 1 && (MPI_Aint)t->size == t->extent;
+    t->contiguous =
+        t->size > 0 && t->nlevels == 0 && t->nblocks == 1 && (MPI_Aint)t->size == t->extent;
     t->contig_disp = t->contiguous ? t->blocks[0].disp : 0;
+}
+
+/* Whether copies of c abut with nothing between them: one segment as long as the extent. */
+static bool tm_mpi_type_dense(const tm_mpi_type_t *c)
+{
+    return c->nlevels == 0 && c->nsegs == 1 && (MPI_Aint)c->size == c->extent;
+}
+
+/* The segments a piece of a type with data flattens to, at most; SIZE_MAX past size_t. */
+static size_t tm_mpi_type_piece_segs(const tm_mpi_type_piece_t *p)
+{
+    const tm_mpi_type_t *c = p->type;
+    size_t n = p->reps;
+
+    if (!tm_mpi_type_dense(c) &&
+        (__builtin_mul_overflow(n, p->blocklen, &n) || __builtin_mul_overflow(n, c->periods, &n) ||
+         __builtin_mul_overflow(n, c->nsegs, &n)))
+        return SIZE_MAX;
+    return n;
+}
+
+/* Appends the whole typemap of a piece, each period of each copy of its type. */
+static int tm_mpi_type_piece_flatten(tm_mpi_type_segv_t *sv, const tm_mpi_type_piece_t *p)
+{
+    const tm_mpi_type_t *c = p->type;
+
+    for (size_t j = 0; j < p->reps; j++) {
+        MPI_Aint d = p->disp + (MPI_Aint)j * p->rep_stride;
+
+        if (tm_mpi_type_dense(c)) { /* the copies abut: one segment, however long the block */
+            if (tm_mpi_type_segv_add(sv, d + c->segs[0].disp, p->blocklen * c->segs[0].n,
+                                     c->segs[0].basic) != 0)
+                return -ENOMEM;
+            continue;
+        }
+        for (size_t k = 0; k < p->blocklen; k++)
+            for (tm_mpi_type_walk_t w = tm_mpi_type_walk_at(c, 1, 0); w.left > 0;
+                 tm_mpi_type_walk_next(&w, c))
+                for (size_t s = 0; s < c->nsegs; s++)
+                    if (tm_mpi_type_segv_add(sv,
+                                             d + (MPI_Aint)k * c->extent + w.disp + c->segs[s].disp,
+                                             c->segs[s].n, c->segs[s].basic) != 0)
+                        return -ENOMEM;
+    }
+    return 0;
+}
+
+/* Repeats what t's levels and the period in sv describe n times, stride bytes apart: one
+ * longer segment when the period is one run as long as the stride, else one more level (the
+ * innermost one flattened into the period when all are taken). */
+static int tm_mpi_type_level_push(tm_mpi_type_t *t, tm_mpi_type_segv_t *sv, size_t n,
+                                  MPI_Aint stride)
+{
+    if (n == 1)
+        return 0;
+    if (t->nlevels == 0 && sv->n == 1 &&
+        (MPI_Aint)(sv->v[0].n * tm_mpi_type_builtins[sv->v[0].basic].size) == stride) {
+        sv->v[0].n *= n;
+        return 0;
+    }
+    if (t->nlevels == TM_MPI_TYPE_LEVELS) {
+        tm_mpi_type_segv_t nv = {NULL, 0, 0};
+        const tm_mpi_type_level_t *in = &t->levels[0];
+
+        for (size_t k = 0; k < in->n; k++)
+            for (size_t s = 0; s < sv->n; s++)
+                if (tm_mpi_type_segv_add(&nv, sv->v[s].disp + (MPI_Aint)k * in->stride, sv->v[s].n,
+                                         sv->v[s].basic) != 0) {
+                    free(nv.v);
+                    return -ENOMEM;
+                }
+        free(sv->v);
+        *sv = nv;
+        memmove(&t->levels[0], &t->levels[1], (TM_MPI_TYPE_LEVELS - 1) * sizeof(t->levels[0]));
+        t->nlevels--;
+    }
+    t->levels[t->nlevels++] = (tm_mpi_type_level_t){n, stride};
+    return 0;
+}
+
+/* The typemap of one piece too long to flatten: its type's period and levels, then a level for
+ * the blocklen copies and one for the repetitions. */
+static int tm_mpi_type_piece_levels(tm_mpi_type_t *t, tm_mpi_type_segv_t *sv,
+                                    const tm_mpi_type_piece_t *p)
+{
+    const tm_mpi_type_t *c = p->type;
+
+    for (size_t s = 0; s < c->nsegs; s++)
+        if (tm_mpi_type_segv_add(sv, p->disp + c->segs[s].disp, c->segs[s].n, c->segs[s].basic) !=
+            0)
+            return -ENOMEM;
+    t->nlevels = c->nlevels;
+    memcpy(t->levels, c->levels, sizeof(t->levels));
+    if (tm_mpi_type_level_push(t, sv, p->blocklen, c->extent) != 0 ||
+        tm_mpi_type_level_push(t, sv, p->reps, p->rep_stride) != 0)
+        return -ENOMEM;
+    return 0;
 }
 
 int tm_mpi_type_build(tm_mpi_type_t *t, const tm_mpi_type_piece_t *pieces, size_t npieces, int pad)
@@ -431,24 +533,30 @@ int tm_mpi_type_build(tm_mpi_type_t *t, const tm_mpi_type_piece_t *pieces, size_
     tm_mpi_type_segv_t sv = {NULL, 0, 0};
     int has_lbm = 0, has_ubm = 0, has_lbn = 0, has_ubn = 0, has_data = 0;
     MPI_Aint lbm = 0, ubm = 0, lbn = 0, ubn = 0, tlb = 0, tub = 0;
+    size_t nflat = 0;
 
     t->size = 0;
     t->elements = 0;
     t->signature = 0;
+    t->nlevels = 0;
     for (size_t p = 0; p < npieces; p++) {
         const tm_mpi_type_t *c = pieces[p].type;
-        size_t b = pieces[p].blocklen;
-        MPI_Aint d = pieces[p].disp, span, lo, hi;
+        size_t b = pieces[p].blocklen, reps = pieces[p].reps;
+        MPI_Aint d = pieces[p].disp, span, rspan, lo, hi;
         size_t bytes;
 
-        if (b == 0)
+        if (b == 0 || reps == 0)
             continue;
         if (__builtin_mul_overflow(b - 1, c->extent, &span) ||
+            __builtin_mul_overflow(reps - 1, pieces[p].rep_stride, &rspan) ||
             __builtin_add_overflow(d, c->lb, &lo) ||
             __builtin_add_overflow(lo, span < 0 ? span : 0, &lo) ||
+            __builtin_add_overflow(lo, rspan < 0 ? rspan : 0, &lo) ||
             __builtin_add_overflow(d, c->ub, &hi) ||
             __builtin_add_overflow(hi, span > 0 ? span : 0, &hi) ||
+            __builtin_add_overflow(hi, rspan > 0 ? rspan : 0, &hi) ||
             __builtin_mul_overflow(b, c->size, &bytes) ||
+            __builtin_mul_overflow(bytes, reps, &bytes) ||
             __builtin_add_overflow(t->size, bytes, &t->size))
             goto overflow;
         if (c->lb_mark) {
@@ -467,30 +575,40 @@ int tm_mpi_type_build(tm_mpi_type_t *t, const tm_mpi_type_piece_t *pieces, size_
         }
         if (c->align > t->align)
             t->align = c->align;
-        t->elements += b * c->elements;
-        t->signature += b * c->signature;
+        t->elements += reps * b * c->elements;
+        t->signature += reps * b * c->signature;
         if (c->size == 0)
             continue;
-        if (c->nsegs == 1 && (MPI_Aint)c->size == c->extent) {
-            /* copies abut: one segment, however long the block */
-            if (tm_mpi_type_segv_add(&sv, d + c->segs[0].disp, b * c->segs[0].n,
-                                     c->segs[0].basic) != 0)
-                goto fail;
-        } else {
-            for (size_t k = 0; k < b; k++)
-                for (size_t s = 0; s < c->nsegs; s++)
-                    if (tm_mpi_type_segv_add(&sv, d + (MPI_Aint)k * c->extent + c->segs[s].disp,
-                                             c->segs[s].n, c->segs[s].basic) != 0)
-                        goto fail;
-        }
+        nflat = nflat > SIZE_MAX - tm_mpi_type_piece_segs(&pieces[p])
+                    ? SIZE_MAX
+                    : nflat + tm_mpi_type_piece_segs(&pieces[p]);
     }
+    if (nflat > TM_MPI_TYPE_FLAT_SEGS && npieces == 1) {
+        if (tm_mpi_type_piece_levels(t, &sv, &pieces[0]) != 0)
+            goto fail;
+    } else if (nflat > 0) {
+        for (size_t p = 0; p < npieces; p++)
+            if (pieces[p].blocklen > 0 && pieces[p].type->size > 0 &&
+                tm_mpi_type_piece_flatten(&sv, &pieces[p]) != 0)
+                goto fail;
+    }
+    t->period_size = 0;
     for (size_t s = 0; s < sv.n; s++) {
-        MPI_Aint lo = sv.v[s].disp;
-        MPI_Aint hi = lo + (MPI_Aint)(sv.v[s].n * tm_mpi_type_builtins[sv.v[s].basic].size);
+        size_t len = sv.v[s].n * tm_mpi_type_builtins[sv.v[s].basic].size;
+        MPI_Aint lo = sv.v[s].disp, hi = lo + (MPI_Aint)len;
 
         tlb = has_data && tlb < lo ? tlb : lo;
         tub = has_data && tub > hi ? tub : hi;
         has_data = 1;
+        t->period_size += len;
+    }
+    t->periods = 1;
+    for (unsigned l = 0; l < t->nlevels; l++) { /* the period's copies reach further */
+        MPI_Aint span = (MPI_Aint)(t->levels[l].n - 1) * t->levels[l].stride;
+
+        tlb += span < 0 ? span : 0;
+        tub += span > 0 ? span : 0;
+        t->periods *= t->levels[l].n;
     }
     t->lb = has_lbm ? lbm : has_lbn ? lbn : 0;
     t->ub = has_ubm ? ubm : has_ubn ? ubn : 0;
@@ -538,11 +656,10 @@ void tm_mpi_type_set_bounds(tm_mpi_type_t *t, MPI_Aint lb, MPI_Aint extent)
 typedef struct tm_mpi_type_cursor {
     char *base;
     const tm_mpi_type_t *type;
-    size_t count;
-    size_t elem;  /* current element */
-    size_t blk;   /* current block in it */
-    size_t off;   /* bytes of that block already passed */
-    size_t total; /* bytes of the whole stream */
+    tm_mpi_type_walk_t period; /* the current period */
+    size_t blk;                /* current block in it */
+    size_t off;                /* bytes of that block already passed */
+    size_t total;              /* bytes of the whole stream */
 } tm_mpi_type_cursor_t;
 
 static void tm_mpi_type_cursor_init(tm_mpi_type_cursor_t *c, const void *base, size_t count,
@@ -550,14 +667,13 @@ static void tm_mpi_type_cursor_init(tm_mpi_type_cursor_t *c, const void *base, s
 {
     c->base = (char *)base;
     c->type = type;
-    c->count = count;
     c->total = count * type->size;
-    c->elem = c->blk = 0;
+    c->blk = 0;
     c->off = offset;
     if (type->contiguous || type->size == 0 || offset >= c->total)
         return;
-    c->elem = offset / type->size;
-    offset %= type->size;
+    c->period = tm_mpi_type_walk_at(type, count, offset / type->period_size);
+    offset %= type->period_size;
     {
         size_t lo = 0, hi = type->nblocks; /* last block whose off <= offset */
 
@@ -586,7 +702,7 @@ static char *tm_mpi_type_cursor_span(const tm_mpi_type_cursor_t *c, size_t *len_
     }
     b = &t->blocks[c->blk];
     *len_p = b->len - c->off;
-    return c->base + (MPI_Aint)c->elem * t->extent + b->disp + (MPI_Aint)c->off;
+    return c->base + c->period.disp + b->disp + (MPI_Aint)c->off;
 }
 
 static void tm_mpi_type_cursor_advance(tm_mpi_type_cursor_t *c, size_t n)
@@ -599,7 +715,7 @@ static void tm_mpi_type_cursor_advance(tm_mpi_type_cursor_t *c, size_t n)
     c->off = 0;
     if (++c->blk == t->nblocks) {
         c->blk = 0;
-        c->elem++;
+        tm_mpi_type_walk_next(&c->period, t);
     }
 }
 
@@ -698,6 +814,9 @@ int tm_mpi_type_count_elements(const tm_mpi_type_t *type, size_t bytes, size_t *
         return bytes == 0 ? 0 : -ERANGE;
     elements = bytes / type->size * type->elements;
     rest = bytes % type->size;
+    /* whole periods, then the segments of one */
+    elements += rest / type->period_size * (type->elements / type->periods);
+    rest %= type->period_size;
     for (size_t s = 0; s < type->nsegs && rest > 0; s++) {
         size_t bs = tm_mpi_type_builtins[type->segs[s].basic].size;
         size_t n = rest / bs < type->segs[s].n ? rest / bs : type->segs[s].n;

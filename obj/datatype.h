@@ -18,6 +18,15 @@
  * offset by division and a binary search over the blocks' prefix sums. A contiguous type
  * (one block, size == extent) is seen as one block of count * size bytes: one memcpy.
  *
+ * A long regular type is not flattened whole, so that its description does not grow with its
+ * count (MPI_Type_vector with a count of a billion): segs and blocks then describe one period,
+ * which up to TM_MPI_TYPE_LEVELS levels repeat, levels[0] innermost. Period
+ * q = k0 + n0 * (k1 + n1 * k2 ...) of an element is at k0 * stride0 + k1 * stride1 + ... from
+ * it and holds stream bytes [q * period_size, (q + 1) * period_size) of it. A type without
+ * levels is one period. Only a typemap of more than TM_MPI_TYPE_FLAT_SEGS segments made of one
+ * repeated piece gets levels; the others are flattened whole, as their arrays are already as
+ * long as their typemaps.
+ *
  * Handles: predefined datatypes are static objects found from their handle's index; derived ones
  * live in a process-wide table (ranks are threads of one process) protected by a mutex that is
  * never held across a yield. Each handle holds one reference on its object; a pending operation
@@ -46,6 +55,15 @@ typedef struct tm_mpi_type_block {
     size_t off;    /* offset of the block in the element's data stream */
 } tm_mpi_type_block_t;
 
+/* A level of repetition: n copies of what the inner levels describe, stride bytes apart. */
+typedef struct tm_mpi_type_level {
+    size_t n;
+    MPI_Aint stride;
+} tm_mpi_type_level_t;
+
+#define TM_MPI_TYPE_LEVELS    4
+#define TM_MPI_TYPE_FLAT_SEGS 4096
+
 typedef struct tm_mpi_type {
     _Atomic long refs;   /* one per handle + one per pending user; predefined: not counted */
     MPI_Datatype handle; /* the handle it was created with (MPI_DATATYPE_NULL once freed) */
@@ -73,6 +91,10 @@ typedef struct tm_mpi_type {
     tm_mpi_type_seg_t *segs;
     size_t nblocks;
     tm_mpi_type_block_t *blocks;
+    unsigned nlevels;
+    tm_mpi_type_level_t levels[TM_MPI_TYPE_LEVELS];
+    size_t periods;     /* in one element: the product of the levels' n */
+    size_t period_size; /* bytes of data in one period: size / periods */
     /* MPI_Type_get_envelope(_c) / MPI_Type_get_contents(_c): the constructor's arguments. A type
      * made by a large-count (_c) constructor keeps its counts and byte displacements in `counts`
      * (nc > 0), as MPI-4.0 section 5.1.13 lists them, and only MPI_Type_get_envelope_c shows it. */
@@ -145,11 +167,15 @@ int tm_mpi_type_publish(tm_mpi_type_t *type, MPI_Datatype *handle_p);
 /* Removes `handle` from the table and drops its reference. 0 or -EINVAL. */
 int tm_mpi_type_unpublish(MPI_Datatype handle);
 
-/* One piece of a typemap under construction: blocklen copies of `type` at disp + k * extent. */
+/* One piece of a typemap under construction: blocklen copies of `type` at disp + k * extent,
+ * that whole block repeated at disp + j * rep_stride for j < reps (a vector's count; 1 for the
+ * pieces that do not repeat). */
 typedef struct tm_mpi_type_piece {
     tm_mpi_type_t *type;
     size_t blocklen;
     MPI_Aint disp;
+    size_t reps;
+    MPI_Aint rep_stride;
 } tm_mpi_type_piece_t;
 
 /* Fills the layout of `type` (segs, blocks, size, bounds, flags) from its pieces, in typemap
@@ -163,6 +189,63 @@ void tm_mpi_type_set_bounds(tm_mpi_type_t *type, MPI_Aint lb, MPI_Aint extent);
 
 /* Bytes of one element of predefined type number `basic` (the index of its handle). */
 size_t tm_mpi_type_basic_size(unsigned basic);
+
+/* ------------------------------------------------------------------ periods */
+
+/* Where period q (< type->periods) of an element is, from the element. */
+static inline MPI_Aint tm_mpi_type_period_disp(const tm_mpi_type_t *type, size_t q)
+{
+    MPI_Aint disp = 0;
+
+    for (unsigned l = 0; l < type->nlevels; l++) {
+        disp += (MPI_Aint)(q % type->levels[l].n) * type->levels[l].stride;
+        q /= type->levels[l].n;
+    }
+    return disp;
+}
+
+/* A walk over the periods of (buf, count, type) in stream order:
+ *   for (tm_mpi_type_walk_t w = tm_mpi_type_walk_at(type, count, 0); w.left > 0;
+ *        tm_mpi_type_walk_next(&w, type))
+ *       ... buf + w.disp + type->segs[s].disp ...
+ */
+typedef struct tm_mpi_type_walk {
+    MPI_Aint disp; /* of the current period, from the buffer */
+    size_t left;   /* periods left, the current one included */
+    size_t idx[TM_MPI_TYPE_LEVELS];
+} tm_mpi_type_walk_t;
+
+/* The walk from period p of the stream on (p <= count * type->periods). */
+static inline tm_mpi_type_walk_t tm_mpi_type_walk_at(const tm_mpi_type_t *type, size_t count,
+                                                     size_t p)
+{
+    tm_mpi_type_walk_t w;
+    size_t q = p % type->periods;
+
+    w.left = count * type->periods - p;
+    w.disp = (MPI_Aint)(p / type->periods) * type->extent;
+    for (unsigned l = 0; l < type->nlevels; l++) {
+        w.idx[l] = q % type->levels[l].n;
+        w.disp += (MPI_Aint)w.idx[l] * type->levels[l].stride;
+        q /= type->levels[l].n;
+    }
+    return w;
+}
+
+static inline void tm_mpi_type_walk_next(tm_mpi_type_walk_t *w, const tm_mpi_type_t *type)
+{
+    w->left--;
+    for (unsigned l = 0; l < type->nlevels; l++) {
+        const tm_mpi_type_level_t *lv = &type->levels[l];
+
+        w->disp += lv->stride;
+        if (++w->idx[l] < lv->n)
+            return;
+        w->idx[l] = 0;
+        w->disp -= (MPI_Aint)lv->n * lv->stride;
+    }
+    w->disp += type->extent; /* the next element */
+}
 
 /* ------------------------------------------------------------------ the engine */
 

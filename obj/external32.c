@@ -34,7 +34,7 @@ size_t tm_mpi_type_external32_size(const tm_mpi_type_t *type)
 
     for (size_t s = 0; s < type->nsegs; s++)
         size += type->segs[s].n * tm_mpi_ext32_basic_size(type->segs[s].basic);
-    return size;
+    return size * type->periods;
 }
 
 /* Copies n bytes reversing them on a little-endian host. */
@@ -168,8 +168,9 @@ static size_t tm_mpi_ext32_convert(unsigned basic, char *native, char *ext, int 
 static void tm_mpi_ext32_walk(char *buf, size_t count, const tm_mpi_type_t *type, char *ext,
                               int out)
 {
-    for (size_t i = 0; i < count; i++) {
-        char *elem = buf + (MPI_Aint)i * type->extent;
+    for (tm_mpi_type_walk_t w = tm_mpi_type_walk_at(type, count, 0); w.left > 0;
+         tm_mpi_type_walk_next(&w, type)) {
+        char *elem = buf + w.disp; /* one period of an element */
 
         for (size_t s = 0; s < type->nsegs; s++) {
             const tm_mpi_type_seg_t *seg = &type->segs[s];

@@ -554,8 +554,9 @@ static void tm_mpi_op_apply_pairs(bool max, const char *in, char *io, size_t cou
     if (!tm_mpi_op_type_is_pairs(type, &pair))
         return;
     loop = max ? pair->maxloc : pair->minloc;
-    for (size_t e = 0; e < count; e++) {
-        MPI_Aint base = (MPI_Aint)e * type->extent;
+    for (tm_mpi_type_walk_t w = tm_mpi_type_walk_at(type, count, 0); w.left > 0;
+         tm_mpi_type_walk_next(&w, type)) {
+        MPI_Aint base = w.disp;
 
         if (pair->value != TM_MPI_OP_IDX(MPI_INT)) {
             for (size_t k = 0; k < type->nsegs; k += 2)
@@ -577,14 +578,15 @@ static void tm_mpi_op_apply_runs(tm_mpi_op_loop_fn_t *loop, const char *in, char
 {
     const tm_mpi_type_seg_t *s = type->segs;
 
-    if (type->nsegs == 1 &&
+    if (type->nlevels == 0 && type->nsegs == 1 &&
         (MPI_Aint)(s[0].n * tm_mpi_type_basic_size(s[0].basic)) == type->extent) {
         /* the elements abut: one run of count * n basic elements */
         loop(in + s[0].disp, io + s[0].disp, count * s[0].n);
         return;
     }
-    for (size_t e = 0; e < count; e++) {
-        MPI_Aint base = (MPI_Aint)e * type->extent;
+    for (tm_mpi_type_walk_t w = tm_mpi_type_walk_at(type, count, 0); w.left > 0;
+         tm_mpi_type_walk_next(&w, type)) {
+        MPI_Aint base = w.disp;
 
         for (size_t k = 0; k < type->nsegs; k++)
             loop(in + base + s[k].disp, io + base + s[k].disp, s[k].n);

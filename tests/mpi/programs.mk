@@ -54,6 +54,7 @@ MPI_TEST_PROGS += \
 	tests/mpi/comm_disconnect.x \
 	tests/mpi/type_f90.x \
 	tests/mpi/type_large_count.x \
+	tests/mpi/type_repeat.x \
 	tests/mpi/thread_multiple.x \
 	tests/mpi/mpi_version.x \
 	tests/mpi/mpi_errors.x \

@@ -566,6 +566,53 @@ START_TEST(test_huge_contiguous)
 }
 END_TEST
 
+/* Long regular types keep one period and levels: a vector of INT_MAX / 2 ints is one segment
+ * repeated; a contiguous run of it one level more; five nested repetitions flatten the innermost
+ * into the period; a short vector and a dense one stay flat. */
+START_TEST(test_repeat_levels)
+{
+    MPI_Datatype v, c, h[5], s, d;
+
+    ck_assert_int_eq(MPI_Type_vector(INT_MAX / 2, 1, 2, MPI_INT, &v), MPI_SUCCESS);
+    ck_assert_uint_eq(lookup(v)->nsegs, 1);
+    ck_assert_uint_eq(lookup(v)->nlevels, 1);
+    ck_assert_uint_eq(lookup(v)->levels[0].n, INT_MAX / 2);
+    ck_assert_int_eq(lookup(v)->levels[0].stride, 8);
+    ck_assert_uint_eq(lookup(v)->size, (size_t)(INT_MAX / 2) * 4);
+    ck_assert_uint_eq(lookup(v)->elements, INT_MAX / 2);
+    ck_assert_int_eq(lookup(v)->extent, (MPI_Aint)(INT_MAX / 2 - 1) * 8 + 4);
+    ck_assert_int_eq(lookup(v)->true_ub, (MPI_Aint)(INT_MAX / 2 - 1) * 8 + 4);
+    ck_assert(!lookup(v)->contiguous);
+    ck_assert_int_eq(MPI_Type_contiguous(3, v, &c), MPI_SUCCESS);
+    ck_assert_uint_eq(lookup(c)->nlevels, 2);
+    ck_assert_int_eq(lookup(c)->levels[1].stride, lookup(v)->extent);
+    ck_assert_uint_eq(lookup(c)->periods, (size_t)(INT_MAX / 2) * 3);
+    ck_assert_uint_eq(lookup(c)->size, (size_t)(INT_MAX / 2) * 12);
+    ck_assert_int_eq(MPI_Type_vector(5000, 1, 2, MPI_DOUBLE, &h[0]), MPI_SUCCESS);
+    for (int i = 1; i < 5; i++)
+        ck_assert_int_eq(
+            MPI_Type_create_hvector(2, 1, lookup(h[i - 1])->extent + 8, h[i - 1], &h[i]),
+            MPI_SUCCESS);
+    ck_assert_uint_eq(lookup(h[3])->nlevels, 4);
+    ck_assert_uint_eq(lookup(h[4])->nlevels, 4);
+    ck_assert_uint_eq(lookup(h[4])->nsegs, 5000);
+    ck_assert_uint_eq(lookup(h[4])->periods, 16);
+    ck_assert_uint_eq(lookup(h[4])->size, 16 * 5000 * 8);
+    ck_assert_int_eq(MPI_Type_vector(TM_MPI_TYPE_FLAT_SEGS, 1, 2, MPI_INT, &s), MPI_SUCCESS);
+    ck_assert_uint_eq(lookup(s)->nlevels, 0);
+    ck_assert_uint_eq(lookup(s)->nsegs, TM_MPI_TYPE_FLAT_SEGS);
+    ck_assert_int_eq(MPI_Type_vector(1 << 20, 2, 2, MPI_INT, &d), MPI_SUCCESS);
+    ck_assert_uint_eq(lookup(d)->nlevels, 0);
+    ck_assert(lookup(d)->contiguous);
+    ck_assert_int_eq(MPI_Type_free(&v), MPI_SUCCESS);
+    ck_assert_int_eq(MPI_Type_free(&c), MPI_SUCCESS);
+    for (int i = 0; i < 5; i++)
+        ck_assert_int_eq(MPI_Type_free(&h[i]), MPI_SUCCESS);
+    ck_assert_int_eq(MPI_Type_free(&s), MPI_SUCCESS);
+    ck_assert_int_eq(MPI_Type_free(&d), MPI_SUCCESS);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ the copy engine */
 
 START_TEST(test_copy_vector_contiguous)
@@ -743,7 +790,7 @@ static void *churn(void *arg)
 
     for (int i = 0; i < 2000; i++) {
         tm_mpi_type_t *t = tm_mpi_type_alloc(MPI_COMBINER_CONTIGUOUS), *found;
-        tm_mpi_type_piece_t p = {c, (size_t)i % 7, 0};
+        tm_mpi_type_piece_t p = {c, (size_t)i % 7, 0, 1, 0};
         MPI_Datatype h;
 
         if (t == NULL || tm_mpi_type_build(t, &p, 1, 0) != 0 || tm_mpi_type_publish(t, &h) != 0)
@@ -1085,6 +1132,7 @@ static Suite *datatype_suite(void)
     tcase_add_test(tc, test_darray_errors);
     tcase_add_test(tc, test_nested_flattening);
     tcase_add_test(tc, test_huge_contiguous);
+    tcase_add_test(tc, test_repeat_levels);
     tcase_add_test(tc, test_external32);
     tcase_add_test(tc, test_external32_derived);
     tcase_add_test(tc, test_names_addresses);
