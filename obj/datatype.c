@@ -437,6 +437,9 @@ static bool tm_mpi_type_dense(const tm_mpi_type_t *c)
     return c->nlevels == 0 && c->nsegs == 1 && (MPI_Aint)c->size == c->extent;
 }
 
+/* Segments beyond which a typemap that cannot keep levels is not flattened (6 GiB of them). */
+#define TM_MPI_TYPE_FLAT_MAX ((size_t)1 << 28)
+
 /* The segments a piece of a type with data flattens to, at most; SIZE_MAX past size_t. */
 static size_t tm_mpi_type_piece_segs(const tm_mpi_type_piece_t *p)
 {
@@ -583,6 +586,8 @@ int tm_mpi_type_build(tm_mpi_type_t *t, const tm_mpi_type_piece_t *pieces, size_
                     ? SIZE_MAX
                     : nflat + tm_mpi_type_piece_segs(&pieces[p]);
     }
+    if (nflat > TM_MPI_TYPE_FLAT_MAX && npieces > 1)
+        goto fail; /* refused before memory runs out as it fills */
     if (nflat > TM_MPI_TYPE_FLAT_SEGS && npieces == 1) {
         if (tm_mpi_type_piece_levels(t, &sv, &pieces[0]) != 0)
             goto fail;

@@ -8,7 +8,8 @@
  *   - MPI_Allreduce (MPI_SUM) on two elements;
  *   - file views: written through one spelling, read through the other, the file's bytes by
  *     POSIX, a read from inside a period and the end of the file in etypes;
- *   - a vector of INT_MAX / 2 ints and a contiguous run of it: built, sized, freed.
+ *   - a vector of INT_MAX / 2 ints and a contiguous run of it: built, sized, freed; an indexed
+ *     type of two of it, which would flatten into a billion runs, refused (MPI_ERR_OTHER).
  * The typemaps: a vector of 6000 blocks; a contiguous run of 3 of it; a negative-stride hvector
  * of it (2 levels); five nested hvectors (more levels than a type keeps); and a resized vector
  * whose elements leave a gap.
@@ -300,6 +301,16 @@ int main(int argc, char **argv)
     MUST(MPI_Type_size_x(big3, &sz));
     CHECK(sz == (MPI_Count)(INT_MAX / 2) * 12);
     MPI_Type_free(&big3);
+    /* two of it side by side cannot keep levels: refused, not flattened until memory runs out */
+    MPI_Datatype pair = MPI_DATATYPE_NULL;
+    MPI_Aint two[2] = {0, (MPI_Aint)extent + 4};
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    int rc = MPI_Type_create_hindexed_block(2, 1, two, big, &pair), cls = MPI_SUCCESS;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_OTHER || cls == MPI_ERR_NO_MEM);
+    if (rc == MPI_SUCCESS)
+        MPI_Type_free(&pair);
     MPI_Type_free(&big);
 
     for (int i = 0; i < 5; i++) {
