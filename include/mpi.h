@@ -450,6 +450,8 @@ typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype
 /* The callbacks that copy the attribute's value (MPIX_Comm_dup_fn is declared below) */
 #define MPI_COMM_DUP_FN ((MPI_Comm_copy_attr_function *)MPIX_Comm_dup_fn)
 #define MPI_DUP_FN      ((MPI_Copy_function *)MPIX_Comm_dup_fn)
+#define MPI_TYPE_DUP_FN ((MPI_Type_copy_attr_function *)MPIX_Comm_dup_fn)
+#define MPI_WIN_DUP_FN  ((MPI_Win_copy_attr_function *)MPIX_Comm_dup_fn)
 
 /* ------------------------------------------------------------------ functions */
 
@@ -603,6 +605,16 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen);
 /* MPI_Error_class: *errorclass = the class of errorcode. An invalid code is MPI_ERR_ARG. */
 int MPI_Error_class(int errorcode, int *errorclass);
 int PMPI_Error_class(int errorcode, int *errorclass);
+
+/* Error classes, codes and their strings that the program adds: numbered above
+ * MPI_ERR_LASTCODE, each rank's own (as each process's), the last one in the attribute
+ * MPI_LASTUSEDCODE; MPI_Error_string gives an added code's string ("" until it is set). */
+int MPI_Add_error_class(int *errorclass);
+int PMPI_Add_error_class(int *errorclass);
+int MPI_Add_error_code(int errorclass, int *errorcode);
+int PMPI_Add_error_code(int errorclass, int *errorcode);
+int MPI_Add_error_string(int errorcode, const char *string);
+int PMPI_Add_error_string(int errorcode, const char *string);
 
 /* ------------------------------------------------------------------ point-to-point
  *
@@ -1177,6 +1189,24 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
 int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
 
+/* Datatypes' attributes: keyvals made by MPI_Type_create_keyval. A derived type's are copied by
+ * MPI_Type_dup (through the copy callback) and deleted by MPI_Type_free, newest first; those a
+ * rank sets on a predefined type are its own, as a process's. */
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                           MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+                           void *extra_state);
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                            MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+                            void *extra_state);
+int MPI_Type_free_keyval(int *type_keyval);
+int PMPI_Type_free_keyval(int *type_keyval);
+int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
+int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
+int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
+int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
+
 /* MPI_Type_match_size: the predefined C type of MPI_TYPECLASS_REAL, _INTEGER or _COMPLEX with
  * `size` bytes (MPI_ERR_ARG if none). */
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
@@ -1501,6 +1531,12 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value);
  * value (valuelen + 1 bytes) and sets *flag; otherwise *flag = false. */
 int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
+
+/* MPI_Info_get_string (MPI-4.0): key's value into value, *buflen - 1 characters at most and the
+ * NUL; *buflen = the bytes the whole value needs with its NUL; *flag = whether key is set (a
+ * key not set leaves *buflen and value as they were). */
+int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);
+int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);
 
 /* MPI_Info_get_valuelen: *valuelen = the length of key's value (without the NUL), *flag = true;
  * or *flag = false. */

@@ -2,7 +2,9 @@
  * Communicator attributes: keyvals (MPI_Comm_create_keyval, MPI_Comm_free_keyval), the
  * attributes themselves (MPI_Comm_set_attr, _get_attr, _delete_attr), their MPI-1 forms
  * (MPI_Keyval_create, _free, MPI_Attr_put, _get, _delete) and the predefined, read-only
- * attributes that describe the job.
+ * attributes that describe the job; windows' and datatypes' attributes, which work the same.
+ * Datatypes are shared by the ranks: a derived type's attributes are on the type (only the rank
+ * that made it uses its handle), a predefined type's in the setting rank's own table.
  *
  * Keyval handles are per rank. As for error handlers, the handle designates the object: its slot
  * stays taken until the last attribute of a freed keyval is deleted, so that the callbacks of
@@ -32,7 +34,7 @@ typedef struct tm_mpi_keyval {
     int refs;           /* the program's handle (until MPI_Comm_free_keyval) plus attributes */
     int index;          /* in the rank's table */
     int freed;          /* by MPI_Comm_free_keyval: the handle is no longer valid */
-    tm_mpi_kind_t kind; /* TM_MPI_KIND_COMM or TM_MPI_KIND_WIN: the objects it is for */
+    tm_mpi_kind_t kind; /* TM_MPI_KIND_COMM, _WIN or _DATATYPE: the objects it is for */
     tm_mpi_rank_t *owner;
     MPI_Comm_copy_attr_function *copy_fn;
     MPI_Comm_delete_attr_function *delete_fn;
@@ -56,7 +58,6 @@ static struct {
     int wtime_is_global;
     int appnum;
     int universe_size;
-    int lastusedcode;
 } tm_mpi_attr_builtin;
 static pthread_once_t tm_mpi_attr_builtin_once = PTHREAD_ONCE_INIT;
 
@@ -68,11 +69,11 @@ static void tm_mpi_attr_builtin_init(void)
     tm_mpi_attr_builtin.wtime_is_global = 1;  /* one clock for the process */
     tm_mpi_attr_builtin.appnum = 0;
     tm_mpi_attr_builtin.universe_size = tm_rt_world_size();
-    tm_mpi_attr_builtin.lastusedcode = MPI_ERR_LASTCODE;
 }
 
-/* The value of predefined communicator attribute `keyval`, or NULL if keyval is not one. */
-static int *tm_mpi_attr_builtin_value(int keyval)
+/* The value of predefined communicator attribute `keyval` for rank r, or NULL if keyval is not
+ * one. */
+static int *tm_mpi_attr_builtin_value(tm_mpi_rank_t *r, int keyval)
 {
     pthread_once(&tm_mpi_attr_builtin_once, tm_mpi_attr_builtin_init);
     switch (keyval) {
@@ -88,8 +89,9 @@ static int *tm_mpi_attr_builtin_value(int keyval)
         return &tm_mpi_attr_builtin.appnum;
     case MPI_UNIVERSE_SIZE:
         return &tm_mpi_attr_builtin.universe_size;
-    case MPI_LASTUSEDCODE:
-        return &tm_mpi_attr_builtin.lastusedcode;
+    case MPI_LASTUSEDCODE: /* the rank's own (mpi/error.c) */
+        r->lastusedcode = MPI_ERR_LASTCODE + r->nuser_errors;
+        return &r->lastusedcode;
     }
     return NULL;
 }
@@ -117,9 +119,10 @@ static int tm_mpi_is_builtin_keyval(int keyval)
            payload <= TM_MPI_KEYVAL_LAST_BUILTIN;
 }
 
-/* What holds attributes: a communicator or a window; its errors go to its handler. */
+/* What holds attributes: a communicator, a window or a datatype; its errors go to its handler
+ * (a datatype's: MPI_COMM_WORLD's). */
 typedef struct attr_owner {
-    tm_mpi_kind_t kind;    /* TM_MPI_KIND_COMM or TM_MPI_KIND_WIN */
+    tm_mpi_kind_t kind;    /* TM_MPI_KIND_COMM, _WIN or _DATATYPE */
     tm_mpi_attr_t **attrs; /* its list */
     int handle;
     tm_mpi_comm_t *comm; /* a communicator: itself (NULL: none yet, MPI_COMM_WORLD's handler) */
@@ -134,6 +137,20 @@ static attr_owner_t attr_comm(tm_mpi_comm_t *c)
 static attr_owner_t attr_win(tm_rma_win_t *w)
 {
     return (attr_owner_t){TM_MPI_KIND_WIN, &w->attrs, w->handle, NULL, w};
+}
+
+/* Type t of handle h, for rank r: attrs NULL when r's table of predefined types' attributes
+ * could not be allocated. */
+static attr_owner_t attr_type(tm_mpi_rank_t *r, tm_mpi_type_t *t, MPI_Datatype h)
+{
+    tm_mpi_attr_t **attrs = &t->attrs;
+
+    if (t->predefined) {
+        if (r->type_attrs == NULL)
+            r->type_attrs = calloc(TM_MPI_TYPE_NBUILTIN, sizeof(*r->type_attrs));
+        attrs = r->type_attrs ? &r->type_attrs[(unsigned)h & 0xff] : NULL;
+    }
+    return (attr_owner_t){TM_MPI_KIND_DATATYPE, attrs, h, NULL, NULL};
 }
 
 static int attr_error(tm_mpi_rank_t *r, const attr_owner_t *o, const char *call, int errclass,
@@ -158,18 +175,22 @@ static int tm_mpi_keyval_get(tm_mpi_rank_t *r, const attr_owner_t *o, int keyval
                              tm_mpi_keyval_t **kv_p)
 {
     tm_mpi_kind_t kind = tm_mpi_handle_kind(keyval);
-    const char *mine = o->kind == TM_MPI_KIND_WIN ? "a window's" : "a communicator's";
+    const char *mine = o->kind == TM_MPI_KIND_WIN        ? "a window's"
+                       : o->kind == TM_MPI_KIND_DATATYPE ? "a datatype's"
+                                                         : "a communicator's";
 
     *kv_p = NULL;
     if (keyval == MPI_KEYVAL_INVALID)
         return attr_error(r, o, call, MPI_ERR_KEYVAL, "invalid attribute key MPI_KEYVAL_INVALID");
-    if (tm_mpi_is_builtin_keyval(keyval))
-        return attr_error(
-            r, o, call, MPI_ERR_KEYVAL, "attribute key 0x%08x is predefined%s", (unsigned)keyval,
-            (tm_mpi_attr_builtin_value(keyval) != NULL) == (o->kind == TM_MPI_KIND_COMM)
-                ? " and read-only"
-            : o->kind == TM_MPI_KIND_WIN ? ": a communicator's, not a window's"
-                                         : ": a window's, not a communicator's");
+    if (tm_mpi_is_builtin_keyval(keyval)) {
+        bool comm_key = tm_mpi_attr_builtin_value(r, keyval) != NULL;
+        const char *whose = comm_key ? "a communicator's" : "a window's";
+        bool own = comm_key == (o->kind == TM_MPI_KIND_COMM) && o->kind != TM_MPI_KIND_DATATYPE;
+
+        return attr_error(r, o, call, MPI_ERR_KEYVAL, "attribute key 0x%08x is predefined%s%s%s%s",
+                          (unsigned)keyval, own ? " and read-only" : ": ", own ? "" : whose,
+                          own ? "" : ", not ", own ? "" : mine);
+    }
     if (kind == TM_MPI_KIND_KEYVAL) {
         *kv_p = tm_mpi_table_get(&r->keyvals,
                                  (long)tm_mpi_handle_payload(keyval) - TM_MPI_KEYVAL_FIRST_PAYLOAD);
@@ -314,10 +335,61 @@ void tm_mpi_attr_comm_fini(tm_mpi_comm_t *comm)
     tm_mpi_attr_delete_list(&o, 1);
 }
 
+int tm_mpi_attr_type_copy_all(tm_mpi_rank_t *r, tm_mpi_type_t *src, MPI_Datatype src_handle,
+                              tm_mpi_type_t *dst)
+{
+    attr_owner_t from = attr_type(r, src, src_handle);
+    attr_owner_t to = attr_type(r, dst, dst->handle);
+    tm_mpi_attr_t *list[64], **all = list;
+    size_t n = 0;
+    int err = MPI_SUCCESS;
+
+    if (from.attrs == NULL)
+        return MPI_ERR_NO_MEM;
+    for (tm_mpi_attr_t *a = *from.attrs; a != NULL; a = a->next)
+        n++;
+    if (n > 64 && (all = malloc(n * sizeof(*all))) == NULL)
+        return MPI_ERR_NO_MEM;
+    n = 0;
+    for (tm_mpi_attr_t *a = *from.attrs; a != NULL; a = a->next)
+        all[n++] = a;
+    while (n-- > 0 && err == MPI_SUCCESS) { /* the oldest first */
+        tm_mpi_keyval_t *kv = all[n]->keyval;
+        void *out = NULL;
+        int flag = 0;
+
+        if (kv->copy_fn == MPI_COMM_NULL_COPY_FN)
+            continue;
+        err = kv->copy_fn(src_handle, tm_mpi_keyval_handle(kv), kv->extra_state, all[n]->value,
+                          &out, &flag);
+        if (err == MPI_SUCCESS && flag)
+            err = tm_mpi_attr_push(&to, kv, out);
+    }
+    if (all != list)
+        free(all);
+    return err;
+}
+
+int tm_mpi_attr_type_delete_all(tm_mpi_rank_t *r, tm_mpi_type_t *t, MPI_Datatype handle)
+{
+    attr_owner_t o = attr_type(r, t, handle);
+    return o.attrs ? tm_mpi_attr_delete_list(&o, 0) : MPI_SUCCESS;
+}
+
 void tm_mpi_attr_rank_fini(tm_mpi_rank_t *r)
 {
     tm_mpi_attr_comm_fini(&r->self);
     tm_mpi_attr_comm_fini(&r->world);
+    /* The attributes left on predefined types go without their callbacks, as a process's would
+     * at its end. */
+    for (int i = 0; r->type_attrs != NULL && i < TM_MPI_TYPE_NBUILTIN; i++)
+        while (r->type_attrs[i] != NULL) {
+            tm_mpi_attr_t *a = r->type_attrs[i];
+            r->type_attrs[i] = a->next;
+            free(a);
+        }
+    free(r->type_attrs);
+    r->type_attrs = NULL;
     /* What is left are keyvals the program did not free, without attributes. */
     for (int i = 0; i < r->keyvals.len; i++)
         free(r->keyvals.slots[i]);
@@ -350,8 +422,15 @@ int MPIX_Comm_dup_fn(MPI_Comm oldcomm, int comm_keyval, void *extra_state, void 
     return MPI_SUCCESS;
 }
 
-/* The bodies of the calls below, for communicators and windows, shared with the MPI-1 forms
- * (MPI_Keyval_create, ...), which name themselves in errors. */
+static const char *keyval_arg_name(tm_mpi_kind_t kind)
+{
+    return kind == TM_MPI_KIND_WIN        ? "win_keyval"
+           : kind == TM_MPI_KIND_DATATYPE ? "type_keyval"
+                                          : "comm_keyval";
+}
+
+/* The bodies of the calls below, for communicators, windows and datatypes, shared with the
+ * MPI-1 forms (MPI_Keyval_create, ...), which name themselves in errors. */
 static int keyval_create(const char *call, tm_mpi_kind_t kind, MPI_Comm_copy_attr_function *copy_fn,
                          MPI_Comm_delete_attr_function *delete_fn, int *keyval, void *extra_state)
 {
@@ -361,7 +440,7 @@ static int keyval_create(const char *call, tm_mpi_kind_t kind, MPI_Comm_copy_att
 
     if (keyval == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "%s is NULL",
-                                  kind == TM_MPI_KIND_WIN ? "win_keyval" : "comm_keyval");
+                                  keyval_arg_name(kind));
     kv = malloc(sizeof(*kv));
     if (kv == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
@@ -393,7 +472,7 @@ static int keyval_free(const char *call, tm_mpi_kind_t kind, int *keyval)
     o.kind = kind;
     if (keyval == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "%s is NULL",
-                                  kind == TM_MPI_KIND_WIN ? "win_keyval" : "comm_keyval");
+                                  keyval_arg_name(kind));
     err = tm_mpi_keyval_get(r, &o, *keyval, call, &kv);
     if (err != MPI_SUCCESS)
         return err;
@@ -513,10 +592,10 @@ static int tm_mpi_comm_get_attr(const char *call, MPI_Comm comm, int comm_keyval
     if (err != MPI_SUCCESS)
         return err;
     attr_owner_t o = attr_comm(c);
-    return attr_get(r, &o, call, comm_keyval,
-                    tm_mpi_is_builtin_keyval(comm_keyval) ? tm_mpi_attr_builtin_value(comm_keyval)
-                                                          : NULL,
-                    attribute_val, flag);
+    return attr_get(
+        r, &o, call, comm_keyval,
+        tm_mpi_is_builtin_keyval(comm_keyval) ? tm_mpi_attr_builtin_value(r, comm_keyval) : NULL,
+        attribute_val, flag);
 }
 
 static int tm_mpi_comm_delete_attr(const char *call, MPI_Comm comm, int comm_keyval)
@@ -686,3 +765,70 @@ int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
     return attr_delete(r, &o, call, win_keyval);
 }
 #pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
+
+/* ------------------------------------------------------------------ datatypes' attributes */
+
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                            MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+                            void *extra_state)
+{
+    /* MPI_Datatype and MPI_Comm are both ints: the callbacks' types are the same. */
+    return keyval_create("MPI_Type_create_keyval", TM_MPI_KIND_DATATYPE,
+                         (MPI_Comm_copy_attr_function *)type_copy_attr_fn,
+                         (MPI_Comm_delete_attr_function *)type_delete_attr_fn, type_keyval,
+                         extra_state);
+}
+#pragma weak MPI_Type_create_keyval = PMPI_Type_create_keyval
+
+int PMPI_Type_free_keyval(int *type_keyval)
+{
+    return keyval_free("MPI_Type_free_keyval", TM_MPI_KIND_DATATYPE, type_keyval);
+}
+#pragma weak MPI_Type_free_keyval = PMPI_Type_free_keyval
+
+/* The owner of datatype's attributes for a call, or the call's error in *err_p. */
+static int type_owner(tm_mpi_rank_t *r, MPI_Datatype datatype, const char *call, attr_owner_t *o)
+{
+    tm_mpi_type_t *t;
+    int err = tm_mpi_type_get(r, NULL, datatype, 0, call, &t);
+
+    if (err != MPI_SUCCESS)
+        return err;
+    *o = attr_type(r, t, datatype);
+    if (o->attrs == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+{
+    static const char call[] = "MPI_Type_set_attr";
+    TM_MPI_RANK(r, call);
+    attr_owner_t o;
+    int err = type_owner(r, datatype, call, &o);
+
+    return err != MPI_SUCCESS ? err : attr_set(r, &o, call, type_keyval, attribute_val);
+}
+#pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
+
+int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
+{
+    static const char call[] = "MPI_Type_get_attr";
+    TM_MPI_RANK(r, call);
+    attr_owner_t o;
+    int err = type_owner(r, datatype, call, &o);
+
+    return err != MPI_SUCCESS ? err : attr_get(r, &o, call, type_keyval, NULL, attribute_val, flag);
+}
+#pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
+
+int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
+{
+    static const char call[] = "MPI_Type_delete_attr";
+    TM_MPI_RANK(r, call);
+    attr_owner_t o;
+    int err = type_owner(r, datatype, call, &o);
+
+    return err != MPI_SUCCESS ? err : attr_delete(r, &o, call, type_keyval);
+}
+#pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr

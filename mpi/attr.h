@@ -1,6 +1,7 @@
 /*
- * ThreadMPI mpi/: communicator attributes, for the files of the MPI layer that create and free
- * communicators (MPI_Comm_dup, MPI_Comm_free).
+ * ThreadMPI mpi/: communicator and datatype attributes, for the files of the MPI layer that
+ * create and free communicators (MPI_Comm_dup, MPI_Comm_free) and datatypes (MPI_Type_dup,
+ * MPI_Type_free).
  *
  * A communicator view (tm_mpi_comm_t) keeps its attributes in a list, the most recently set
  * first; each holds a reference to its keyval, so a keyval freed by the program lives on until
@@ -10,6 +11,7 @@
 #define TM_MPI_ATTR_H
 
 #include "mpi_impl.h"
+#include "obj/datatype.h"
 
 /*
  * For MPI_Comm_dup: calls the copy callback of each attribute of src, in the order they were
@@ -26,6 +28,14 @@ int tm_mpi_attr_copy_all(tm_mpi_comm_t *src, tm_mpi_comm_t *dst);
  * leaving that attribute and the older ones attached; MPI_SUCCESS when all are gone.
  */
 int tm_mpi_attr_delete_all(tm_mpi_comm_t *comm);
+
+/* For MPI_Type_dup: as tm_mpi_attr_copy_all, from type src (handle src_handle) to dst (whose
+ * handle is set), for rank r. */
+int tm_mpi_attr_type_copy_all(tm_mpi_rank_t *r, tm_mpi_type_t *src, MPI_Datatype src_handle,
+                              tm_mpi_type_t *dst);
+
+/* For MPI_Type_free: as tm_mpi_attr_delete_all, for type t of handle `handle`. */
+int tm_mpi_attr_type_delete_all(tm_mpi_rank_t *r, tm_mpi_type_t *t, MPI_Datatype handle);
 
 /* At MPI_Finalize: deletes the attributes of comm, calling every delete callback whatever
  * they return. */

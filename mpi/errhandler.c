@@ -113,7 +113,7 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 
     if (err != MPI_SUCCESS)
         return err;
-    if (errorcode <= MPI_SUCCESS || tm_mpi_error_class_name(errorcode) == NULL)
+    if (errorcode <= MPI_SUCCESS || tm_mpi_error_class_of(r, errorcode) < 0)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "invalid error code %d", errorcode);
     tm_mpi_error_raise(r->rt, c, call, errorcode, "error code %d raised by the program", errorcode);
     /* The handler returned: the call itself succeeded (MPI 3.1, 8.3.6). */

@@ -1205,7 +1205,7 @@ int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 
     if (fh != MPI_FILE_NULL && (err = tm_mpi_file_get(r, fh, call, &f)) != MPI_SUCCESS)
         return err;
-    if (errorcode <= MPI_SUCCESS || tm_mpi_error_class_name(errorcode) == NULL)
+    if (errorcode <= MPI_SUCCESS || tm_mpi_error_class_of(r, errorcode) < 0)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "invalid error code %d",
                                   errorcode);
     if (f != NULL)

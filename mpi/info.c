@@ -262,6 +262,41 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
 }
 #pragma weak MPI_Info_get = PMPI_Info_get
 
+int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
+{
+    static const char call[] = "MPI_Info_get_string";
+    TM_MPI_RANK(r, call);
+    tm_mpi_info_t *i;
+    int err = tm_mpi_info_get(r, info, 0, call, &i);
+    int k;
+
+    if (err != MPI_SUCCESS || (err = tm_mpi_info_check_key(r, call, key)) != MPI_SUCCESS)
+        return err;
+    if (buflen == NULL || flag == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "%s is NULL",
+                                  buflen == NULL ? "buflen" : "flag");
+    if (*buflen < 0)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "*buflen is negative (%d)",
+                                  *buflen);
+    if (*buflen > 0 && value == NULL)
+        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "value is NULL");
+    k = tm_mpi_info_find(i, key);
+    *flag = k >= 0;
+    if (k < 0)
+        return MPI_SUCCESS;
+    /* At most *buflen - 1 characters and the NUL; *buflen becomes what the whole value needs
+     * (MPI 4.0, 10.4). */
+    size_t len = strlen(i->entries[k].value);
+    if (*buflen > 0) {
+        size_t n = len < (size_t)*buflen - 1 ? len : (size_t)*buflen - 1;
+        memcpy(value, i->entries[k].value, n);
+        value[n] = '\0';
+    }
+    *buflen = (int)len + 1;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Info_get_string = PMPI_Info_get_string
+
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
     static const char call[] = "MPI_Info_get_valuelen";

@@ -98,6 +98,9 @@ void tm_mpi_rank_destroy(tm_rt_rank_t *rt)
     for (int i = 0; r->type_names && i < TM_MPI_TYPE_NBUILTIN; i++)
         free(r->type_names[i]);
     free(r->type_names);
+    for (int i = 0; i < r->nuser_errors; i++)
+        free(r->user_errors[i].string);
+    free(r->user_errors);
     free(r->dyn_listed);
     free(rt->mpi);
     rt->mpi = NULL;

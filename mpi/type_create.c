@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attr.h"
 #include "obj/datatype.h"
 
 /* A constructor's arguments, kept for MPI_Type_get_contents(_c). */
@@ -96,6 +97,13 @@ static tm_mpi_type_piece_t *tm_mpi_type_pieces(MPI_Count n)
 }
 
 #define TM_MPI_TYPE_NOMEM() tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_OTHER, "out of memory")
+
+/* The error class to report for `code`, which an attribute callback returned: itself when it is
+ * an error class, else MPI_ERR_OTHER. */
+static int tm_mpi_type_callback_class(int code)
+{
+    return code > 0 && tm_mpi_error_class_name(code) != NULL ? code : MPI_ERR_OTHER;
+}
 
 /* The int forms of the constructors widen their arrays to MPI_Count and share the large-count
  * forms' code: *out gets the n values of `ints`, or of `aints` when that is NULL (*out NULL when
@@ -653,10 +661,18 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
                                 &(tm_mpi_type_args_t){.nd = 1, .types = &old}, newtype)) !=
         MPI_SUCCESS)
         return err;
-    /* Same typemap, same bounds and markers, same committed state (MPI 3.1 section 4.1.10). */
+    /* Same typemap, same bounds and markers, same committed state (MPI 3.1 section 4.1.10),
+     * and the attributes that their copy callbacks copy. */
     tm_mpi_type_lookup(*newtype, &t);
     t->committed = old->committed;
     t->align = old->align;
+    if ((err = tm_mpi_attr_type_copy_all(r, old, oldtype, t)) != MPI_SUCCESS) {
+        tm_mpi_attr_type_delete_all(r, t, *newtype);
+        tm_mpi_type_unpublish(*newtype);
+        *newtype = MPI_DATATYPE_NULL;
+        return tm_mpi_error_raise(r->rt, NULL, call, tm_mpi_type_callback_class(err),
+                                  "the copy callback of an attribute returned %d", err);
+    }
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_dup = PMPI_Type_dup
@@ -696,6 +712,12 @@ int PMPI_Type_free(MPI_Datatype *datatype)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_TYPE,
                                   "a type of MPI_Type_create_f90_* is predefined and cannot be "
                                   "freed");
+    /* The attributes go with the handle the type was made with (not those of
+     * MPI_Type_get_contents); a delete callback that fails keeps the type. */
+    if (t->handle == *datatype && t->attrs != NULL &&
+        (err = tm_mpi_attr_type_delete_all(r, t, *datatype)) != MPI_SUCCESS)
+        return tm_mpi_error_raise(r->rt, NULL, call, tm_mpi_type_callback_class(err),
+                                  "the delete callback of an attribute returned %d", err);
     if (tm_mpi_type_unpublish(*datatype) != 0)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_TYPE,
                                   "invalid datatype 0x%08x: no such datatype", (unsigned)*datatype);

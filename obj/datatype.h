@@ -105,6 +105,9 @@ typedef struct tm_mpi_type {
     MPI_Count *counts;
     struct tm_mpi_type **types; /* retained */
     char name[MPI_MAX_OBJECT_NAME];
+    /* MPI_Type_set_attr's attributes of a derived type (mpi/attr.c; a predefined type's are
+     * each rank's), deleted by MPI_Type_free of the handle it was created with */
+    tm_mpi_attr_t *attrs;
 } tm_mpi_type_t;
 
 /* ------------------------------------------------------------------ objects and handles */

@@ -2,8 +2,9 @@
  * Error classes, their descriptions, and the reporting of errors through error handlers (the
  * MPI calls MPI_Error_string and MPI_Error_class are in mpi/error.c).
  *
- * Error codes are error classes for now (MPI_Error_class is the identity on them); user-defined
- * classes and codes (MPI_Add_error_class) will be numbered above MPI_ERR_LASTCODE.
+ * The predefined error codes are error classes (MPI_Error_class is the identity on them); the
+ * classes and codes a rank adds (MPI_Add_error_class, MPI_Add_error_code) are numbered above
+ * MPI_ERR_LASTCODE in the rank's own table.
  */
 #include "config.h"
 
@@ -106,14 +107,26 @@ const char *tm_mpi_error_class_name(int errclass)
     return c ? c->name : NULL;
 }
 
+int tm_mpi_error_class_of(const tm_mpi_rank_t *r, int code)
+{
+    if (code >= 0 && code <= MPI_ERR_LASTCODE)
+        return code;
+    if (r != NULL && code > MPI_ERR_LASTCODE && code - MPI_ERR_LASTCODE <= r->nuser_errors)
+        return r->user_errors[code - MPI_ERR_LASTCODE - 1].errclass;
+    return -1;
+}
+
 static _Noreturn void tm_mpi_error_vfatal(tm_rt_rank_t *rt, const char *call, int errclass,
                                           const char *fmt, va_list ap)
 {
     const char *name = tm_mpi_error_class_name(errclass);
-    char line[1024];
+    char line[1024], added[48];
     size_t len;
 
-    assert(name != NULL);
+    if (name == NULL) { /* a class or code the program added */
+        snprintf(added, sizeof(added), "error code %d", errclass);
+        name = added;
+    }
     if (rt != NULL)
         snprintf(line, sizeof(line), "%s (rank %d): ", call, rt->world_rank);
     else

@@ -184,6 +184,18 @@ struct tm_mpi_rank {
     /* The names this rank gave predefined datatypes (MPI_Type_set_name), by index, else NULL:
      * the types are shared by the ranks, their names are each rank's, as each process's. */
     char **type_names;
+    /* The attributes this rank set on predefined datatypes (MPI_Type_set_attr), by index, for
+     * the same reason (mpi/attr.c); NULL until the first. */
+    tm_mpi_attr_t **type_attrs;
+    /* MPI_Add_error_class and MPI_Add_error_code: code MPI_ERR_LASTCODE + 1 + i is
+     * user_errors[i], of class `errclass` (itself for a class), described by `string`
+     * (MPI_Add_error_string; NULL: ""). Each rank's, as each process's (obj/error.c). */
+    struct tm_mpi_user_error {
+        int errclass;
+        char *string;
+    } *user_errors;
+    int nuser_errors, user_errors_cap;
+    int lastusedcode; /* what the attribute MPI_LASTUSEDCODE points to */
     /* MPIX_Ibcast_dynamic's look for a rank listed twice (mpi/bcast_dynamic.c): per rank of a
      * communicator, the number of the last call that listed it, in a room for `dyn_room` ranks
      * (grown to the largest communicator used). */
@@ -325,6 +337,11 @@ const char *tm_mpi_error_class_name(int errclass);
 
 /* "invalid communicator" for MPI_ERR_COMM, ... (MPI 3.1, 8.4); NULL if errclass is not one. */
 const char *tm_mpi_error_class_text(int errclass);
+
+/* The class of error code `code` for rank r (NULL: the predefined ones only): itself for a
+ * predefined class, the class it was added to for a code of MPI_Add_error_code; -1 when `code`
+ * is none. */
+int tm_mpi_error_class_of(const tm_mpi_rank_t *r, int code);
 
 /*
  * Reports error `errclass` detected in MPI call `call` by the calling rank `rt` (NULL when the

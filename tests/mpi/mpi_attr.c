@@ -2,8 +2,10 @@
  * with the right arguments, and MPI_Finalize deletes MPI_COMM_SELF's attributes (the last
  * callback reports). Predefined attributes of the job. Delete callbacks that delete other
  * attributes, and their own, from MPI_Comm_delete_attr, MPI_Comm_set_attr's replacement and
- * MPI_Comm_free: each callback runs once, nothing is touched after it is freed (ASan). Usage:
- * mpi_attr */
+ * MPI_Comm_free: each callback runs once, nothing is touched after it is freed (ASan).
+ * Datatypes' attributes: on a derived type (copied by MPI_Type_dup through the copy callback,
+ * deleted by MPI_Type_free, a failing delete callback keeping the type) and on a predefined one
+ * (each rank's own value, though the ranks share MPI_INT). Usage: mpi_attr */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,6 +47,71 @@ static int self_delete(MPI_Comm comm, int keyval, void *value, void *extra)
 
 /* Keyvals whose delete callbacks delete the attributes of the others (nested[k] deletes those of
  * nested[k + 1] and nested[k + 2], and its own) on the communicator. */
+/* Datatypes' attributes: the callbacks count what they see. */
+static int type_copies, type_deletes, type_refuse;
+
+static int type_copy(MPI_Datatype old, int key, void *extra, void *in, void *out, int *flag)
+{
+    (void)old, (void)key;
+    CHECK(extra == &type_copies);
+    type_copies++;
+    *(void **)out = (char *)in + 1; /* the copy's value differs: it shows which one is read */
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static int type_delete(MPI_Datatype type, int key, void *value, void *extra)
+{
+    (void)type, (void)key, (void)value, (void)extra;
+    type_deletes++;
+    return type_refuse ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+static void type_cases(void)
+{
+    static char base[2];
+    MPI_Datatype v, d;
+    int key, plain, flag;
+    void *val;
+
+    CHECK(MPI_Type_create_keyval(type_copy, type_delete, &key, &type_copies) == MPI_SUCCESS);
+    CHECK(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &plain, NULL) ==
+          MPI_SUCCESS);
+    CHECK(MPI_Type_vector(2, 1, 2, MPI_INT, &v) == MPI_SUCCESS);
+    CHECK(MPI_Type_get_attr(v, key, &val, &flag) == MPI_SUCCESS && !flag);
+    CHECK(MPI_Type_set_attr(v, key, base) == MPI_SUCCESS);
+    CHECK(MPI_Type_set_attr(v, plain, base) == MPI_SUCCESS);
+    CHECK(MPI_Type_dup(v, &d) == MPI_SUCCESS && type_copies == 1);
+    CHECK(MPI_Type_get_attr(d, key, &val, &flag) == MPI_SUCCESS && flag && val == base + 1);
+    CHECK(MPI_Type_get_attr(d, plain, &val, &flag) == MPI_SUCCESS && !flag); /* not copied */
+    CHECK(MPI_Type_get_attr(v, key, &val, &flag) == MPI_SUCCESS && flag && val == base);
+    CHECK(MPI_Type_set_attr(v, key, base + 1) == MPI_SUCCESS && type_deletes == 1); /* replaced */
+    CHECK(MPI_Type_delete_attr(v, key) == MPI_SUCCESS && type_deletes == 2);
+    CHECK(MPI_Type_get_attr(v, key, &val, &flag) == MPI_SUCCESS && !flag);
+    CHECK(MPI_Type_free(&v) == MPI_SUCCESS && type_deletes == 2);
+    /* a delete callback that fails keeps the type and its attribute */
+    type_refuse = 1;
+    CHECK(MPI_Type_free(&d) == MPI_ERR_OTHER && d != MPI_DATATYPE_NULL && type_deletes == 3);
+    CHECK(MPI_Type_get_attr(d, key, &val, &flag) == MPI_SUCCESS && flag);
+    type_refuse = 0;
+    CHECK(MPI_Type_free(&d) == MPI_SUCCESS && d == MPI_DATATYPE_NULL && type_deletes == 4);
+    /* each rank's value on the shared MPI_INT */
+    CHECK(MPI_Type_set_attr(MPI_INT, plain, &rank) == MPI_SUCCESS);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(MPI_Type_get_attr(MPI_INT, plain, &val, &flag) == MPI_SUCCESS && flag && val == &rank);
+    CHECK(MPI_Type_delete_attr(MPI_INT, plain) == MPI_SUCCESS);
+    CHECK(MPI_Type_get_attr(MPI_INT, plain, &val, &flag) == MPI_SUCCESS && !flag);
+    /* a communicator's key is not a datatype's */
+    int ckey;
+    CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &ckey, NULL) ==
+          MPI_SUCCESS);
+    CHECK(MPI_Type_set_attr(MPI_INT, ckey, &rank) == MPI_ERR_KEYVAL);
+    CHECK(MPI_Type_get_attr(MPI_INT, MPI_TAG_UB, &val, &flag) == MPI_ERR_KEYVAL);
+    CHECK(MPI_Comm_free_keyval(&ckey) == MPI_SUCCESS);
+    CHECK(MPI_Type_free_keyval(&key) == MPI_SUCCESS && key == MPI_KEYVAL_INVALID);
+    CHECK(MPI_Type_free_keyval(&plain) == MPI_SUCCESS);
+}
+
 static int nested[4], nested_calls[4];
 
 static int nested_delete(MPI_Comm comm, int keyval, void *value, void *extra)
@@ -131,6 +198,7 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     CHECK(MPI_Comm_set_attr(MPI_COMM_WORLD, MPI_TAG_UB, &flag) == MPI_ERR_KEYVAL);
     nested_cases();
+    type_cases();
     /* The world attribute outlived its keyval; deleting it now runs its callback. */
     CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &skey, NULL) == MPI_SUCCESS);
     CHECK(MPI_Comm_set_attr(MPI_COMM_SELF, skey, &rank) == MPI_SUCCESS);

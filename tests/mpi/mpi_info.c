@@ -1,5 +1,5 @@
 /* Info objects on every rank: each rank's objects are its own (same handles, different
- * contents), keys in order, MPI_INFO_ENV. Usage: mpi_info */
+ * contents), keys in order, MPI_INFO_ENV; MPI_Info_get_string's lengths. Usage: mpi_info */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +42,21 @@ int main(int argc, char **argv)
     CHECK(MPI_Info_get(MPI_INFO_ENV, "maxprocs", MPI_MAX_INFO_VAL, value, &flag) == MPI_SUCCESS &&
           flag && atoi(value) == size);
     CHECK(MPI_Info_set(MPI_INFO_ENV, "maxprocs", "1") == MPI_ERR_INFO);
+    /* MPI_Info_get_string: the bytes the value needs, and as much of it as fits */
+    int buflen = 0;
+    CHECK(MPI_Info_set(dup, "long", "0123456789") == MPI_SUCCESS);
+    value[0] = 'x';
+    CHECK(MPI_Info_get_string(dup, "long", &buflen, value, &flag) == MPI_SUCCESS && flag &&
+          buflen == 11 && value[0] == 'x');
+    buflen = 5;
+    CHECK(MPI_Info_get_string(dup, "long", &buflen, value, &flag) == MPI_SUCCESS && flag &&
+          buflen == 11 && strcmp(value, "0123") == 0);
+    buflen = 11;
+    CHECK(MPI_Info_get_string(dup, "long", &buflen, value, &flag) == MPI_SUCCESS && flag &&
+          buflen == 11 && strcmp(value, "0123456789") == 0);
+    buflen = 7;
+    CHECK(MPI_Info_get_string(dup, "none", &buflen, value, &flag) == MPI_SUCCESS && !flag &&
+          buflen == 7);
     CHECK(MPI_Info_free(&dup) == MPI_SUCCESS);
     MPI_Finalize();
     return errors ? 1 : 0;
