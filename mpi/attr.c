@@ -170,9 +170,11 @@ static int attr_error(tm_mpi_rank_t *r, const attr_owner_t *o, const char *call,
 }
 
 /* Resolves user keyval `keyval` of kind o->kind for rank r; errors (MPI_ERR_KEYVAL) go to o's
- * handler. Predefined keys are the caller's business. */
+ * handler. Predefined keys are the caller's business. A keyval the program freed while
+ * attributes still use it resolves with `freed_ok` (reading and deleting those attributes, as
+ * MPICH and Open MPI allow), not without (setting, freeing again). */
 static int tm_mpi_keyval_get(tm_mpi_rank_t *r, const attr_owner_t *o, int keyval, const char *call,
-                             tm_mpi_keyval_t **kv_p)
+                             bool freed_ok, tm_mpi_keyval_t **kv_p)
 {
     tm_mpi_kind_t kind = tm_mpi_handle_kind(keyval);
     const char *mine = o->kind == TM_MPI_KIND_WIN        ? "a window's"
@@ -194,9 +196,10 @@ static int tm_mpi_keyval_get(tm_mpi_rank_t *r, const attr_owner_t *o, int keyval
     if (kind == TM_MPI_KIND_KEYVAL) {
         *kv_p = tm_mpi_table_get(&r->keyvals,
                                  (long)tm_mpi_handle_payload(keyval) - TM_MPI_KEYVAL_FIRST_PAYLOAD);
-        if (*kv_p != NULL && !(*kv_p)->freed && (*kv_p)->kind == o->kind)
+        bool usable = *kv_p != NULL && (!(*kv_p)->freed || freed_ok);
+        if (usable && (*kv_p)->kind == o->kind)
             return MPI_SUCCESS;
-        bool other = *kv_p != NULL && !(*kv_p)->freed;
+        bool other = usable;
         *kv_p = NULL;
         if (other)
             return attr_error(r, o, call, MPI_ERR_KEYVAL, "attribute key 0x%08x is not %s key",
@@ -473,7 +476,7 @@ static int keyval_free(const char *call, tm_mpi_kind_t kind, int *keyval)
     if (keyval == NULL)
         return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "%s is NULL",
                                   keyval_arg_name(kind));
-    err = tm_mpi_keyval_get(r, &o, *keyval, call, &kv);
+    err = tm_mpi_keyval_get(r, &o, *keyval, call, false, &kv);
     if (err != MPI_SUCCESS)
         return err;
     /* The attributes that use it keep it until they are deleted. */
@@ -488,7 +491,7 @@ static int attr_set(tm_mpi_rank_t *r, const attr_owner_t *o, const char *call, i
 {
     tm_mpi_keyval_t *kv;
     tm_mpi_attr_t **p;
-    int err = tm_mpi_keyval_get(r, o, keyval, call, &kv);
+    int err = tm_mpi_keyval_get(r, o, keyval, call, false, &kv);
 
     if (err != MPI_SUCCESS)
         return err;
@@ -525,7 +528,7 @@ static int attr_get(tm_mpi_rank_t *r, const attr_owner_t *o, const char *call, i
         *flag = 1;
         return MPI_SUCCESS;
     }
-    err = tm_mpi_keyval_get(r, o, keyval, call, &kv);
+    err = tm_mpi_keyval_get(r, o, keyval, call, true, &kv);
     if (err != MPI_SUCCESS)
         return err;
     a = *tm_mpi_attr_find(o, kv);
@@ -539,7 +542,7 @@ static int attr_delete(tm_mpi_rank_t *r, const attr_owner_t *o, const char *call
 {
     tm_mpi_keyval_t *kv;
     tm_mpi_attr_t **p;
-    int err = tm_mpi_keyval_get(r, o, keyval, call, &kv);
+    int err = tm_mpi_keyval_get(r, o, keyval, call, true, &kv);
 
     if (err != MPI_SUCCESS)
         return err;

@@ -252,6 +252,7 @@ int tm_mpi_comm_dup_finish(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call,
     tm_mpi_comm_t *nc;
     int failed = 0, err;
 
+    *newcomm = MPI_COMM_NULL; /* what a failed duplication gives, as in MPICH */
     if (context_id < 0)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_INTERN, "out of context ids");
     tm_mpi_group_retain(c->group);

@@ -3,6 +3,7 @@
  * callback reports). Predefined attributes of the job. Delete callbacks that delete other
  * attributes, and their own, from MPI_Comm_delete_attr, MPI_Comm_set_attr's replacement and
  * MPI_Comm_free: each callback runs once, nothing is touched after it is freed (ASan).
+ * A keyval freed while in use, a duplication whose copy callback fails.
  * Datatypes' attributes: on a derived type (copied by MPI_Type_dup through the copy callback,
  * deleted by MPI_Type_free, a failing delete callback keeping the type) and on a predefined one
  * (each rank's own value, though the ranks share MPI_INT). Usage: mpi_attr */
@@ -112,6 +113,33 @@ static void type_cases(void)
     CHECK(MPI_Type_free_keyval(&plain) == MPI_SUCCESS);
 }
 
+static int refuse_copy(MPI_Comm old, int key, void *extra, void *in, void *out, int *flag)
+{
+    (void)old, (void)key, (void)extra, (void)in, (void)out, (void)flag;
+    return MPI_ERR_OTHER;
+}
+
+/* A keyval freed while an attribute uses it still reads and deletes that attribute (as MPICH
+ * and Open MPI allow), but sets nothing; a duplication whose copy callback fails gives
+ * MPI_COMM_NULL. */
+static void freed_key_cases(void)
+{
+    MPI_Comm dup = MPI_COMM_WORLD;
+    int key, saved, flag, *val;
+
+    CHECK(MPI_Comm_create_keyval(refuse_copy, MPI_COMM_NULL_DELETE_FN, &key, NULL) == MPI_SUCCESS);
+    saved = key;
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    CHECK(MPI_Comm_set_attr(MPI_COMM_SELF, key, &rank) == MPI_SUCCESS);
+    CHECK(MPI_Comm_dup(MPI_COMM_SELF, &dup) == MPI_ERR_OTHER && dup == MPI_COMM_NULL);
+    CHECK(MPI_Comm_free_keyval(&key) == MPI_SUCCESS);
+    CHECK(MPI_Comm_get_attr(MPI_COMM_SELF, saved, &val, &flag) == MPI_SUCCESS && flag &&
+          val == &rank);
+    CHECK(MPI_Comm_set_attr(MPI_COMM_WORLD, saved, &rank) == MPI_ERR_KEYVAL);
+    CHECK(MPI_Comm_delete_attr(MPI_COMM_SELF, saved) == MPI_SUCCESS);
+    CHECK(MPI_Comm_get_attr(MPI_COMM_SELF, saved, &val, &flag) == MPI_ERR_KEYVAL); /* gone */
+}
+
 static int nested[4], nested_calls[4];
 
 static int nested_delete(MPI_Comm comm, int keyval, void *value, void *extra)
@@ -199,6 +227,7 @@ int main(int argc, char **argv)
     CHECK(MPI_Comm_set_attr(MPI_COMM_WORLD, MPI_TAG_UB, &flag) == MPI_ERR_KEYVAL);
     nested_cases();
     type_cases();
+    freed_key_cases();
     /* The world attribute outlived its keyval; deleting it now runs its callback. */
     CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &skey, NULL) == MPI_SUCCESS);
     CHECK(MPI_Comm_set_attr(MPI_COMM_SELF, skey, &rank) == MPI_SUCCESS);
