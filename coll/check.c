@@ -167,8 +167,9 @@ struct tm_coll_ledger {
      * size, not at the views that took it: a member may make its calls and let its view go
      * before a slower one even looks for the ledger, whose entries must outlive it. */
     _Atomic int refs;
-    int *world; /* the members' world ranks, to wake them when it breaks */
-    struct tm_coll_ledger *next;
+    int *world;                         /* the members' world ranks, to wake them when it breaks */
+    struct tm_coll_ledger *next, *prev; /* in the registry's list, which the comparer walks */
+    struct tm_coll_ledger *hnext;       /* in the registry's bucket of its key */
     /* 0, or 1 once a mismatch broke the communicator: written once, by who found it, with the
      * call's number and what differed before (release). */
     alignas(TM_SHM_CACHE_LINE) _Atomic int broken;
@@ -177,10 +178,21 @@ struct tm_coll_ledger {
     ledger_member_t members[];
 };
 
+/* The live ledgers: a list, and buckets by key, since a member that never waits (a rank 0
+ * duplicating and freeing communicators) may leave thousands alive for the others to release. */
+#define LEDGER_BUCKETS 4096
+
 static struct {
     pthread_mutex_t lock;
     struct tm_coll_ledger *head;
-} registry = {PTHREAD_MUTEX_INITIALIZER, NULL};
+    struct tm_coll_ledger *buckets[LEDGER_BUCKETS];
+} registry = {PTHREAD_MUTEX_INITIALIZER, NULL, {NULL}};
+
+static struct tm_coll_ledger **ledger_bucket(int context_id, int leader)
+{
+    unsigned h = (unsigned)context_id * 0x9e3779b1u ^ (unsigned)leader * 0x85ebca6bu;
+    return &registry.buckets[(h >> 12) % LEDGER_BUCKETS];
+}
 
 static void *comparer_main(void *arg);
 
@@ -228,9 +240,9 @@ static struct tm_coll_ledger *ledger_get(tm_mpi_comm_t *c)
     const tm_mpi_group_t *second = first == c->group ? c->remote : c->group;
     int leader = first->world_ranks[0], size = ledger_size(c);
     pthread_mutex_lock(&registry.lock);
-    struct tm_coll_ledger *l = registry.head;
+    struct tm_coll_ledger **bucket = ledger_bucket(c->context_id, leader), *l = *bucket;
     while (l && (l->context_id != c->context_id || l->leader != leader))
-        l = l->next;
+        l = l->hnext;
     if (!l) {
         size_t bytes = sizeof *l + (size_t)size * sizeof(ledger_member_t);
         bytes = (bytes + TM_SHM_CACHE_LINE - 1) / TM_SHM_CACHE_LINE * TM_SHM_CACHE_LINE;
@@ -251,7 +263,12 @@ static struct tm_coll_ledger *ledger_get(tm_mpi_comm_t *c)
         l->world = world;
         atomic_init(&l->broken, 0);
         l->next = registry.head;
+        l->prev = NULL;
+        if (registry.head)
+            registry.head->prev = l;
         registry.head = l;
+        l->hnext = *bucket;
+        *bucket = l;
     }
     pthread_mutex_unlock(&registry.lock);
     if (size > 1)
@@ -264,10 +281,16 @@ static void ledger_put(struct tm_coll_ledger *l)
     if (!l || atomic_fetch_sub_explicit(&l->refs, 1, memory_order_acq_rel) != 1)
         return;
     pthread_mutex_lock(&registry.lock);
-    struct tm_coll_ledger **link = &registry.head;
+    if (l->prev)
+        l->prev->next = l->next;
+    else
+        registry.head = l->next;
+    if (l->next)
+        l->next->prev = l->prev;
+    struct tm_coll_ledger **link = ledger_bucket(l->context_id, l->leader);
     while (*link != l)
-        link = &(*link)->next;
-    *link = l->next;
+        link = &(*link)->hnext;
+    *link = l->hnext;
     pthread_mutex_unlock(&registry.lock);
     free(l->world);
     free(l);
