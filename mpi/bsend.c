@@ -86,6 +86,18 @@ int tm_mpi_bsend_start(tm_mpi_rank_t *r, const char *call, const void *buf, size
     return MPI_SUCCESS;
 }
 
+void tm_mpi_bsend_cancel(tm_mpi_rank_t *r, tm_p2p_request_t *req)
+{
+    if (req->ticket == 0)
+        return; /* to MPI_PROC_NULL, or cancelled already */
+    for (tm_mpi_bsend_region_t *g = r->bsend_regions; g; g = g->next)
+        if (g->seq == req->ticket - 1 && g->send && tm_p2p_cancel_send(g->send)) {
+            req->status.tm_cancelled = 1;
+            break;
+        }
+    req->ticket = 0;
+}
+
 static bool regions_done(void *arg)
 {
     tm_mpi_rank_t *r = arg;
@@ -223,11 +235,14 @@ static int bsend(const char *call, const void *buf, MPI_Count count, MPI_Datatyp
         err = tm_mpi_bsend_start(r, call, buf, (size_t)count, t, bytes, dest, tag, c);
     if (err != MPI_SUCCESS || !request)
         return err;
-    /* The message is in the attached buffer: the caller's operation is complete. */
+    /* The message is in the attached buffer: the caller's operation is complete, and still
+     * cancellable until a receiver matches it (MPI_Cancel). */
     tm_p2p_request_t *req = tm_p2p_request_new_done(r, TM_P2P_REQ_SEND, c);
     if (!req)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_NO_MEM, "out of memory");
     req->call = call;
+    if (dest != MPI_PROC_NULL)
+        req->ticket = r->bsend_seq; /* its buffered send's number (r->bsend_seq - 1), plus one */
     *request = tm_p2p_request_handle(req);
     return MPI_SUCCESS;
 }

@@ -200,6 +200,8 @@ int PMPI_Cancel(MPI_Request *request)
                                   req->call);
     if (req && req->kind == TM_P2P_REQ_RECV && !tm_p2p_request_is_complete(req))
         tm_p2p_cancel_recv(r, req);
+    else if (req && req->kind == TM_P2P_REQ_SEND && !req->cell && req->ticket)
+        tm_mpi_bsend_cancel(r, req); /* MPI_Ibsend's: its buffered send */
     else if (req && req->kind == TM_P2P_REQ_SEND)
         tm_p2p_cancel_send(req); /* complete or not: an eager send may still be unmatched */
     return MPI_SUCCESS;

@@ -148,6 +148,8 @@ static int start(tm_mpi_rank_t *r, const char *call, MPI_Request h)
         /* Done at once: to MPI_PROC_NULL, or copied into the attached buffer. */
         op = tm_p2p_request_new_done(
             r, p->op == TM_P2P_PERSIST_RECV ? TM_P2P_REQ_RECV : TM_P2P_REQ_SEND, p->comm);
+        if (op && p->op == TM_P2P_PERSIST_BSEND && p->source != MPI_PROC_NULL)
+            op->ticket = r->bsend_seq; /* cancellable as MPI_Ibsend's (mpi/bsend.c) */
     } else if (p->op == TM_P2P_PERSIST_RECV) {
         if (tm_p2p_irecv(r, p->buf, p->count, p->type, p->source, p->tag, p->comm, &op) < 0)
             op = NULL;

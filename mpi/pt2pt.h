@@ -24,6 +24,10 @@ int tm_mpi_bsend_start(tm_mpi_rank_t *r, const char *call, const void *buf, size
 /* Waits for every buffered send to complete and forgets the attached buffer (MPI_Finalize). */
 void tm_mpi_bsend_drain(tm_mpi_rank_t *r);
 
+/* MPI_Cancel of an MPI_Ibsend's request `req`: cancels its buffered send if no receiver has
+ * matched it yet (its region is then free), and says so in req's status. */
+void tm_mpi_bsend_cancel(tm_mpi_rank_t *r, tm_p2p_request_t *req);
+
 /* The argument checks of send and receive calls, in the order of their arguments; each reports
  * what it finds (through comm's handler) and returns the error class, or MPI_SUCCESS with the
  * communicator, the type and (sends) the bytes of data resolved. */

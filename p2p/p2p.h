@@ -225,7 +225,9 @@ struct tm_p2p_request {
     const char *call;       /* the MPI call that started it, for hang diagnosis */
     tm_p2p_request_t *next; /* posted list, free list */
     /* MESSAGE: the message, out of the matching lists. SEND: the cell sent and its ticket,
-     * for MPI_Cancel (the cell may have been received and reused since: the ticket says). */
+     * for MPI_Cancel (the cell may have been received and reused since: the ticket says); an
+     * MPI_Ibsend's request, whose message went from the attached buffer (no cell): the number
+     * of that buffered send plus one (mpi/bsend.c). */
     tm_shm_cell_t *cell;
     uint64_t ticket;
     /* PERSISTENT: what to start (buf, count, type, comm, source = peer, tag above), and the

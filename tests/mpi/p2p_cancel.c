@@ -1,9 +1,10 @@
 /* MPI_Cancel of sends: a send whose message no receive has matched is cancelled (eager,
- * rendezvous, synchronous, persistent) and its receiver gets the next message instead; a send
- * already received is not (even when its cell was reused since); a cancel racing with the
+ * rendezvous, synchronous, buffered, persistent) and its receiver gets the next message instead; a
+ * send already received is not (even when its cell was reused since); a cancel racing with the
  * receive either cancels the message or lets it through, never both; argument errors. Each
  * rank sends to the next one and receives from the previous one. */
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +38,10 @@ static int cancelled(MPI_Status *st)
     return flag;
 }
 
-/* mode 0: Isend, 1: Issend, 2: Send_init/Start, 3: Ssend_init/Start. The first message of tag
- * `tag` is cancelled before the receiver posts anything; the receiver then gets the second. */
+/* mode 0: Isend, 1: Issend, 2: Send_init/Start, 3: Ssend_init/Start, 4: Ibsend, 5:
+ * Bsend_init/Start. The first message of tag `tag` is cancelled before the receiver posts
+ * anything; the receiver then gets the second. */
+#define NMODES 6
 static void cancel_unmatched(int count, int mode, int tag)
 {
     int next = (rank + 1) % size, prev = (rank + size - 1) % size;
@@ -48,15 +51,20 @@ static void cancel_unmatched(int count, int mode, int tag)
     fill(b, count, 2000000 * (rank + 1));
     MPI_Request req;
     MPI_Status st;
+    bool persistent = mode == 2 || mode == 3 || mode == 5;
     if (mode == 0)
         MPI_Isend(a, count, MPI_INT, next, tag, MPI_COMM_WORLD, &req);
     else if (mode == 1)
         MPI_Issend(a, count, MPI_INT, next, tag, MPI_COMM_WORLD, &req);
+    else if (mode == 4)
+        MPI_Ibsend(a, count, MPI_INT, next, tag, MPI_COMM_WORLD, &req);
     else {
         if (mode == 2)
             MPI_Send_init(a, count, MPI_INT, next, tag, MPI_COMM_WORLD, &req);
-        else
+        else if (mode == 3)
             MPI_Ssend_init(a, count, MPI_INT, next, tag, MPI_COMM_WORLD, &req);
+        else
+            MPI_Bsend_init(a, count, MPI_INT, next, tag, MPI_COMM_WORLD, &req);
         MPI_Start(&req);
     }
     CHECK(MPI_Cancel(&req) == MPI_SUCCESS, "MPI_Cancel failed");
@@ -71,7 +79,7 @@ static void cancel_unmatched(int count, int mode, int tag)
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Request rreq;
     MPI_Irecv(in, count, MPI_INT, prev, tag, MPI_COMM_WORLD, &rreq);
-    if (mode >= 2) {
+    if (persistent) {
         /* The persistent request again: not cancelled this time. */
         memcpy(a, b, (size_t)count * sizeof *a);
         MPI_Start(&req);
@@ -212,11 +220,17 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int tag = 100;
-    for (int mode = 0; mode < 4; mode++)
+    /* room for two buffered messages of the largest count at once */
+    int room = 2 * (counts[NCOUNTS - 1] * (int)sizeof(int) + MPI_BSEND_OVERHEAD);
+    char *attached = malloc((size_t)room);
+    MPI_Buffer_attach(attached, room);
+    for (int mode = 0; mode < NMODES; mode++)
         for (int c = 0; c < NCOUNTS; c++, tag++)
             cancel_unmatched(counts[c], mode, tag);
     for (int c = 0; c < NCOUNTS; c++, tag += 2)
         cancel_after_match(counts[c], tag);
+    MPI_Buffer_detach(&attached, &room);
+    free(attached);
     cancel_race(200, 1000);
     argument_errors();
     MPI_Barrier(MPI_COMM_WORLD);
