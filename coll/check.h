@@ -22,7 +22,7 @@
 typedef struct tm_coll_sig {
     const char *call; /* "MPI_Bcast": the kind */
     int root;         /* -1: a collective without a root */
-    int op;           /* the operation's kind (tm_mpi_op_kind_t), -1: none */
+    int op;           /* the operation's kind (tm_mpi_op_kind_t), -1: none, or TM_COLL_OP_ANY */
     /* Each member's piece of the data, where the standard wants the pieces alike (a broadcast's
      * buffer, a gather's block): its bytes and its type signature (count x the type's, see
      * tm_mpi_type_t.signature; 0 under [coll] check_types = false); both 0 where pieces may
@@ -32,6 +32,10 @@ typedef struct tm_coll_sig {
      * usual case): comparing keys is the fast test, the fields decide when keys differ. */
     uint64_t key;
 } tm_coll_sig_t;
+
+/* The operation of a member whose operation is not significant (MPI_PROC_NULL in a rooted
+ * reduction on an intercommunicator): it agrees with any. */
+#define TM_COLL_OP_ANY (-2)
 
 /* [coll] check_types: whether signatures carry their pieces' type signatures (set at the first
  * MPI_Init, tm_coll_init). */
@@ -58,7 +62,8 @@ static inline tm_coll_sig_t tm_coll_sig(const char *call, int root, const tm_mpi
 bool tm_coll_sig_names_equal(const char *a, const char *b);
 static inline bool tm_coll_sig_calls_equal(const tm_coll_sig_t *a, const tm_coll_sig_t *b)
 {
-    return a->root == b->root && a->op == b->op &&
+    return a->root == b->root &&
+           (a->op == b->op || a->op == TM_COLL_OP_ANY || b->op == TM_COLL_OP_ANY) &&
            (a->call == b->call || tm_coll_sig_names_equal(a->call, b->call));
 }
 

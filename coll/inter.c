@@ -26,9 +26,15 @@
  * compares the calls and their operations across the groups (each group passes roots of its own,
  * and its own amounts of data); a mismatch breaks the communicator, which ends the calls' schedules
  * with it. Returns from the entry point on a communicator broken before. */
-#define INTER_CHECK(op)                                                                            \
+#define INTER_CHECK(op_) INTER_CHECK_ROOTED(op_, -1)
+
+/* The same for a rooted call: a member that takes no part (MPI_PROC_NULL) passes an operation
+ * that is not significant. */
+#define INTER_CHECK_ROOTED(op_, root_)                                                             \
     do {                                                                                           \
-        tm_coll_sig_t sig_ = tm_coll_sig(call, -1, (op), 0, NULL);                                 \
+        tm_coll_sig_t sig_ = tm_coll_sig(call, -1, (op_), 0, NULL);                                \
+        if ((root_) == MPI_PROC_NULL)                                                              \
+            sig_.op = TM_COLL_OP_ANY;                                                              \
         int err_ = tm_coll_check_begin(r, c, call, &sig_, TM_COLL_MEET_MESSAGES);                  \
         if (err_ != MPI_SUCCESS)                                                                   \
             return err_;                                                                           \
@@ -164,7 +170,7 @@ int tm_coll_inter_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, c
                          void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
                          int root, MPI_Request *request)
 {
-    INTER_CHECK(op);
+    INTER_CHECK_ROOTED(op, root);
     int remote = c->remote->size;
     size_t bytes = root == MPI_ROOT ? slot_bytes(count, type) : 0;
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, bytes * (size_t)(remote - 1));
