@@ -1,7 +1,7 @@
 /*
  * The entry points of the runtime that code outside the library calls: the launcher's main()
  * that mpicc links into every executable, and the hooks of a rank's private program copy
- * (exit, the CPU affinity calls).
+ * (exit, the CPU affinity calls, the sleeps).
  * With MPI_*, PMPI_* and MPIX_*, these are the only symbols libthreadmpi exports.
  */
 #ifndef TM_RT_JOB_H
@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/types.h>
+#include <time.h>
 
 #define TM_RT_LOADER_API __attribute__((visibility("default")))
 
@@ -35,6 +36,13 @@ TM_RT_LOADER_API _Noreturn void tm_rt_program_exit(int rank, int status, int imm
 TM_RT_LOADER_API int tm_rt_affinity_thread(pthread_t thread, int set, size_t size, cpu_set_t *mask);
 TM_RT_LOADER_API int tm_rt_affinity_task(pid_t pid, int set, size_t size, cpu_set_t *mask);
 TM_RT_LOADER_API int tm_rt_affinity_cpu(void);
+
+/* The sleeps of a rank's program (sleep.c), with clock_nanosleep's arguments and result: 0, or
+ * an errno value (EINTR with the time left in *rem for a relative sleep, EINVAL). On a rank's
+ * thread, the other ranks of its core run meanwhile; on a thread the program made, it is
+ * clock_nanosleep. */
+TM_RT_LOADER_API int tm_rt_sleep(clockid_t clock, int flags, const struct timespec *t,
+                                 struct timespec *rem);
 
 /* The name under which each copy of the program tells its rank (the rank hooks define it; the
  * runtime sets it when it loads the copy). */

@@ -14,6 +14,7 @@ MPI_SCRIPT_TESTS += \
 	tests/mpi/threads_fork.sh \
 	tests/mpi/thread_openmp.sh \
 	tests/mpi/affinity.sh \
+	tests/mpi/rank_sleep.sh \
 	tests/mpi/many_ranks.sh \
 	tests/mpi/coll_mismatch_fatal.sh \
 	tests/mpi/exit_status.sh \
@@ -27,6 +28,7 @@ MPI_SCRIPT_TESTS += \
 
 # Programs that only the script tests build.
 EXTRA_DIST += \
+	tests/mpi/rank_sleep.c \
 	tests/mpi/getopt_cases.c \
 	tests/mpi/static_cases.c \
 	tests/mpi/threads_fork.c \
