@@ -597,6 +597,10 @@ int PMPI_Get_version(int *version, int *subversion);
 int MPI_Get_library_version(char *version, int *resultlen);
 int PMPI_Get_library_version(char *version, int *resultlen);
 
+/* MPI_Pcontrol: for profiling tools, which intercept it; the library itself ignores it. */
+int MPI_Pcontrol(const int level, ...);
+int PMPI_Pcontrol(const int level, ...);
+
 /* MPI_Error_string: copies the description of errorcode into string (at least
  * MPI_MAX_ERROR_STRING bytes); *resultlen = its length. An invalid code is MPI_ERR_ARG. */
 int MPI_Error_string(int errorcode, char *string, int *resultlen);

@@ -1,5 +1,6 @@
 /* The profiling interface: a program's own MPI_Comm_rank and MPI_Wtime replace the library's, and
- * reach it through PMPI_Comm_rank and PMPI_Wtime. Usage: mpi_pmpi NRANKS */
+ * reach it through PMPI_Comm_rank and PMPI_Wtime; a tool's MPI_Pcontrol sees the program's level
+ * and the library's PMPI_Pcontrol returns MPI_SUCCESS. Usage: mpi_pmpi NRANKS */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,14 @@ double MPI_Wtime(void)
     return PMPI_Wtime();
 }
 
+static int pcontrol_level = -1;
+
+int MPI_Pcontrol(const int level, ...)
+{
+    pcontrol_level = level;
+    return PMPI_Pcontrol(level);
+}
+
 int main(int argc, char **argv)
 {
     int rank = -1, size = -1, errors = 0;
@@ -32,6 +41,11 @@ int main(int argc, char **argv)
     if (rank_calls != 1 || rank < 0 || rank >= size || size != atoi(argv[1])) {
         fprintf(stderr, "mpi_pmpi: %d calls of the program's MPI_Comm_rank, rank %d of %d\n",
                 rank_calls, rank, size);
+        errors++;
+    }
+    if (MPI_Pcontrol(2) != MPI_SUCCESS || pcontrol_level != 2) {
+        fprintf(stderr, "mpi_pmpi: MPI_Pcontrol(2) reached the tool with level %d\n",
+                pcontrol_level);
         errors++;
     }
     if (MPI_Wtime() < 0.0 || wtime_calls != 1) {
