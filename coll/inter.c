@@ -26,14 +26,14 @@
  * compares the calls and their operations across the groups (each group passes roots of its own,
  * and its own amounts of data); a mismatch breaks the communicator, which ends the calls' schedules
  * with it. Returns from the entry point on a communicator broken before. */
-#define INTER_CHECK(op_) INTER_CHECK_ROOTED(op_, -1)
+#define INTER_CHECK(op_) INTER_CHECK_IDLE(op_, false)
 
-/* The same for a rooted call: a member that takes no part (MPI_PROC_NULL) passes an operation
- * that is not significant. */
-#define INTER_CHECK_ROOTED(op_, root_)                                                             \
+/* The same, for a member that takes no part in a rooted call (`idle_`: its root is
+ * MPI_PROC_NULL), whose operation is not significant. */
+#define INTER_CHECK_IDLE(op_, idle_)                                                               \
     do {                                                                                           \
         tm_coll_sig_t sig_ = tm_coll_sig(call, -1, (op_), 0, NULL);                                \
-        if ((root_) == MPI_PROC_NULL)                                                              \
+        if (idle_)                                                                                 \
             sig_.op = TM_COLL_OP_ANY;                                                              \
         int err_ = tm_coll_check_begin(r, c, call, &sig_, TM_COLL_MEET_MESSAGES);                  \
         if (err_ != MPI_SUCCESS)                                                                   \
@@ -170,7 +170,7 @@ int tm_coll_inter_reduce(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, c
                          void *recvbuf, size_t count, tm_mpi_type_t *type, tm_mpi_op_t *op,
                          int root, MPI_Request *request)
 {
-    INTER_CHECK_ROOTED(op, root);
+    INTER_CHECK_IDLE(op, root == MPI_PROC_NULL);
     int remote = c->remote->size;
     size_t bytes = root == MPI_ROOT ? slot_bytes(count, type) : 0;
     tm_nbc_sched_t *s = tm_nbc_sched_create(r, c, bytes * (size_t)(remote - 1));
