@@ -40,7 +40,7 @@ static int64_t now_ns(clockid_t clock)
     return ns_of(&t);
 }
 
-/* A kernel sleep of `ns` on `clock`: 0 or EINTR. */
+/* A kernel sleep of `ns` on `clock`: 0, EINTR, or clock_nanosleep's error for that clock. */
 static int kernel_sleep(clockid_t clock, int64_t ns)
 {
     struct timespec slice = timespec_of(ns);
@@ -68,12 +68,12 @@ int tm_rt_sleep(clockid_t clock, int flags, const struct timespec *t, struct tim
                 continue; /* the others worked meanwhile: look at the deadline again */
             slice = left < TM_RT_SLEEP_SHORT_NS ? left : TM_RT_SLEEP_SHORT_NS;
         }
-        if (kernel_sleep(clock, slice) == EINTR) {
-            if (rem && !(flags & TIMER_ABSTIME)) {
-                int64_t after = deadline - now_ns(clock);
-                *rem = timespec_of(after > 0 ? after : 0);
-            }
-            return EINTR;
+        int err = kernel_sleep(clock, slice);
+        if (err == EINTR && rem && !(flags & TIMER_ABSTIME)) {
+            int64_t after = deadline - now_ns(clock);
+            *rem = timespec_of(after > 0 ? after : 0);
         }
+        if (err != 0)
+            return err; /* EINTR, or a clock the kernel cannot sleep on (a CPU-time clock) */
     }
 }
