@@ -24,9 +24,10 @@
  * a mismatch between members further apart than that in their calls (non-blocking collectives
  * under way) may go unseen.
  *
- * Cost: per schedule collective or flat scan, an entry written in a line of the rank's own; per
- * flat call that sleeps, the same; a mismatch is found within CHECK_PERIOD_MS or two, by a thread
- * that reads two lines per member and new call.
+ * Cost: per schedule collective or flat scan, an entry written in a line of the rank's own (and
+ * for a schedule, its hold on the ledger counted there); per flat call that sleeps, the same; a
+ * mismatch is found within CHECK_PERIOD_MS or two, by a thread that reads two lines per member
+ * and new call.
  */
 #include "config.h"
 
@@ -157,15 +158,21 @@ typedef struct ledger_entry {
 typedef struct ledger_member {
     alignas(TM_SHM_CACHE_LINE) ledger_entry_t entries[CHECK_DEPTH]; /* by seq % CHECK_DEPTH */
     uint64_t compared; /* the comparing thread's: its calls compared with the next member's */
+    /* The member's hold on its reference (`refs`): 1 for its view, and 1 for each of its
+     * schedules that reads `broken`; the last to go puts the reference. Counted here, in the
+     * member's own line, not in `refs`, which every member's schedules would pass from core to
+     * core, two atomic operations each. */
+    _Atomic int holds;
+    struct tm_coll_ledger *ledger;
 } ledger_member_t;
 
 struct tm_coll_ledger {
     /* The key: context id, world rank of rank 0 (of an intercommunicator's groups, the lower);
      * the members, both groups' for an intercommunicator (ledger_index). */
     int context_id, leader, size;
-    /* Members whose view has not gone yet, and schedules that read `broken`. It starts at the
-     * size, not at the views that took it: a member may make its calls and let its view go
-     * before a slower one even looks for the ledger, whose entries must outlive it. */
+    /* Members whose view, or a schedule that reads `broken`, has not gone yet (their `holds`).
+     * It starts at the size, not at the views that took it: a member may make its calls and let
+     * its view go before a slower one even looks for the ledger, whose entries must outlive it. */
     _Atomic int refs;
     int *world;                         /* the members' world ranks, to wake them when it breaks */
     struct tm_coll_ledger *next, *prev; /* in the registry's list, which the comparer walks */
@@ -257,6 +264,10 @@ static struct tm_coll_ledger *ledger_get(tm_mpi_comm_t *c)
         l->leader = leader;
         l->size = size;
         atomic_init(&l->refs, size);
+        for (int k = 0; k < size; k++) {
+            atomic_init(&l->members[k].holds, 1);
+            l->members[k].ledger = l;
+        }
         memcpy(world, first->world_ranks, (size_t)first->size * sizeof *world);
         if (second)
             memcpy(world + first->size, second->world_ranks, (size_t)second->size * sizeof *world);
@@ -296,10 +307,17 @@ static void ledger_put(struct tm_coll_ledger *l)
     free(l);
 }
 
-/* A schedule no longer reads its ledger's `broken` (tm_nbc_sched_abort_on's release). */
-static void ledger_put_schedule(void *l)
+/* Drops one of member m's holds on its reference. */
+static void member_put(ledger_member_t *m)
 {
-    ledger_put(l);
+    if (atomic_fetch_sub_explicit(&m->holds, 1, memory_order_acq_rel) == 1)
+        ledger_put(m->ledger);
+}
+
+/* A schedule no longer reads its ledger's `broken` (tm_nbc_sched_abort_on's release). */
+static void ledger_put_schedule(void *member)
+{
+    member_put(member);
 }
 
 static void entry_write(ledger_entry_t *e, uint64_t seq, const tm_coll_sig_t *sig, int meet)
@@ -498,8 +516,10 @@ void tm_coll_check_abort_on(tm_mpi_comm_t *c, tm_nbc_sched_t *s)
     if (!c->check)
         return;
     struct tm_coll_ledger *l = c->check->ledger;
-    atomic_fetch_add_explicit(&l->refs, 1, memory_order_relaxed); /* the schedule's */
-    tm_nbc_sched_abort_on(s, &l->broken, ledger_put_schedule, l);
+    ledger_member_t *m = &l->members[c->check->index];
+    /* Relaxed: taken from the view's hold, which keeps the ledger alive. */
+    atomic_fetch_add_explicit(&m->holds, 1, memory_order_relaxed); /* the schedule's */
+    tm_nbc_sched_abort_on(s, &l->broken, ledger_put_schedule, m);
 }
 
 bool tm_coll_check_is_broken(const tm_mpi_comm_t *c)
@@ -560,7 +580,7 @@ void tm_coll_check_release(tm_mpi_rank_t *r, tm_mpi_comm_t *c)
             ledger_put(ledger_get(c)); /* one member less, which never made a collective call */
         return;
     }
-    ledger_put(k->ledger);
+    member_put(&k->ledger->members[k->index]);
     free(k);
     c->check = NULL;
 }
