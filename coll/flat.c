@@ -815,8 +815,9 @@ static void flat_ibarriers_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *
  * If only the amounts of data differ, its request fails with MPI_ERR_TRUNCATE, as a message
  * longer or shorter than its receive would; if the calls differ, it never reads the entry, and
  * the ledger (check.c), which holds these calls as it holds the schedules', breaks the
- * communicator, which ends the request with the mismatch. Requests run on the rank, or on its
- * progress thread when that has a core of its own (the rank may compute meanwhile).
+ * communicator, which ends the request with the mismatch. Requests run on the rank, in its
+ * calls; one whose write stalled or whose operation is the user's, on its progress thread when
+ * that has a core of its own (the rank may compute meanwhile).
  *
  * Cost, p members and n bytes: a broadcast's root writes one entry (one line up to 48 bytes) and
  * looks at the members' sleepers; each member reads the entry once it is there. A reduction's
@@ -1042,8 +1043,14 @@ int tm_coll_flat_nb(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, const 
     flat_nb_t *kept = tm_nbc_sched_scratch(s);
     *kept = n;
     kept->s = s;
-    /* Its progress thread may run it while the rank computes, if it has a core of its own. */
-    tm_nbc_sched_where(s, tm_rt_progress_alone(r->rt->world_rank) ? TM_NBC_ANY : TM_NBC_RANK);
+    /* What is left once its entry is written is to read at most 256 bytes and fold them with a
+     * predefined operation, which only this member waits for: the rank does it in its calls, as
+     * its own poll (no lock, no pass over the engine, no thread woken). A write the ring stalled
+     * (the others wait for it) and a user's operation (which may take any time) go to its
+     * progress thread if that has a core of its own, while the rank may compute. */
+    bool background =
+        (!n.written || (op && !op->predefined)) && tm_rt_progress_alone(r->rt->world_rank);
+    tm_nbc_sched_where(s, background ? TM_NBC_ANY : TM_NBC_RANK);
     tm_nbc_sched_poll_data(s, flat_nb_ready, kept, t, type, op);
     return tm_coll_run(r, c, call, s, request);
 }
