@@ -5,6 +5,13 @@
  * Handles are per rank (payload: index in the rank's table + 2). MPI_INFO_ENV (payload 1) is one
  * read-only object for the process, filled once: the standard keys ThreadMPI can answer, which
  * are the same for every rank.
+ *
+ * MPI 4.0 (11.4.1) lets the info calls be made before MPI_Init and after MPI_Finalize, and an
+ * object lives until MPI_Info_free: a rank's table is in the part of its runtime state that
+ * lasts its whole life (tm_rt_rank_t's mpi_lasting), not in its MPI state. Between MPI_Init and
+ * MPI_Finalize an info call starts as any call does (the rank's turn taken, so that the threads
+ * it started may call too); outside, only the rank itself may call, and an error is fatal (no
+ * error handler exists then).
  */
 #include "config.h"
 
@@ -105,16 +112,40 @@ static void tm_mpi_info_env_init(void)
         tm_mpi_info_put(&tm_mpi_info_env, "wdir", text);
 }
 
-void tm_mpi_info_rank_fini(tm_mpi_rank_t *r)
+/* How an info call starts: declares `rt`, the calling rank's runtime state (see above). */
+static tm_mpi_rank_t *tm_mpi_info_enter(const char *call, tm_rt_rank_t **rt_p)
 {
-    for (int i = 0; i < r->infos.len; i++)
-        if (r->infos.slots[i] != NULL)
-            tm_mpi_info_destroy(r->infos.slots[i]);
-    tm_mpi_table_destroy(&r->infos);
+    tm_rt_rank_t *rt = tm_rt_rank_self();
+    if (rt != NULL && rt->mpi == NULL) { /* before MPI_Init, after MPI_Finalize */
+        *rt_p = rt;
+        return NULL;
+    }
+    tm_mpi_rank_t *r = tm_mpi_rank_enter(call); /* ends the job if no rank calls */
+    *rt_p = r->rt;
+    return r;
 }
 
-/* Resolves info handle `handle` for rank r; MPI_INFO_ENV is refused when `modify` is set. */
-static int tm_mpi_info_get(tm_mpi_rank_t *r, MPI_Info handle, int modify, const char *call,
+static void tm_mpi_info_leave(tm_mpi_rank_t *const *r)
+{
+    if (*r != NULL)
+        tm_mpi_rank_leave(r);
+}
+
+#define TM_MPI_INFO_RANK(rt, call)                                                                 \
+    tm_rt_rank_t *rt;                                                                              \
+    tm_mpi_rank_t *rt##_entered __attribute__((cleanup(tm_mpi_info_leave))) =                      \
+        tm_mpi_info_enter(call, &rt)
+
+/* The rank's table of info objects, made at its first use; NULL when out of memory. */
+static tm_mpi_table_t *tm_mpi_info_table(tm_rt_rank_t *rt)
+{
+    if (rt->mpi_lasting == NULL)
+        rt->mpi_lasting = calloc(1, sizeof(tm_mpi_table_t));
+    return rt->mpi_lasting;
+}
+
+/* Resolves info handle `handle` for rank rt; MPI_INFO_ENV is refused when `modify` is set. */
+static int tm_mpi_info_get(tm_rt_rank_t *rt, MPI_Info handle, int modify, const char *call,
                            tm_mpi_info_t **info_p)
 {
     tm_mpi_kind_t kind = tm_mpi_handle_kind(handle);
@@ -122,28 +153,32 @@ static int tm_mpi_info_get(tm_mpi_rank_t *r, MPI_Info handle, int modify, const 
     *info_p = NULL;
     if (handle == MPI_INFO_ENV) {
         if (modify)
-            return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_INFO, "MPI_INFO_ENV is read-only");
+            return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_INFO, "MPI_INFO_ENV is read-only");
         pthread_once(&tm_mpi_info_env_once, tm_mpi_info_env_init);
         *info_p = &tm_mpi_info_env;
         return MPI_SUCCESS;
     }
     if (handle == MPI_INFO_NULL)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_INFO,
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_INFO,
                                   "invalid info object MPI_INFO_NULL");
-    if (kind == TM_MPI_KIND_INFO) {
-        *info_p = tm_mpi_table_get(&r->infos,
+    if (kind == TM_MPI_KIND_INFO && rt->mpi_lasting != NULL) {
+        *info_p = tm_mpi_table_get(rt->mpi_lasting,
                                    (long)tm_mpi_handle_payload(handle) - TM_MPI_INFO_FIRST_PAYLOAD);
         if (*info_p != NULL)
             return MPI_SUCCESS;
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_INFO,
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_INFO,
                                   "invalid info object 0x%08x: no such info object",
                                   (unsigned)handle);
     }
+    if (kind == TM_MPI_KIND_INFO)
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_INFO,
+                                  "invalid info object 0x%08x: no such info object",
+                                  (unsigned)handle);
     if (kind == TM_MPI_KIND_NONE)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_INFO,
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_INFO,
                                   "invalid info object 0x%08x: not an MPI handle",
                                   (unsigned)handle);
-    return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_INFO,
+    return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_INFO,
                               "invalid info object 0x%08x: the handle of %s", (unsigned)handle,
                               tm_mpi_handle_kind_name(kind));
 }
@@ -152,35 +187,35 @@ int tm_mpi_info_check(tm_mpi_rank_t *r, MPI_Info handle, const char *call)
 {
     tm_mpi_info_t *info;
 
-    return tm_mpi_info_get(r, handle, 0, call, &info);
+    return tm_mpi_info_get(r->rt, handle, 0, call, &info);
 }
 
-static int tm_mpi_info_check_key(tm_mpi_rank_t *r, const char *call, const char *key)
+static int tm_mpi_info_check_key(tm_rt_rank_t *rt, const char *call, const char *key)
 {
     size_t len;
 
     if (key == NULL)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_INFO_KEY, "key is NULL");
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_INFO_KEY, "key is NULL");
     len = strlen(key);
     if (len == 0)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_INFO_KEY, "key is empty");
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_INFO_KEY, "key is empty");
     if (len > MPI_MAX_INFO_KEY)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_INFO_KEY,
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_INFO_KEY,
                                   "key is %zu characters long, more than MPI_MAX_INFO_KEY (%d)",
                                   len, MPI_MAX_INFO_KEY);
     return MPI_SUCCESS;
 }
 
 /* Gives info a handle in *handle_p; destroys it on failure. */
-static int tm_mpi_info_return(tm_mpi_rank_t *r, const char *call, tm_mpi_info_t *info,
+static int tm_mpi_info_return(tm_rt_rank_t *rt, const char *call, tm_mpi_info_t *info,
                               MPI_Info *handle_p)
 {
-    int index = tm_mpi_table_add(&r->infos, info);
+    tm_mpi_table_t *table = tm_mpi_info_table(rt);
+    int index = table ? tm_mpi_table_add(table, info) : -1;
 
     if (index < 0) {
         tm_mpi_info_destroy(info);
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM,
-                                  "out of memory for info handles");
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_NO_MEM, "out of memory for info handles");
     }
     *handle_p = TM_MPI_HANDLE(TM_MPI_KIND_INFO, index + TM_MPI_INFO_FIRST_PAYLOAD);
     return MPI_SUCCESS;
@@ -189,40 +224,40 @@ static int tm_mpi_info_return(tm_mpi_rank_t *r, const char *call, tm_mpi_info_t 
 int PMPI_Info_create(MPI_Info *info)
 {
     static const char call[] = "MPI_Info_create";
-    TM_MPI_RANK(r, call);
+    TM_MPI_INFO_RANK(rt, call);
     tm_mpi_info_t *i;
 
     if (info == NULL)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "info is NULL");
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_ARG, "info is NULL");
     i = calloc(1, sizeof(*i));
     if (i == NULL)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
-    return tm_mpi_info_return(r, call, i, info);
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
+    return tm_mpi_info_return(rt, call, i, info);
 }
 #pragma weak MPI_Info_create = PMPI_Info_create
 
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
     static const char call[] = "MPI_Info_set";
-    TM_MPI_RANK(r, call);
+    TM_MPI_INFO_RANK(rt, call);
     tm_mpi_info_t *i;
-    int err = tm_mpi_info_get(r, info, 1, call, &i);
+    int err = tm_mpi_info_get(rt, info, 1, call, &i);
     size_t len;
 
     if (err != MPI_SUCCESS)
         return err;
-    err = tm_mpi_info_check_key(r, call, key);
+    err = tm_mpi_info_check_key(rt, call, key);
     if (err != MPI_SUCCESS)
         return err;
     if (value == NULL)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_INFO_VALUE, "value is NULL");
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_INFO_VALUE, "value is NULL");
     len = strlen(value);
     if (len > MPI_MAX_INFO_VAL)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_INFO_VALUE,
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_INFO_VALUE,
                                   "value is %zu characters long, more than MPI_MAX_INFO_VAL (%d)",
                                   len, MPI_MAX_INFO_VAL);
     if (tm_mpi_info_put(i, key, value) < 0)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Info_set = PMPI_Info_set
@@ -230,23 +265,23 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
     static const char call[] = "MPI_Info_get";
-    TM_MPI_RANK(r, call);
+    TM_MPI_INFO_RANK(rt, call);
     tm_mpi_info_t *i;
-    int err = tm_mpi_info_get(r, info, 0, call, &i);
+    int err = tm_mpi_info_get(rt, info, 0, call, &i);
     int k;
 
     if (err != MPI_SUCCESS)
         return err;
-    err = tm_mpi_info_check_key(r, call, key);
+    err = tm_mpi_info_check_key(rt, call, key);
     if (err != MPI_SUCCESS)
         return err;
     if (valuelen < 0)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "valuelen is negative (%d)",
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_ARG, "valuelen is negative (%d)",
                                   valuelen);
     if (value == NULL)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "value is NULL");
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_ARG, "value is NULL");
     if (flag == NULL)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "flag is NULL");
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_ARG, "flag is NULL");
     k = tm_mpi_info_find(i, key);
     *flag = k >= 0;
     if (k >= 0) {
@@ -265,21 +300,20 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
 int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
 {
     static const char call[] = "MPI_Info_get_string";
-    TM_MPI_RANK(r, call);
+    TM_MPI_INFO_RANK(rt, call);
     tm_mpi_info_t *i;
-    int err = tm_mpi_info_get(r, info, 0, call, &i);
+    int err = tm_mpi_info_get(rt, info, 0, call, &i);
     int k;
 
-    if (err != MPI_SUCCESS || (err = tm_mpi_info_check_key(r, call, key)) != MPI_SUCCESS)
+    if (err != MPI_SUCCESS || (err = tm_mpi_info_check_key(rt, call, key)) != MPI_SUCCESS)
         return err;
     if (buflen == NULL || flag == NULL)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "%s is NULL",
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_ARG, "%s is NULL",
                                   buflen == NULL ? "buflen" : "flag");
     if (*buflen < 0)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "*buflen is negative (%d)",
-                                  *buflen);
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_ARG, "*buflen is negative (%d)", *buflen);
     if (*buflen > 0 && value == NULL)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "value is NULL");
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_ARG, "value is NULL");
     k = tm_mpi_info_find(i, key);
     *flag = k >= 0;
     if (k < 0)
@@ -300,20 +334,20 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *valu
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
     static const char call[] = "MPI_Info_get_valuelen";
-    TM_MPI_RANK(r, call);
+    TM_MPI_INFO_RANK(rt, call);
     tm_mpi_info_t *i;
-    int err = tm_mpi_info_get(r, info, 0, call, &i);
+    int err = tm_mpi_info_get(rt, info, 0, call, &i);
     int k;
 
     if (err != MPI_SUCCESS)
         return err;
-    err = tm_mpi_info_check_key(r, call, key);
+    err = tm_mpi_info_check_key(rt, call, key);
     if (err != MPI_SUCCESS)
         return err;
     if (valuelen == NULL)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "valuelen is NULL");
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_ARG, "valuelen is NULL");
     if (flag == NULL)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "flag is NULL");
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_ARG, "flag is NULL");
     k = tm_mpi_info_find(i, key);
     *flag = k >= 0;
     if (k >= 0)
@@ -325,14 +359,14 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
     static const char call[] = "MPI_Info_get_nkeys";
-    TM_MPI_RANK(r, call);
+    TM_MPI_INFO_RANK(rt, call);
     tm_mpi_info_t *i;
-    int err = tm_mpi_info_get(r, info, 0, call, &i);
+    int err = tm_mpi_info_get(rt, info, 0, call, &i);
 
     if (err != MPI_SUCCESS)
         return err;
     if (nkeys == NULL)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "nkeys is NULL");
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_ARG, "nkeys is NULL");
     *nkeys = i->nkeys;
     return MPI_SUCCESS;
 }
@@ -341,17 +375,17 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
     static const char call[] = "MPI_Info_get_nthkey";
-    TM_MPI_RANK(r, call);
+    TM_MPI_INFO_RANK(rt, call);
     tm_mpi_info_t *i;
-    int err = tm_mpi_info_get(r, info, 0, call, &i);
+    int err = tm_mpi_info_get(rt, info, 0, call, &i);
 
     if (err != MPI_SUCCESS)
         return err;
     if (n < 0 || n >= i->nkeys)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG,
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_ARG,
                                   "n = %d is not in [0, %d) (the number of keys)", n, i->nkeys);
     if (key == NULL)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "key is NULL");
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_ARG, "key is NULL");
     strcpy(key, i->entries[n].key);
     return MPI_SUCCESS;
 }
@@ -360,19 +394,19 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
     static const char call[] = "MPI_Info_delete";
-    TM_MPI_RANK(r, call);
+    TM_MPI_INFO_RANK(rt, call);
     tm_mpi_info_t *i;
-    int err = tm_mpi_info_get(r, info, 1, call, &i);
+    int err = tm_mpi_info_get(rt, info, 1, call, &i);
     int k;
 
     if (err != MPI_SUCCESS)
         return err;
-    err = tm_mpi_info_check_key(r, call, key);
+    err = tm_mpi_info_check_key(rt, call, key);
     if (err != MPI_SUCCESS)
         return err;
     k = tm_mpi_info_find(i, key);
     if (k < 0)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_INFO_NOKEY, "no key \"%s\"", key);
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_INFO_NOKEY, "no key \"%s\"", key);
     free(i->entries[k].key);
     free(i->entries[k].value);
     memmove(&i->entries[k], &i->entries[k + 1], (size_t)(i->nkeys - k - 1) * sizeof(i->entries[0]));
@@ -384,39 +418,40 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
     static const char call[] = "MPI_Info_dup";
-    TM_MPI_RANK(r, call);
+    TM_MPI_INFO_RANK(rt, call);
     tm_mpi_info_t *i, *copy;
-    int err = tm_mpi_info_get(r, info, 0, call, &i);
+    int err = tm_mpi_info_get(rt, info, 0, call, &i);
 
     if (err != MPI_SUCCESS)
         return err;
     if (newinfo == NULL)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "newinfo is NULL");
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_ARG, "newinfo is NULL");
     copy = calloc(1, sizeof(*copy));
     if (copy == NULL)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
     for (int k = 0; k < i->nkeys; k++)
         if (tm_mpi_info_put(copy, i->entries[k].key, i->entries[k].value) < 0) {
             tm_mpi_info_destroy(copy);
-            return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
+            return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_NO_MEM, "out of memory");
         }
-    return tm_mpi_info_return(r, call, copy, newinfo);
+    return tm_mpi_info_return(rt, call, copy, newinfo);
 }
 #pragma weak MPI_Info_dup = PMPI_Info_dup
 
 int PMPI_Info_free(MPI_Info *info)
 {
     static const char call[] = "MPI_Info_free";
-    TM_MPI_RANK(r, call);
+    TM_MPI_INFO_RANK(rt, call);
     tm_mpi_info_t *i;
     int err;
 
     if (info == NULL)
-        return tm_mpi_error_raise(r->rt, NULL, call, MPI_ERR_ARG, "info is NULL");
-    err = tm_mpi_info_get(r, *info, 1, call, &i);
+        return tm_mpi_error_raise(rt, NULL, call, MPI_ERR_ARG, "info is NULL");
+    err = tm_mpi_info_get(rt, *info, 1, call, &i);
     if (err != MPI_SUCCESS)
         return err;
-    tm_mpi_table_remove(&r->infos, (int)tm_mpi_handle_payload(*info) - TM_MPI_INFO_FIRST_PAYLOAD);
+    tm_mpi_table_remove(rt->mpi_lasting,
+                        (int)tm_mpi_handle_payload(*info) - TM_MPI_INFO_FIRST_PAYLOAD);
     tm_mpi_info_destroy(i);
     *info = MPI_INFO_NULL;
     return MPI_SUCCESS;

@@ -82,7 +82,6 @@ void tm_mpi_rank_destroy(tm_rt_rank_t *rt)
     tm_mpi_comm_rank_fini(r);
     tm_mpi_attr_rank_fini(r);
     tm_mpi_errhandler_rank_fini(r);
-    tm_mpi_info_rank_fini(r);
     tm_mpi_deferred_rank_fini(r);
     tm_mpi_group_rank_fini(r);
     tm_coll_flat_release(r, &r->world, "MPI_Finalize");

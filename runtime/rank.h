@@ -30,6 +30,9 @@ typedef struct tm_rt_rank {
     _Atomic int mpi_state; /* tm_rt_mpi_state_t; written by mpi/, read by the runtime */
     int thread_level;      /* the level MPI_Init_thread provided */
     void *mpi;             /* per-rank state owned by mpi/ (NULL until it sets it) */
+    /* Per-rank state owned by mpi/ that lasts the rank's life, before MPI_Init and after
+     * MPI_Finalize too (its info objects: mpi/info.c); NULL until it sets it. */
+    void *mpi_lasting;
     /* What the rank waits for while it blocks in MPI, for hang diagnosis (mpcrun --timeout):
      * mpi/ records it with tm_rt_blocked_note_write, then sets `blocked` (release), and clears
      * `blocked` when the wait ends. The note holds values of mpi/'s own layout, not text: ranks

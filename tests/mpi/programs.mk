@@ -79,7 +79,7 @@ MPI_TEST_PROGS += \
 	tests/mpi/mpi_group.x \
 	tests/mpi/mpi_errhandler.x \
 	tests/mpi/mpi_attr.x \
-	tests/mpi/mpi_info.x
+	tests/mpi/mpi_info.x tests/mpi/info_lifetime.x
 
 # Communicator creation (MPI_Comm_idup apart), process topologies.
 MPI_TEST_PROGS += tests/mpi/comm_create.x tests/mpi/comm_idup.x tests/mpi/topo.x
