@@ -20,7 +20,8 @@
  *
  * A child heading a sublist of one (a leaf) has nothing to forward: it gets no active message
  * but the data itself, straight into its program's mailbox, as the message from the root that
- * its own runtime would have made. That spares most destinations a hop through their runtime,
+ * its own runtime would have made (from the root itself, eager data goes through the fastbox of
+ * the pair, as the root's sends do). That spares most destinations a hop through their runtime,
  * which, with the program asleep in its receive, is a wake-up of the progress thread and then
  * one of the program.
  *
@@ -303,16 +304,23 @@ static tm_shm_cell_t *delivery_make(tm_p2p_matcher_t *m, const dyn_header_t *h, 
 }
 
 /* A message to a child: an active message to its runtime when it heads a subtree; a leaf has
- * nothing to forward, so its message is the data itself, straight to its program. */
+ * nothing to forward, so its message is the data itself, straight to its program: at the root,
+ * with eager data, through the fastbox of the pair when there is room in it, as a send of the
+ * root's would go (a pool cell through the destination's queue costs the root the transfers of
+ * the cell's lines and the queue's from the cores that used them last: 8 leaves of 8 bytes took
+ * it 2.9 us where 8 sends took 1.0). */
 typedef struct child {
     tm_shm_cell_t *cell;
     int world;
     bool leaf;
+    bool boxed; /* in the root's fastbox to the leaf */
 } child_t;
 
 static void children_free(child_t *kids, int k)
 {
     for (int i = 0; i < k; i++) {
+        if (kids[i].boxed)
+            continue; /* the fastbox hands the cell out again */
         if (kids[i].leaf)
             tm_shm_cell_free(kids[i].cell);
         else
@@ -331,6 +339,14 @@ static int children_make(tm_p2p_matcher_t *m, const dyn_header_t *h, const void 
         const dyn_entry_t *sub = list + off[i];
         kids[i].world = sub[0].world;
         kids[i].leaf = len[i] == 1;
+        kids[i].cell = NULL;
+        if (kids[i].leaf && !h->data && h->root_world == m->world_rank)
+            kids[i].cell =
+                tm_p2p_matcher_dyn_make_boxed(m, sub[0].world, h->context_id, h->root, h->tag,
+                                              sub[0].seq, payload, h->bytes, byte_type(), h->bytes);
+        kids[i].boxed = kids[i].cell != NULL;
+        if (kids[i].boxed)
+            continue;
         if (kids[i].leaf) {
             kids[i].cell = delivery_make(m, h, sub[0], payload, h->data);
         } else {
@@ -346,10 +362,12 @@ static int children_make(tm_p2p_matcher_t *m, const dyn_header_t *h, const void 
     return k;
 }
 
-static void children_send(const child_t *kids, int k)
+static void children_send(tm_p2p_matcher_t *m, const child_t *kids, int k)
 {
     for (int i = 0; i < k; i++) {
-        if (kids[i].leaf)
+        if (kids[i].boxed)
+            tm_p2p_dyn_post_boxed(m, kids[i].cell, kids[i].world);
+        else if (kids[i].leaf)
             tm_p2p_dyn_post(kids[i].cell, kids[i].world);
         else
             tm_p2p_am_send(kids[i].cell, kids[i].world);
@@ -414,7 +432,7 @@ static void arrive(tm_p2p_matcher_t *m, tm_shm_cell_t *cell)
      * the pushes below publish it before any child can drop one). */
     if (d)
         atomic_fetch_add_explicit(&d->refs, k, memory_order_relaxed);
-    children_send(kids, k);
+    children_send(m, kids, k);
     deliver_local(m, h, list[0], header_data(h), d); /* with d: its reference goes along */
     message_free(cell);
 }
@@ -483,7 +501,7 @@ int tm_coll_bcast_dynamic(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const void *buf
         tm_mpi_type_retain(type);
         atomic_init(&d->refs, k);
     }
-    children_send(kids, k);
+    children_send(m, kids, k);
     if (!d) /* the data is in the messages */
         atomic_store_explicit(&req->complete, 1, memory_order_release);
     free(packed);

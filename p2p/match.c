@@ -361,7 +361,7 @@ bool tm_p2p_matcher_progress(tm_p2p_matcher_t *m)
                 }
                 tm_shm_ring_pop(ring);
                 moved = true;
-                take_in(m, cell); /* never a dynamic broadcast */
+                take_in(m, cell); /* a dynamic broadcast's root's: held_release below */
             }
         }
         if (moved && m->held_head)

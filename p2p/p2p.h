@@ -357,6 +357,19 @@ tm_shm_cell_t *tm_p2p_matcher_dyn_make(tm_p2p_matcher_t *m, int context_id, int 
 /* Sends such a message to the program's side of world rank `to` and wakes it. */
 void tm_p2p_dyn_post(tm_shm_cell_t *cell, int to);
 
+/* The root's message of a dynamic broadcast to the program of world rank `to`, through the
+ * fastbox of the pair as the root's own sends to it go (m: the root's program side, whose order
+ * the pair keeps): a cell of that fastbox, filled as tm_p2p_matcher_dyn_make fills an eager one,
+ * not sent. NULL when the data does not fit a fastbox cell or the pair has no fastbox or no room
+ * in it: the message then goes by the queue (tm_p2p_matcher_dyn_make). A cell not sent needs no
+ * freeing: its fastbox hands it out again. */
+tm_shm_cell_t *tm_p2p_matcher_dyn_make_boxed(tm_p2p_matcher_t *m, int to, int context_id,
+                                             int source, int tag, uint32_t dyn_seq, const void *buf,
+                                             size_t count, const tm_mpi_type_t *type, size_t bytes);
+
+/* Sends such a cell, in its turn in the pair, and wakes the destination. */
+void tm_p2p_dyn_post_boxed(tm_p2p_matcher_t *m, tm_shm_cell_t *cell, int to);
+
 /* Makes the counts of the dynamic broadcasts the rank of matcher m (its program's side) sends,
  * the first time. 0 or -ENOMEM. */
 int tm_p2p_matcher_dyn_init(tm_p2p_matcher_t *m);

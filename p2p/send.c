@@ -176,6 +176,32 @@ void tm_p2p_dyn_post(tm_shm_cell_t *cell, int to)
     tm_p2p_mailbox_post(cell, tm_p2p_mailbox_get(to, false));
 }
 
+tm_shm_cell_t *tm_p2p_matcher_dyn_make_boxed(tm_p2p_matcher_t *m, int to, int context_id,
+                                             int source, int tag, uint32_t dyn_seq, const void *buf,
+                                             size_t count, const tm_mpi_type_t *type, size_t bytes)
+{
+    if (bytes > TM_P2P_FASTBOX_PAYLOAD || bytes > tm_p2p_job.eager_limit ||
+        !tm_p2p_mailbox_is_program(m->mailbox))
+        return NULL;
+    tm_p2p_fastbox_t *fb = tm_p2p_fastbox_to(m, tm_p2p_mailbox_get(to, false), to, true);
+    tm_shm_cell_t *cell = fb ? tm_shm_ring_alloc(fb->ring) : NULL;
+    if (!cell)
+        return NULL;
+    envelope_fill(cell, context_id, source, tag, bytes, m->world_rank, dyn_seq, true);
+    envelope_pack(cell, buf, count, type, bytes);
+    return cell;
+}
+
+void tm_p2p_dyn_post_boxed(tm_p2p_matcher_t *m, tm_shm_cell_t *cell, int to)
+{
+    /* Numbered now, not when made: a cell made and not sent must leave no gap in the pair. */
+    tm_p2p_fastbox_t *fb = m->fastbox_to[to];
+    tm_p2p_cell_envelope(cell)->pair_seq = fb->next_seq;
+    fb->next_seq = tm_p2p_pair_seq_next(fb->next_seq);
+    tm_shm_ring_push(fb->ring, cell);
+    tm_p2p_fastbox_poke(fb, tm_p2p_mailbox_get(to, false));
+}
+
 int tm_p2p_matcher_dyn_init(tm_p2p_matcher_t *m)
 {
     if (!m->dyn_sent && !(m->dyn_sent = calloc((size_t)tm_p2p_job.nranks, sizeof *m->dyn_sent)))
