@@ -62,8 +62,8 @@ int tm_mpi_intercomm_create_sub(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *
 /* MPI_Comm_split on intercommunicator c (intercomm.c): for each color both sides have, the
  * intercommunicator between its members on each side, ordered by key then rank; MPI_COMM_NULL
  * for the others. */
-int tm_mpi_intercomm_split(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, int color, int key,
-                           MPI_Comm *newcomm);
+int tm_mpi_intercomm_split(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, int color,
+                           int key, MPI_Comm *newcomm);
 
 /* The local part of duplicating c (MPI_Comm_dup, MPI_Comm_idup), once the members agree on
  * `context_id` (-1: the ids ran out): r's view with c's group, topology and error handler and the
@@ -82,6 +82,7 @@ int tm_mpi_info_check(tm_mpi_rank_t *r, MPI_Info handle, const char *call);
 
 /* Gives group g (a reference, or NULL when its creation failed) a handle in *newgroup
  * (group.c); reports MPI_ERR_NO_MEM for `call`. */
-int tm_mpi_group_return(tm_mpi_rank_t *r, const char *call, tm_mpi_group_t *g, MPI_Group *newgroup);
+int tm_mpi_group_return(tm_mpi_rank_t *r, const char *call, tm_mpi_group_t *g,
+                        MPI_Group *newgroup);
 
 #endif /* TM_MPI_IMPL_H */

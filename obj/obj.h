@@ -192,7 +192,7 @@ struct tm_mpi_rank {
     struct tm_mpi_user_error {
         int errclass;
         char *string;
-    } * user_errors;
+    } *user_errors;
     int nuser_errors, user_errors_cap;
     int lastusedcode; /* what the attribute MPI_LASTUSEDCODE points to */
     /* MPIX_Ibcast_dynamic's look for a rank listed twice (mpi/bcast_dynamic.c): per rank of a
@@ -384,8 +384,8 @@ void tm_mpi_errhandler_rank_fini(tm_mpi_rank_t *r);
 /* A new user-defined handler of r calling fn, for objects of `kind` (TM_MPI_KIND_COMM or
  * TM_MPI_KIND_WIN: their functions take the same arguments, handles being ints), with one
  * reference, its handle in *handle_p. 0 or -ENOMEM. */
-int tm_mpi_errhandler_create(tm_mpi_rank_t *r, MPI_Comm_errhandler_function *fn, tm_mpi_kind_t kind,
-                             MPI_Errhandler *handle_p);
+int tm_mpi_errhandler_create(tm_mpi_rank_t *r, MPI_Comm_errhandler_function *fn,
+                             tm_mpi_kind_t kind, MPI_Errhandler *handle_p);
 
 /* The kind of object user-defined handler eh was created for. */
 tm_mpi_kind_t tm_mpi_errhandler_kind(const tm_mpi_errhandler_t *eh);
