@@ -1,7 +1,8 @@
 /*
  * Windows: their creation (MPI_Win_create, _allocate, _allocate_shared, _create_dynamic), their
  * memory (MPI_Win_shared_query, _attach, _detach), MPI_Win_free, and what describes them: group,
- * info, name, error handler. Attributes are in attr.c, accesses in win_access.c, epochs in
+ * info, name, error handler. The calls with a displacement unit have MPI-4.0's `_c` forms too
+ * (an MPI_Aint unit). Attributes are in attr.c, accesses in win_access.c, epochs in
  * win_sync.c.
  *
  * Creation: the first member of the communicator makes the shared part (rma/rma.h) and sends
@@ -13,6 +14,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,7 +134,7 @@ static int win_agree(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call, int f
 
 /* The body of the four creation calls. MPI_Win_create: base; MPI_Win_allocate(_shared):
  * baseptr; MPI_Win_create_dynamic: neither, size 0. */
-static int win_make(const char *call, int flavor, void *base, MPI_Aint size, int disp_unit,
+static int win_make(const char *call, int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit,
                     MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     TM_MPI_RANK(r, call);
@@ -156,7 +158,8 @@ static int win_make(const char *call, int flavor, void *base, MPI_Aint size, int
                                   (long long)size);
     if (disp_unit <= 0)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_DISP,
-                                  "invalid disp_unit %d: it must be positive", disp_unit);
+                                  "invalid disp_unit %lld: it must be positive",
+                                  (long long)disp_unit);
     if ((flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED) && baseptr == NULL)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "baseptr is NULL");
     if (flavor == MPI_WIN_FLAVOR_CREATE && base == NULL && size > 0)
@@ -220,6 +223,14 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
 }
 #pragma weak MPI_Win_create = PMPI_Win_create
 
+int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                      MPI_Win *win)
+{
+    return win_make("MPI_Win_create_c", MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, comm,
+                    NULL, win);
+}
+#pragma weak MPI_Win_create_c = PMPI_Win_create_c
+
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                       MPI_Win *win)
 {
@@ -228,6 +239,14 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
 }
 #pragma weak MPI_Win_allocate = PMPI_Win_allocate
 
+int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                        void *baseptr, MPI_Win *win)
+{
+    return win_make("MPI_Win_allocate_c", MPI_WIN_FLAVOR_ALLOCATE, NULL, size, disp_unit, info,
+                    comm, baseptr, win);
+}
+#pragma weak MPI_Win_allocate_c = PMPI_Win_allocate_c
+
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                              void *baseptr, MPI_Win *win)
 {
@@ -235,6 +254,14 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
                     comm, baseptr, win);
 }
 #pragma weak MPI_Win_allocate_shared = PMPI_Win_allocate_shared
+
+int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                               void *baseptr, MPI_Win *win)
+{
+    return win_make("MPI_Win_allocate_shared_c", MPI_WIN_FLAVOR_SHARED, NULL, size, disp_unit, info,
+                    comm, baseptr, win);
+}
+#pragma weak MPI_Win_allocate_shared_c = PMPI_Win_allocate_shared_c
 
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
@@ -245,9 +272,10 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 
 /* ------------------------------------------------------------------ memory */
 
-int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+/* The body of MPI_Win_shared_query and its `_c` form. */
+static int shared_query(const char *call, MPI_Win win, int rank, MPI_Aint *size,
+                        MPI_Aint *disp_unit, bool disp_unit_null, void *baseptr)
 {
-    static const char call[] = "MPI_Win_shared_query";
     TM_MPI_RANK(r, call);
     tm_rma_win_t *w;
     int err = tm_mpi_win_get(r, win, call, &w);
@@ -259,11 +287,11 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
                                 "the window was not made by MPI_Win_allocate_shared");
     if ((err = tm_mpi_win_check_rank(w, call, rank, true)) != MPI_SUCCESS)
         return err;
-    if (size == NULL || disp_unit == NULL || baseptr == NULL)
+    if (size == NULL || disp_unit_null || baseptr == NULL)
         return tm_mpi_win_error(w, call, MPI_ERR_ARG, "%s is NULL",
-                                size == NULL        ? "size"
-                                : disp_unit == NULL ? "disp_unit"
-                                                    : "baseptr");
+                                size == NULL     ? "size"
+                                : disp_unit_null ? "disp_unit"
+                                                 : "baseptr");
     tm_rma_target_t *t = NULL;
     if (rank != MPI_PROC_NULL)
         t = &w->shared->targets[rank];
@@ -273,7 +301,7 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
                 t = &w->shared->targets[i];
     if (t == NULL) { /* every member's size is 0 */
         *size = 0;
-        *disp_unit = w->attr_disp_unit;
+        *disp_unit = w->shared->targets[w->rank].disp_unit;
         *(void **)baseptr = NULL;
         return MPI_SUCCESS;
     }
@@ -282,7 +310,33 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
     *(void **)baseptr = t->base;
     return MPI_SUCCESS;
 }
+
+/* A unit that an int cannot hold (made by a `_c` creation call) is MPI_UNDEFINED here, as
+ * MPI-4.0 has the int forms of other queries give a value they cannot hold. */
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+{
+    MPI_Aint unit;
+    int err =
+        shared_query("MPI_Win_shared_query", win, rank, size, &unit, disp_unit == NULL, baseptr);
+
+    if (err == MPI_SUCCESS)
+        *disp_unit = unit <= INT_MAX ? (int)unit : MPI_UNDEFINED;
+    return err;
+}
 #pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
+
+int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
+                            void *baseptr)
+{
+    MPI_Aint unit;
+    int err =
+        shared_query("MPI_Win_shared_query_c", win, rank, size, &unit, disp_unit == NULL, baseptr);
+
+    if (err == MPI_SUCCESS)
+        *disp_unit = unit;
+    return err;
+}
+#pragma weak MPI_Win_shared_query_c = PMPI_Win_shared_query_c
 
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {

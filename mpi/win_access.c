@@ -1,9 +1,10 @@
 /*
  * The accesses of windows: MPI_Put, MPI_Get, MPI_Accumulate, MPI_Get_accumulate,
  * MPI_Fetch_and_op, MPI_Compare_and_swap and the request forms MPI_Rput, _Rget, _Raccumulate,
- * _Rget_accumulate. Here: the checks (arguments, an epoch that covers the target, the target's
- * range); then rma/access.c does the access, at the call. A request form's request is thus
- * complete when it is returned.
+ * _Rget_accumulate; the calls with counts have MPI-4.0's `_c` forms too (MPI_Count counts).
+ * Here: the checks (arguments, an epoch that covers the target, the target's range); then
+ * rma/access.c does the access, at the call. A request form's request is thus complete when it
+ * is returned.
  */
 #include "config.h"
 
@@ -18,6 +19,7 @@ typedef struct access {
     tm_rma_win_t *w;
     int t;
     tm_mpi_type_t *otype, *ttype, *rtype;
+    size_t tbytes; /* the target's data */
     char *target;
 } access_t;
 
@@ -40,30 +42,48 @@ static int type_get(tm_rma_win_t *w, const char *call, const char *which, MPI_Da
     return MPI_SUCCESS;
 }
 
-static int count_check(tm_rma_win_t *w, const char *call, const char *which, int count)
+static int count_check(tm_rma_win_t *w, const char *call, const char *which, MPI_Count count)
 {
     if (count >= 0)
         return MPI_SUCCESS;
-    return tm_mpi_win_error(w, call, MPI_ERR_COUNT, "negative %s count %d", which, count);
+    return tm_mpi_win_error(w, call, MPI_ERR_COUNT, "negative %s count %lld", which,
+                            (long long)count);
+}
+
+/* The bytes of count elements of type, in *bytes_p; MPI_ERR_COUNT when they are more than an
+ * MPI_Aint holds. */
+static int bytes_get(tm_rma_win_t *w, const char *call, const char *which, MPI_Count count,
+                     const tm_mpi_type_t *type, size_t *bytes_p)
+{
+    MPI_Aint bytes;
+
+    if (!__builtin_mul_overflow(count, (MPI_Aint)type->size, &bytes)) {
+        *bytes_p = (size_t)bytes;
+        return MPI_SUCCESS;
+    }
+    return tm_mpi_win_error(w, call, MPI_ERR_COUNT,
+                            "%lld elements of the %s datatype are more bytes than memory holds",
+                            (long long)count, which);
 }
 
 /* Checks what every access has: the window, the target and its epoch (`request`: the request
  * forms' passive-target one), the origin's and the target's data. The origin's is not there
- * for MPI_Get_accumulate's MPI_NO_OP (ocount < 0). */
-static int access_begin(const char *call, MPI_Win win, bool request, int ocount, MPI_Datatype otype,
-                        int target_rank, MPI_Aint target_disp, int tcount, MPI_Datatype ttype,
-                        access_t *a)
+ * for MPI_Get_accumulate's MPI_NO_OP (origin false). */
+static int access_begin(const char *call, MPI_Win win, bool request, bool origin, MPI_Count ocount,
+                        MPI_Datatype otype, int target_rank, MPI_Aint target_disp, MPI_Count tcount,
+                        MPI_Datatype ttype, access_t *a)
 {
     TM_MPI_RANK(r, call);
     int err = tm_mpi_win_get(r, win, call, &a->w);
     tm_rma_win_t *w = a->w;
+    size_t obytes = 0;
 
     if (err != MPI_SUCCESS)
         return err;
     a->t = -1;
     a->otype = NULL;
-    if (ocount >= 0 && ((err = count_check(w, call, "origin", ocount)) != MPI_SUCCESS ||
-                        (err = type_get(w, call, "origin", otype, &a->otype)) != MPI_SUCCESS))
+    if (origin && ((err = count_check(w, call, "origin", ocount)) != MPI_SUCCESS ||
+                   (err = type_get(w, call, "origin", otype, &a->otype)) != MPI_SUCCESS))
         return err;
     if ((err = count_check(w, call, "target", tcount)) != MPI_SUCCESS ||
         (err = type_get(w, call, "target", ttype, &a->ttype)) != MPI_SUCCESS ||
@@ -81,15 +101,19 @@ static int access_begin(const char *call, MPI_Win win, bool request, int ocount,
                                 "no epoch (MPI_Win_fence, _start, _lock or _lock_all) is open "
                                 "on rank %d of the window",
                                 target_rank);
-    if (a->otype != NULL && (size_t)ocount * a->otype->size != (size_t)tcount * a->ttype->size)
+    if ((err = bytes_get(w, call, "target", tcount, a->ttype, &a->tbytes)) != MPI_SUCCESS ||
+        (a->otype != NULL &&
+         (err = bytes_get(w, call, "origin", ocount, a->otype, &obytes)) != MPI_SUCCESS))
+        return err;
+    if (a->otype != NULL && obytes != a->tbytes)
         return tm_mpi_win_error(w, call, MPI_ERR_TYPE,
-                                "the origin has %zu bytes of data, the target %zu",
-                                (size_t)ocount * a->otype->size, (size_t)tcount * a->ttype->size);
+                                "the origin has %zu bytes of data, the target %zu", obytes,
+                                a->tbytes);
     if (tm_rma_target_addr(w, target_rank, target_disp, (size_t)tcount, a->ttype, &a->target) < 0)
         return tm_mpi_win_error(w, call, MPI_ERR_RMA_RANGE,
-                                "%d elements at displacement %lld are not all in the %s of "
+                                "%lld elements at displacement %lld are not all in the %s of "
                                 "rank %d",
-                                tcount, (long long)target_disp,
+                                (long long)tcount, (long long)target_disp,
                                 w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? "memory attached by"
                                                                     : "window memory",
                                 target_rank);
@@ -121,13 +145,14 @@ static int request_check(const char *call, MPI_Win win, MPI_Request *request)
 
 /* ------------------------------------------------------------------ put and get */
 
-static int put(const char *call, const void *origin_addr, int origin_count,
+static int put(const char *call, const void *origin_addr, MPI_Count origin_count,
                MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-               int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+               MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
+               MPI_Request *request)
 {
     access_t a;
-    int err = access_begin(call, win, request != NULL, origin_count, origin_datatype, target_rank,
-                           target_disp, target_count, target_datatype, &a);
+    int err = access_begin(call, win, request != NULL, true, origin_count, origin_datatype,
+                           target_rank, target_disp, target_count, target_datatype, &a);
 
     if (err != MPI_SUCCESS)
         return err;
@@ -137,13 +162,14 @@ static int put(const char *call, const void *origin_addr, int origin_count,
     return request ? access_request(&a, call, request) : MPI_SUCCESS;
 }
 
-static int get(const char *call, void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-               int target_rank, MPI_Aint target_disp, int target_count,
-               MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+static int get(const char *call, void *origin_addr, MPI_Count origin_count,
+               MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+               MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
+               MPI_Request *request)
 {
     access_t a;
-    int err = access_begin(call, win, request != NULL, origin_count, origin_datatype, target_rank,
-                           target_disp, target_count, target_datatype, &a);
+    int err = access_begin(call, win, request != NULL, true, origin_count, origin_datatype,
+                           target_rank, target_disp, target_count, target_datatype, &a);
 
     if (err != MPI_SUCCESS)
         return err;
@@ -194,6 +220,48 @@ int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
 }
 #pragma weak MPI_Rget = PMPI_Rget
 
+int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+               MPI_Datatype target_datatype, MPI_Win win)
+{
+    return put("MPI_Put_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+               target_count, target_datatype, win, NULL);
+}
+#pragma weak MPI_Put_c = PMPI_Put_c
+
+int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+               MPI_Datatype target_datatype, MPI_Win win)
+{
+    return get("MPI_Get_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+               target_count, target_datatype, win, NULL);
+}
+#pragma weak MPI_Get_c = PMPI_Get_c
+
+int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    int err = request_check("MPI_Rput_c", win, request);
+    return err != MPI_SUCCESS
+               ? err
+               : put("MPI_Rput_c", origin_addr, origin_count, origin_datatype, target_rank,
+                     target_disp, target_count, target_datatype, win, request);
+}
+#pragma weak MPI_Rput_c = PMPI_Rput_c
+
+int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    int err = request_check("MPI_Rget_c", win, request);
+    return err != MPI_SUCCESS
+               ? err
+               : get("MPI_Rget_c", origin_addr, origin_count, origin_datatype, target_rank,
+                     target_disp, target_count, target_datatype, win, request);
+}
+#pragma weak MPI_Rget_c = PMPI_Rget_c
+
 /* ------------------------------------------------------------------ accumulates */
 
 /* The operation of an accumulate: a predefined one defined on the target's (and the origin's)
@@ -219,20 +287,19 @@ static int op_get(access_t *a, const char *call, MPI_Op handle, tm_mpi_op_t **op
     return MPI_SUCCESS;
 }
 
-static int accumulate(const char *call, const void *origin_addr, int origin_count,
-                      MPI_Datatype origin_datatype, void *result_addr, int result_count,
+static int accumulate(const char *call, const void *origin_addr, MPI_Count origin_count,
+                      MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
                       MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
-                      int target_count, MPI_Datatype target_datatype, MPI_Op op_handle, MPI_Win win,
-                      MPI_Request *request)
+                      MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op_handle,
+                      MPI_Win win, MPI_Request *request)
 {
     access_t a;
     tm_mpi_op_t *op = NULL;
     bool fetch = result_addr != NULL || result_datatype != MPI_DATATYPE_NULL;
     /* MPI_Get_accumulate with MPI_NO_OP reads only: its origin arguments are ignored */
     bool no_origin = fetch && op_handle == MPI_NO_OP;
-    int err =
-        access_begin(call, win, request != NULL, no_origin ? -1 : origin_count, origin_datatype,
-                     target_rank, target_disp, target_count, target_datatype, &a);
+    int err = access_begin(call, win, request != NULL, !no_origin, origin_count, origin_datatype,
+                           target_rank, target_disp, target_count, target_datatype, &a);
 
     if (err != MPI_SUCCESS)
         return err;
@@ -243,16 +310,17 @@ static int accumulate(const char *call, const void *origin_addr, int origin_coun
                                 "MPI_NO_OP: only MPI_Get_accumulate and MPI_Fetch_and_op take it");
     a.rtype = NULL;
     if (fetch) {
+        size_t rbytes = 0;
+
         if ((err = count_check(a.w, call, "result", result_count)) != MPI_SUCCESS ||
-            (err = type_get(a.w, call, "result", result_datatype, &a.rtype)) != MPI_SUCCESS)
+            (err = type_get(a.w, call, "result", result_datatype, &a.rtype)) != MPI_SUCCESS ||
+            (err = bytes_get(a.w, call, "result", result_count, a.rtype, &rbytes)) != MPI_SUCCESS)
             return err;
-        if (a.t >= 0 &&
-            (size_t)result_count * a.rtype->size != (size_t)target_count * a.ttype->size)
+        if (a.t >= 0 && rbytes != a.tbytes)
             return tm_mpi_win_error(a.w, call, MPI_ERR_TYPE,
                                     "the result buffer has room for %zu bytes of data, the "
                                     "target has %zu",
-                                    (size_t)result_count * a.rtype->size,
-                                    (size_t)target_count * a.ttype->size);
+                                    rbytes, a.tbytes);
     }
     if (a.t >= 0 && tm_rma_accumulate(a.w, a.t, origin_addr, no_origin ? 0 : (size_t)origin_count,
                                       a.otype, fetch ? result_addr : NULL, (size_t)result_count,
@@ -284,12 +352,36 @@ int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype ori
 }
 #pragma weak MPI_Raccumulate = PMPI_Raccumulate
 
+int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                      int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return accumulate("MPI_Accumulate_c", origin_addr, origin_count, origin_datatype, NULL, 0,
+                      MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype,
+                      op, win, NULL);
+}
+#pragma weak MPI_Accumulate_c = PMPI_Accumulate_c
+
+int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count,
+                       MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                       MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                       MPI_Request *request)
+{
+    int err = request_check("MPI_Raccumulate_c", win, request);
+    return err != MPI_SUCCESS
+               ? err
+               : accumulate("MPI_Raccumulate_c", origin_addr, origin_count, origin_datatype, NULL,
+                            0, MPI_DATATYPE_NULL, target_rank, target_disp, target_count,
+                            target_datatype, op, win, request);
+}
+#pragma weak MPI_Raccumulate_c = PMPI_Raccumulate_c
+
 /* result_addr may be NULL for an empty result: the result type tells the fetching calls. */
-static int get_accumulate(const char *call, const void *origin_addr, int origin_count,
-                          MPI_Datatype origin_datatype, void *result_addr, int result_count,
+static int get_accumulate(const char *call, const void *origin_addr, MPI_Count origin_count,
+                          MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
                           MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
-                          int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
-                          MPI_Request *request)
+                          MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                          MPI_Win win, MPI_Request *request)
 {
     if (result_datatype == MPI_DATATYPE_NULL) {
         TM_MPI_RANK(r, call);
@@ -329,6 +421,33 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype
 }
 #pragma weak MPI_Rget_accumulate = PMPI_Rget_accumulate
 
+int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                          MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
+                          MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                          MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                          MPI_Win win)
+{
+    return get_accumulate("MPI_Get_accumulate_c", origin_addr, origin_count, origin_datatype,
+                          result_addr, result_count, result_datatype, target_rank, target_disp,
+                          target_count, target_datatype, op, win, NULL);
+}
+#pragma weak MPI_Get_accumulate_c = PMPI_Get_accumulate_c
+
+int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                           MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
+                           MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                           MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                           MPI_Win win, MPI_Request *request)
+{
+    int err = request_check("MPI_Rget_accumulate_c", win, request);
+    return err != MPI_SUCCESS
+               ? err
+               : get_accumulate("MPI_Rget_accumulate_c", origin_addr, origin_count, origin_datatype,
+                                result_addr, result_count, result_datatype, target_rank,
+                                target_disp, target_count, target_datatype, op, win, request);
+}
+#pragma weak MPI_Rget_accumulate_c = PMPI_Rget_accumulate_c
+
 /* MPI_Fetch_and_op and MPI_Compare_and_swap take one element of a predefined datatype. */
 static int predefined_check(const char *call, MPI_Win win, MPI_Datatype datatype)
 {
@@ -367,8 +486,8 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
 
     if (err != MPI_SUCCESS)
         return err;
-    if ((err = access_begin(call, win, false, 1, datatype, target_rank, target_disp, 1, datatype,
-                            &a)) != MPI_SUCCESS)
+    if ((err = access_begin(call, win, false, true, 1, datatype, target_rank, target_disp, 1,
+                            datatype, &a)) != MPI_SUCCESS)
         return err;
     /* An integer, logical, byte or multi-language type: those that MPI_BAND or MPI_LAND take. */
     if (tm_mpi_op_lookup(MPI_BAND, &band) < 0 || tm_mpi_op_lookup(MPI_LAND, &land) < 0 ||

@@ -20,9 +20,8 @@ static bool type_span(size_t count, const tm_mpi_type_t *type, MPI_Aint *lo, MPI
     if (count > (size_t)INT64_MAX ||
         __builtin_mul_overflow((MPI_Aint)count - 1, type->extent, &last))
         return false;
-    *lo = type->true_lb + (last < 0 ? last : 0);
-    *hi = type->true_ub + (last > 0 ? last : 0);
-    return true;
+    return !__builtin_add_overflow(type->true_lb, last < 0 ? last : 0, lo) &&
+           !__builtin_add_overflow(type->true_ub, last > 0 ? last : 0, hi);
 }
 
 int tm_rma_target_addr(tm_rma_win_t *w, int t, MPI_Aint target_disp, size_t count,

@@ -63,7 +63,7 @@ typedef struct tm_rma_target {
     /* Set by the member at creation, read by all after the creation's barrier */
     char *base;
     MPI_Aint size;
-    int disp_unit;
+    MPI_Aint disp_unit;
     int world_rank;
     /* Passive target */
     _Atomic int lock;         /* TM_RMA_LOCK_EXCLUSIVE, or the number of shared holders */
@@ -187,7 +187,7 @@ tm_rma_win_t *tm_rma_win_new(tm_mpi_rank_t *r, tm_mpi_group_t *group, int rank);
 /* Joins w to shared part sh, with its memory (base, size, disp_unit) for the others, who may
  * read it after the next barrier. */
 void tm_rma_win_join(tm_rma_win_t *w, tm_rma_shared_t *sh, void *base, MPI_Aint size,
-                     int disp_unit);
+                     MPI_Aint disp_unit);
 
 /* Frees w (and MPI_Win_allocate's memory); not its shared part (tm_rma_shared_release). */
 void tm_rma_win_free(tm_rma_win_t *w);

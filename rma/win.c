@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +69,8 @@ tm_rma_win_t *tm_rma_win_new(tm_mpi_rank_t *r, tm_mpi_group_t *group, int rank)
     return w;
 }
 
-void tm_rma_win_join(tm_rma_win_t *w, tm_rma_shared_t *sh, void *base, MPI_Aint size, int disp_unit)
+void tm_rma_win_join(tm_rma_win_t *w, tm_rma_shared_t *sh, void *base, MPI_Aint size,
+                     MPI_Aint disp_unit)
 {
     tm_rma_target_t *me = &sh->targets[w->rank];
 
@@ -76,7 +78,9 @@ void tm_rma_win_join(tm_rma_win_t *w, tm_rma_shared_t *sh, void *base, MPI_Aint 
     w->flavor = w->attr_flavor = sh->flavor;
     w->attr_base = base;
     w->attr_size = size;
-    w->attr_disp_unit = disp_unit;
+    /* the attribute is an int: MPI_UNDEFINED for a unit that does not fit (MPI-4.0's `_c`
+     * creation calls) */
+    w->attr_disp_unit = disp_unit <= INT_MAX ? (int)disp_unit : MPI_UNDEFINED;
     me->base = base;
     me->size = size;
     me->disp_unit = disp_unit;

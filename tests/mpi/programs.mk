@@ -116,9 +116,10 @@ MPI_TEST_PROGS += tests/mpi/bcast_dynamic.x tests/mpi/bcast_dynamic_errors.x
 MPI_SCRIPT_TESTS += tests/mpi/bcast_dynamic_fatal.sh tests/mpi/bcast_dynamic_numa.sh
 
 # One-sided communication: windows of every flavor, accesses with derived datatypes, the
-# accumulates' atomicity, fence, PSCW, locks, shared windows, and the errors.
+# accumulates' atomicity, fence, PSCW, locks, shared windows, the errors, and MPI-4.0's `_c`
+# forms.
 MPI_TEST_PROGS += tests/mpi/rma_put_get.x tests/mpi/rma_accumulate.x tests/mpi/rma_sync.x \
-	tests/mpi/rma_shared.x tests/mpi/rma_errors.x
+	tests/mpi/rma_shared.x tests/mpi/rma_errors.x tests/mpi/rma_large_count.x
 
 # Files (MPI-IO): open, sizes, hints, file pointers; views with vector, indexed, subarray and
 # struct filetypes checked byte for byte with POSIX reads by other ranks; shared and ordered

@@ -4,7 +4,8 @@
  * outside a passive epoch, and MPI_Rput/_Rget/_Raccumulate under a fence (MPI_ERR_RMA_SYNC); a
  * target range past the end of the window, or before it (MPI_ERR_RMA_RANGE, or MPI_ERR_DISP for
  * a negative displacement), and then nothing of the window's neighbourhood changed; a target
- * rank out of range (MPI_ERR_RANK); MPI_DATATYPE_NULL (MPI_ERR_TYPE); an accumulate with an
+ * rank out of range (MPI_ERR_RANK); a negative count, the origin's of an accumulate too
+ * (MPI_ERR_COUNT); MPI_DATATYPE_NULL (MPI_ERR_TYPE); an accumulate with an
  * operation of MPI_Op_create, or MPI_Accumulate with MPI_NO_OP (MPI_ERR_OP); MPI_WIN_NULL
  * (MPI_ERR_WIN); MPI_Win_create and MPI_Win_allocate with a disp_unit of 0 or less (MPI_ERR_DISP)
  * or a negative size (MPI_ERR_SIZE), raised on the communicator; in a dynamic window, attaching a
@@ -144,6 +145,10 @@ int main(int argc, char **argv)
     CHECK(error_class(MPI_Put(&v, 1, MPI_INT, size, 0, 1, MPI_INT, win)) == MPI_ERR_RANK);
     CHECK(error_class(MPI_Put(&v, 1, MPI_INT, -10, 0, 1, MPI_INT, win)) == MPI_ERR_RANK);
     CHECK(error_class(MPI_Get(&r, 1, MPI_INT, size + 3, 0, 1, MPI_INT, win)) == MPI_ERR_RANK);
+    CHECK(error_class(MPI_Put(&v, -1, MPI_INT, right, 0, 1, MPI_INT, win)) == MPI_ERR_COUNT);
+    CHECK(error_class(MPI_Get(&r, 1, MPI_INT, right, 0, -2, MPI_INT, win)) == MPI_ERR_COUNT);
+    CHECK(error_class(MPI_Accumulate(&v, -1, MPI_INT, right, 0, 1, MPI_INT, MPI_SUM, win)) ==
+          MPI_ERR_COUNT);
     CHECK(error_class(MPI_Put(&v, 1, MPI_DATATYPE_NULL, right, 0, 1, MPI_INT, win)) ==
           MPI_ERR_TYPE);
     CHECK(error_class(MPI_Put(&v, 1, MPI_INT, right, 0, 1, MPI_DATATYPE_NULL, win)) ==
