@@ -5,10 +5,11 @@ TEST_EXTENSIONS = .x .sh
 EXTRA_DIST += tests/lsan.supp tests/tsan.supp tests/deps.sh
 AM_TESTS_ENVIRONMENT = \
 	TM_BUILDDIR='$(abs_top_builddir)'; TM_SRCDIR='$(abs_top_srcdir)'; TM_CC='$(CC)'; \
+	TM_SANITIZE_FLAGS='$(TM_SANITIZE_FLAGS)'; \
 	CK_DEFAULT_TIMEOUT=60; \
 	LSAN_OPTIONS=use_tls=0:suppressions='$(abs_top_srcdir)/tests/lsan.supp'; \
 	TSAN_OPTIONS=suppressions='$(abs_top_srcdir)/tests/tsan.supp'; \
-	export TM_BUILDDIR TM_SRCDIR TM_CC CK_DEFAULT_TIMEOUT LSAN_OPTIONS TSAN_OPTIONS;
+	export TM_BUILDDIR TM_SRCDIR TM_CC TM_SANITIZE_FLAGS CK_DEFAULT_TIMEOUT LSAN_OPTIONS TSAN_OPTIONS;
 TM_UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(HWLOC_CFLAGS) $(INIH_CFLAGS)
 
 # The layers' dependencies point one way: no include and no call runs upward (tests/layers.sh).
