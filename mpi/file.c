@@ -910,9 +910,11 @@ int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_D
 }
 #pragma weak MPI_File_get_view = PMPI_File_get_view
 
-int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
+/* The extent of datatype in the file of fh's view, for `call`; `extent` is the program's output
+ * argument, checked. */
+static int type_extent(const char *call, MPI_File fh, MPI_Datatype datatype, const void *extent,
+                       MPI_Count *extent_p)
 {
-    static const char call[] = "MPI_File_get_type_extent";
     TM_MPI_RANK(r, call);
     tm_mpi_type_t *t;
     tm_io_file_t *f;
@@ -933,12 +935,28 @@ int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *exte
             err == MPI_ERR_UNSUPPORTED_DATAREP ? "a basic type has no external32 form"
                                                : "out of memory");
     tm_mpi_type_lookup(twin, &t);
-    *extent = t->extent;
+    *extent_p = (MPI_Count)t->extent;
     if (twin != datatype)
         type_free_derived(twin);
     return MPI_SUCCESS;
 }
+
+int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
+{
+    MPI_Count e;
+    int err = type_extent("MPI_File_get_type_extent", fh, datatype, extent, &e);
+
+    if (err == MPI_SUCCESS)
+        *extent = (MPI_Aint)e; /* a type's extent is an MPI_Aint: it fits */
+    return err;
+}
 #pragma weak MPI_File_get_type_extent = PMPI_File_get_type_extent
+
+int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent)
+{
+    return type_extent("MPI_File_get_type_extent_c", fh, datatype, extent, extent);
+}
+#pragma weak MPI_File_get_type_extent_c = PMPI_File_get_type_extent_c
 
 /* ------------------------------------------------------------------ file pointers */
 

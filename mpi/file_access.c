@@ -18,10 +18,15 @@
  * in an I/O thread (io/worker.c) while the rank goes on: its request, a CHECKED one, is
  * completed by that thread, which also wakes the rank; its error goes to the file's handler in
  * the call that completes it.
+ *
+ * Each call has its large-count form (MPI-4.0, _c): the same access with an MPI_Count count. A
+ * count whose bytes a buffer (PTRDIFF_MAX) or a file (an MPI_Offset) cannot hold is
+ * MPI_ERR_COUNT in either form; a status counts bytes in an MPI_Count, whatever the form.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,7 +48,7 @@ typedef struct access {
     where_t where;
     MPI_Offset offset; /* AT: etypes */
     void *buf;
-    int count;
+    MPI_Count count;
     tm_mpi_type_t *type;
     bool write, collective;
 } access_t;
@@ -63,20 +68,36 @@ static int access_check(access_t *a, MPI_Datatype datatype)
     int amode = f->shared->amode;
 
     if (a->count < 0)
-        return tm_mpi_file_error(f, call, MPI_ERR_COUNT, "negative count %d", a->count);
+        return tm_mpi_file_error(f, call, MPI_ERR_COUNT, "negative count %lld",
+                                 (long long)a->count);
     if (tm_mpi_type_lookup(datatype, &a->type) < 0)
         return tm_mpi_file_error(f, call, MPI_ERR_TYPE, "invalid datatype 0x%08x",
                                  (unsigned)datatype);
     if (!a->type->committed)
         return tm_mpi_file_error(f, call, MPI_ERR_TYPE, "datatype 0x%08x is not committed",
                                  (unsigned)datatype);
+    /* The data's bytes in memory are a buffer's size, and in the file an offset: the helpers
+     * and io/ compute both as size_t without checking again. */
+    size_t bytes, stream;
+    if (__builtin_mul_overflow((size_t)a->count, a->type->size, &bytes) ||
+        bytes > (size_t)PTRDIFF_MAX)
+        return tm_mpi_file_error(f, call, MPI_ERR_COUNT,
+                                 "%lld elements of %zu bytes are more than memory can hold",
+                                 (long long)a->count, a->type->size);
+    if (__builtin_mul_overflow((size_t)a->count, file_size_of(f, a->type), &stream) ||
+        stream > (size_t)INT64_MAX)
+        return tm_mpi_file_error(f, call, MPI_ERR_COUNT,
+                                 "%lld elements of %zu bytes in the file are more than a file "
+                                 "can hold",
+                                 (long long)a->count, file_size_of(f, a->type));
     if (a->buf == NULL && a->count > 0 && a->type->size > 0)
         return tm_mpi_file_error(f, call, MPI_ERR_BUFFER, "buf is NULL");
-    if ((size_t)a->count * file_size_of(f, a->type) % f->view.etype->size != 0)
+    if (stream % f->view.etype->size != 0)
         return tm_mpi_file_error(f, call, MPI_ERR_TYPE,
-                                 "%d x %zu bytes of data are not a whole number of etypes "
+                                 "%lld x %zu bytes of data are not a whole number of etypes "
                                  "(%zu bytes each in the file)",
-                                 a->count, file_size_of(f, a->type), f->view.etype->size);
+                                 (long long)a->count, file_size_of(f, a->type),
+                                 f->view.etype->size);
     if (a->write && (amode & MPI_MODE_RDONLY))
         return tm_mpi_file_error(f, call, MPI_ERR_READ_ONLY,
                                  "the file was opened with MPI_MODE_RDONLY");
@@ -232,7 +253,7 @@ static int access_collective(access_t *a, MPI_Offset off, size_t *bytes_p)
 
 /* A blocking access. */
 static int access_run(const char *call, MPI_File fh, where_t where, MPI_Offset offset, void *buf,
-                      int count, MPI_Datatype datatype, MPI_Status *status, bool write,
+                      MPI_Count count, MPI_Datatype datatype, MPI_Status *status, bool write,
                       bool collective)
 {
     TM_MPI_RANK(r, call);
@@ -296,7 +317,7 @@ static int job_raise(void *ctx, const char *call, int errclass)
 }
 
 static int access_start(const char *call, MPI_File fh, where_t where, MPI_Offset offset, void *buf,
-                        int count, MPI_Datatype datatype, MPI_Request *request, bool write,
+                        MPI_Count count, MPI_Datatype datatype, MPI_Request *request, bool write,
                         bool collective)
 {
     TM_MPI_RANK(r, call);
@@ -344,7 +365,7 @@ static int access_start(const char *call, MPI_File fh, where_t where, MPI_Offset
 /* ------------------------------------------------------------------ split collectives */
 
 static int split_begin(const char *call, MPI_File fh, where_t where, MPI_Offset offset, void *buf,
-                       int count, MPI_Datatype datatype, bool write)
+                       MPI_Count count, MPI_Datatype datatype, bool write)
 {
     TM_MPI_RANK(r, call);
     tm_io_file_t *f;
@@ -366,6 +387,16 @@ static int split_begin(const char *call, MPI_File fh, where_t where, MPI_Offset 
     return MPI_SUCCESS;
 }
 
+/* Whether the split collective under way (its _begin call, or NULL) is `begin` or its
+ * large-count form, begin"_c": an _end ends either. */
+static bool split_is(const char *under_way, const char *begin)
+{
+    size_t n = strlen(begin);
+
+    return under_way != NULL && strncmp(under_way, begin, n) == 0 &&
+           (under_way[n] == '\0' || strcmp(under_way + n, "_c") == 0);
+}
+
 static int split_end(const char *call, const char *begin, MPI_File fh, const void *buf,
                      MPI_Status *status)
 {
@@ -375,12 +406,12 @@ static int split_end(const char *call, const char *begin, MPI_File fh, const voi
 
     if (err != MPI_SUCCESS)
         return err;
-    if (f->split.call != begin)
+    if (!split_is(f->split.call, begin))
         return tm_mpi_file_error(f, call, MPI_ERR_OTHER, "%s is under way, not %s",
                                  f->split.call ? f->split.call : "no split collective", begin);
     if (buf != f->split.buf)
         return tm_mpi_file_error(f, call, MPI_ERR_BUFFER, "buf is not the buffer %s was given",
-                                 begin);
+                                 f->split.call);
     f->split.call = NULL;
     if (status != MPI_STATUS_IGNORE)
         *status = f->split.status;
@@ -398,6 +429,14 @@ int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_
 }
 #pragma weak MPI_File_read_at = PMPI_File_read_at
 
+int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+                        MPI_Datatype datatype, MPI_Status *status)
+{
+    return access_run("MPI_File_read_at_c", fh, AT, offset, buf, count, datatype, status, false,
+                      false);
+}
+#pragma weak MPI_File_read_at_c = PMPI_File_read_at_c
+
 int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,
                           MPI_Datatype datatype, MPI_Status *status)
 {
@@ -405,6 +444,14 @@ int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,
                       true);
 }
 #pragma weak MPI_File_read_at_all = PMPI_File_read_at_all
+
+int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Status *status)
+{
+    return access_run("MPI_File_read_at_all_c", fh, AT, offset, buf, count, datatype, status, false,
+                      true);
+}
+#pragma weak MPI_File_read_at_all_c = PMPI_File_read_at_all_c
 
 int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count,
                        MPI_Datatype datatype, MPI_Status *status)
@@ -414,6 +461,14 @@ int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int coun
 }
 #pragma weak MPI_File_write_at = PMPI_File_write_at
 
+int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Status *status)
+{
+    return access_run("MPI_File_write_at_c", fh, AT, offset, (void *)buf, count, datatype, status,
+                      true, false);
+}
+#pragma weak MPI_File_write_at_c = PMPI_File_write_at_c
+
 int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count,
                            MPI_Datatype datatype, MPI_Status *status)
 {
@@ -422,6 +477,14 @@ int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int 
 }
 #pragma weak MPI_File_write_at_all = PMPI_File_write_at_all
 
+int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Status *status)
+{
+    return access_run("MPI_File_write_at_all_c", fh, AT, offset, (void *)buf, count, datatype,
+                      status, true, true);
+}
+#pragma weak MPI_File_write_at_all_c = PMPI_File_write_at_all_c
+
 int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     return access_run("MPI_File_read", fh, INDIVIDUAL, 0, buf, count, datatype, status, false,
@@ -429,12 +492,28 @@ int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI
 }
 #pragma weak MPI_File_read = PMPI_File_read
 
+int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Status *status)
+{
+    return access_run("MPI_File_read_c", fh, INDIVIDUAL, 0, buf, count, datatype, status, false,
+                      false);
+}
+#pragma weak MPI_File_read_c = PMPI_File_read_c
+
 int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     return access_run("MPI_File_read_all", fh, INDIVIDUAL, 0, buf, count, datatype, status, false,
                       true);
 }
 #pragma weak MPI_File_read_all = PMPI_File_read_all
+
+int PMPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                         MPI_Status *status)
+{
+    return access_run("MPI_File_read_all_c", fh, INDIVIDUAL, 0, buf, count, datatype, status, false,
+                      true);
+}
+#pragma weak MPI_File_read_all_c = PMPI_File_read_all_c
 
 int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
                     MPI_Status *status)
@@ -444,6 +523,14 @@ int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype dataty
 }
 #pragma weak MPI_File_write = PMPI_File_write
 
+int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                      MPI_Status *status)
+{
+    return access_run("MPI_File_write_c", fh, INDIVIDUAL, 0, (void *)buf, count, datatype, status,
+                      true, false);
+}
+#pragma weak MPI_File_write_c = PMPI_File_write_c
+
 int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
                         MPI_Status *status)
 {
@@ -451,6 +538,14 @@ int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype da
                       true, true);
 }
 #pragma weak MPI_File_write_all = PMPI_File_write_all
+
+int PMPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                          MPI_Status *status)
+{
+    return access_run("MPI_File_write_all_c", fh, INDIVIDUAL, 0, (void *)buf, count, datatype,
+                      status, true, true);
+}
+#pragma weak MPI_File_write_all_c = PMPI_File_write_all_c
 
 int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
                           MPI_Status *status)
@@ -460,6 +555,14 @@ int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype dataty
 }
 #pragma weak MPI_File_read_shared = PMPI_File_read_shared
 
+int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Status *status)
+{
+    return access_run("MPI_File_read_shared_c", fh, SHARED, 0, buf, count, datatype, status, false,
+                      false);
+}
+#pragma weak MPI_File_read_shared_c = PMPI_File_read_shared_c
+
 int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
                            MPI_Status *status)
 {
@@ -467,6 +570,14 @@ int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype
                       true, false);
 }
 #pragma weak MPI_File_write_shared = PMPI_File_write_shared
+
+int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Status *status)
+{
+    return access_run("MPI_File_write_shared_c", fh, SHARED, 0, (void *)buf, count, datatype,
+                      status, true, false);
+}
+#pragma weak MPI_File_write_shared_c = PMPI_File_write_shared_c
 
 int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
                            MPI_Status *status)
@@ -476,6 +587,14 @@ int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datat
 }
 #pragma weak MPI_File_read_ordered = PMPI_File_read_ordered
 
+int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Status *status)
+{
+    return access_run("MPI_File_read_ordered_c", fh, ORDERED, 0, buf, count, datatype, status,
+                      false, true);
+}
+#pragma weak MPI_File_read_ordered_c = PMPI_File_read_ordered_c
+
 int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
                             MPI_Status *status)
 {
@@ -483,6 +602,14 @@ int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatyp
                       status, true, true);
 }
 #pragma weak MPI_File_write_ordered = PMPI_File_write_ordered
+
+int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                              MPI_Status *status)
+{
+    return access_run("MPI_File_write_ordered_c", fh, ORDERED, 0, (void *)buf, count, datatype,
+                      status, true, true);
+}
+#pragma weak MPI_File_write_ordered_c = PMPI_File_write_ordered_c
 
 /* Non-blocking */
 
@@ -494,6 +621,14 @@ int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI
 }
 #pragma weak MPI_File_iread_at = PMPI_File_iread_at
 
+int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Request *request)
+{
+    return access_start("MPI_File_iread_at_c", fh, AT, offset, buf, count, datatype, request, false,
+                        false);
+}
+#pragma weak MPI_File_iread_at_c = PMPI_File_iread_at_c
+
 int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,
                            MPI_Datatype datatype, MPI_Request *request)
 {
@@ -501,6 +636,14 @@ int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,
                         false, true);
 }
 #pragma weak MPI_File_iread_at_all = PMPI_File_iread_at_all
+
+int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Request *request)
+{
+    return access_start("MPI_File_iread_at_all_c", fh, AT, offset, buf, count, datatype, request,
+                        false, true);
+}
+#pragma weak MPI_File_iread_at_all_c = PMPI_File_iread_at_all_c
 
 int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count,
                         MPI_Datatype datatype, MPI_Request *request)
@@ -510,6 +653,14 @@ int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int cou
 }
 #pragma weak MPI_File_iwrite_at = PMPI_File_iwrite_at
 
+int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                          MPI_Datatype datatype, MPI_Request *request)
+{
+    return access_start("MPI_File_iwrite_at_c", fh, AT, offset, (void *)buf, count, datatype,
+                        request, true, false);
+}
+#pragma weak MPI_File_iwrite_at_c = PMPI_File_iwrite_at_c
+
 int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count,
                             MPI_Datatype datatype, MPI_Request *request)
 {
@@ -518,12 +669,28 @@ int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int
 }
 #pragma weak MPI_File_iwrite_at_all = PMPI_File_iwrite_at_all
 
+int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                              MPI_Datatype datatype, MPI_Request *request)
+{
+    return access_start("MPI_File_iwrite_at_all_c", fh, AT, offset, (void *)buf, count, datatype,
+                        request, true, true);
+}
+#pragma weak MPI_File_iwrite_at_all_c = PMPI_File_iwrite_at_all_c
+
 int PMPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     return access_start("MPI_File_iread", fh, INDIVIDUAL, 0, buf, count, datatype, request, false,
                         false);
 }
 #pragma weak MPI_File_iread = PMPI_File_iread
+
+int PMPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                      MPI_Request *request)
+{
+    return access_start("MPI_File_iread_c", fh, INDIVIDUAL, 0, buf, count, datatype, request, false,
+                        false);
+}
+#pragma weak MPI_File_iread_c = PMPI_File_iread_c
 
 int PMPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
                         MPI_Request *request)
@@ -533,6 +700,14 @@ int PMPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype
 }
 #pragma weak MPI_File_iread_all = PMPI_File_iread_all
 
+int PMPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                          MPI_Request *request)
+{
+    return access_start("MPI_File_iread_all_c", fh, INDIVIDUAL, 0, buf, count, datatype, request,
+                        false, true);
+}
+#pragma weak MPI_File_iread_all_c = PMPI_File_iread_all_c
+
 int PMPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
                      MPI_Request *request)
 {
@@ -540,6 +715,14 @@ int PMPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datat
                         true, false);
 }
 #pragma weak MPI_File_iwrite = PMPI_File_iwrite
+
+int PMPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                       MPI_Request *request)
+{
+    return access_start("MPI_File_iwrite_c", fh, INDIVIDUAL, 0, (void *)buf, count, datatype,
+                        request, true, false);
+}
+#pragma weak MPI_File_iwrite_c = PMPI_File_iwrite_c
 
 int PMPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
                          MPI_Request *request)
@@ -549,6 +732,14 @@ int PMPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype d
 }
 #pragma weak MPI_File_iwrite_all = PMPI_File_iwrite_all
 
+int PMPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                           MPI_Request *request)
+{
+    return access_start("MPI_File_iwrite_all_c", fh, INDIVIDUAL, 0, (void *)buf, count, datatype,
+                        request, true, true);
+}
+#pragma weak MPI_File_iwrite_all_c = PMPI_File_iwrite_all_c
+
 int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
                            MPI_Request *request)
 {
@@ -556,6 +747,14 @@ int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datat
                         false, false);
 }
 #pragma weak MPI_File_iread_shared = PMPI_File_iread_shared
+
+int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Request *request)
+{
+    return access_start("MPI_File_iread_shared_c", fh, SHARED, 0, buf, count, datatype, request,
+                        false, false);
+}
+#pragma weak MPI_File_iread_shared_c = PMPI_File_iread_shared_c
 
 int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
                             MPI_Request *request)
@@ -565,6 +764,14 @@ int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatyp
 }
 #pragma weak MPI_File_iwrite_shared = PMPI_File_iwrite_shared
 
+int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                              MPI_Request *request)
+{
+    return access_start("MPI_File_iwrite_shared_c", fh, SHARED, 0, (void *)buf, count, datatype,
+                        request, true, false);
+}
+#pragma weak MPI_File_iwrite_shared_c = PMPI_File_iwrite_shared_c
+
 /* Split collectives */
 
 int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count,
@@ -573,6 +780,13 @@ int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int c
     return split_begin("MPI_File_read_at_all_begin", fh, AT, offset, buf, count, datatype, false);
 }
 #pragma weak MPI_File_read_at_all_begin = PMPI_File_read_at_all_begin
+
+int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+                                  MPI_Datatype datatype)
+{
+    return split_begin("MPI_File_read_at_all_begin_c", fh, AT, offset, buf, count, datatype, false);
+}
+#pragma weak MPI_File_read_at_all_begin_c = PMPI_File_read_at_all_begin_c
 
 int PMPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
@@ -588,6 +802,14 @@ int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf
 }
 #pragma weak MPI_File_write_at_all_begin = PMPI_File_write_at_all_begin
 
+int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                                   MPI_Datatype datatype)
+{
+    return split_begin("MPI_File_write_at_all_begin_c", fh, AT, offset, (void *)buf, count,
+                       datatype, true);
+}
+#pragma weak MPI_File_write_at_all_begin_c = PMPI_File_write_at_all_begin_c
+
 int PMPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
     return split_end("MPI_File_write_at_all_end", "MPI_File_write_at_all_begin", fh, buf, status);
@@ -599,6 +821,12 @@ int PMPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype dat
     return split_begin("MPI_File_read_all_begin", fh, INDIVIDUAL, 0, buf, count, datatype, false);
 }
 #pragma weak MPI_File_read_all_begin = PMPI_File_read_all_begin
+
+int PMPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+    return split_begin("MPI_File_read_all_begin_c", fh, INDIVIDUAL, 0, buf, count, datatype, false);
+}
+#pragma weak MPI_File_read_all_begin_c = PMPI_File_read_all_begin_c
 
 int PMPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
@@ -613,6 +841,14 @@ int PMPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datat
 }
 #pragma weak MPI_File_write_all_begin = PMPI_File_write_all_begin
 
+int PMPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count,
+                                MPI_Datatype datatype)
+{
+    return split_begin("MPI_File_write_all_begin_c", fh, INDIVIDUAL, 0, (void *)buf, count,
+                       datatype, true);
+}
+#pragma weak MPI_File_write_all_begin_c = PMPI_File_write_all_begin_c
+
 int PMPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
     return split_end("MPI_File_write_all_end", "MPI_File_write_all_begin", fh, buf, status);
@@ -624,6 +860,13 @@ int PMPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype
     return split_begin("MPI_File_read_ordered_begin", fh, ORDERED, 0, buf, count, datatype, false);
 }
 #pragma weak MPI_File_read_ordered_begin = PMPI_File_read_ordered_begin
+
+int PMPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+    return split_begin("MPI_File_read_ordered_begin_c", fh, ORDERED, 0, buf, count, datatype,
+                       false);
+}
+#pragma weak MPI_File_read_ordered_begin_c = PMPI_File_read_ordered_begin_c
 
 int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 {
@@ -637,6 +880,14 @@ int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_D
                        true);
 }
 #pragma weak MPI_File_write_ordered_begin = PMPI_File_write_ordered_begin
+
+int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count,
+                                    MPI_Datatype datatype)
+{
+    return split_begin("MPI_File_write_ordered_begin_c", fh, ORDERED, 0, (void *)buf, count,
+                       datatype, true);
+}
+#pragma weak MPI_File_write_ordered_begin_c = PMPI_File_write_ordered_begin_c
 
 int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 {

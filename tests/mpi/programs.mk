@@ -125,10 +125,10 @@ MPI_TEST_PROGS += tests/mpi/rma_put_get.x tests/mpi/rma_accumulate.x tests/mpi/r
 # struct filetypes checked byte for byte with POSIX reads by other ranks; shared and ordered
 # accesses; non-blocking and split collective ones; the error classes and file error handlers;
 # two-phase collective accesses under every combination of their hints; the "external32" data
-# representation.
+# representation; the large-count (_c) forms of the data-access calls.
 MPI_TEST_PROGS += tests/mpi/file_basic.x tests/mpi/file_view.x tests/mpi/file_shared.x \
 	tests/mpi/file_nonblocking.x tests/mpi/file_errors.x tests/mpi/file_collective.x \
-	tests/mpi/file_external32.x
+	tests/mpi/file_external32.x tests/mpi/file_large_count.x
 EXTRA_DIST += tests/mpi/file_test.h
 
 # runtime/: the breakdown profiler (mpcrun --profile, --profile=csv:FILE), on a program that makes
