@@ -1,9 +1,10 @@
 #!/bin/sh
 # Installs what building and testing ThreadMPI needs on Debian 12 (as root, or through sudo).
-# With --compare, also Open MPI, MPICH and gnuplot, for the side-by-side benchmarks (bench/run.sh).
+# With --compare, also Open MPI, MPICH and gnuplot, for the side-by-side benchmarks (bench/run.sh),
+# and libfabric's and UCX's test tools (bench/netpath.sh).
 set -e
 pkgs="build-essential autoconf automake libtool pkg-config libhwloc-dev libnuma-dev libinih-dev check gdb clang"
-[ "${1:-}" = --compare ] && pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev hyperfine gnuplot-nox"
+[ "${1:-}" = --compare ] && pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev hyperfine gnuplot-nox libfabric-bin ucx-utils"
 missing=
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -165,6 +165,11 @@ MPI_SCRIPT_TESTS += tests/mpi/bench_overlap.sh
 # what the rest needs.
 MPI_SCRIPT_TESTS += tests/mpi/bench_manycore.sh
 
+# bench/netpath.sh (the network libraries a multi-node job could use, between two network
+# namespaces): one short run prints a row for 8 bytes (as root, with the tools of
+# tests/deps.sh --compare; a SKIP otherwise).
+MPI_SCRIPT_TESTS += tests/mpi/bench_netpath.sh
+
 # bench/run.sh, the side-by-side suite: its usage, and its plots drawn from a small CSV (no
 # benchmark runs).
 MPI_SCRIPT_TESTS += tests/mpi/bench_run.sh
