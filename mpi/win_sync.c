@@ -2,8 +2,10 @@
  * The synchronization calls of windows: MPI_Win_fence; MPI_Win_post, _start, _complete, _wait,
  * _test; MPI_Win_lock, _unlock, _lock_all, _unlock_all, the flushes and MPI_Win_sync. Here:
  * that each comes in a valid order (an epoch of one kind is not opened inside another that
- * covers the same target; what is closed was open), else MPI_ERR_RMA_SYNC. What they do is
- * rma/sync.c's.
+ * covers the same target; what is closed was open), else MPI_ERR_RMA_SYNC; and that no window
+ * is locked and exposed at once (MPI 3.1, 11.5.3), else MPI_ERR_RMA_CONFLICT, as far as the
+ * lock words and exposure flags show it (a lock with MPI_MODE_NOCHECK takes no word). What they
+ * do is rma/sync.c's.
  */
 #include "config.h"
 
@@ -104,6 +106,10 @@ int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
     if (w->posted)
         return tm_mpi_win_error(w, call, MPI_ERR_RMA_SYNC,
                                 "the exposure epoch of the last MPI_Win_post is still open");
+    if (tm_rma_locked(w, w->rank))
+        return tm_mpi_win_error(w, call, MPI_ERR_RMA_CONFLICT,
+                                "the caller's window memory is locked (MPI_Win_lock or "
+                                "MPI_Win_lock_all): it may not be exposed and locked at once");
     if ((err = group_ranks(r, w, call, group, &ranks, &n)) != MPI_SUCCESS)
         return err;
     w->fence = false;
@@ -233,6 +239,11 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     if (w->info.no_locks)
         return tm_mpi_win_error(w, call, MPI_ERR_RMA_SYNC,
                                 "the window was created with info no_locks = true");
+    if (tm_rma_exposed(w, rank))
+        return tm_mpi_win_error(w, call, MPI_ERR_RMA_CONFLICT,
+                                "rank %d of the window is in an exposure epoch (MPI_Win_post, "
+                                "not yet waited for): it may not be locked and exposed at once",
+                                rank);
     w->fence = false;
     tm_rma_lock(w, rank, lock_type == MPI_LOCK_EXCLUSIVE, assert, call);
     return MPI_SUCCESS;
@@ -280,6 +291,13 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
     if (w->info.no_locks)
         return tm_mpi_win_error(w, call, MPI_ERR_RMA_SYNC,
                                 "the window was created with info no_locks = true");
+    for (int t = 0; t < w->size; t++)
+        if (tm_rma_exposed(w, t))
+            return tm_mpi_win_error(w, call, MPI_ERR_RMA_CONFLICT,
+                                    "rank %d of the window is in an exposure epoch "
+                                    "(MPI_Win_post, not yet waited for): it may not be locked "
+                                    "and exposed at once",
+                                    t);
     w->fence = false;
     tm_rma_lock_all(w, assert, call);
     return MPI_SUCCESS;

@@ -72,6 +72,7 @@ typedef struct tm_rma_target {
     /* General active target (see the top of the file) */
     _Atomic unsigned *posts;    /* as an origin: by target, the posts that named it */
     _Atomic unsigned completes; /* as a target: completes of the origins that named it */
+    _Atomic bool exposed;       /* from its MPI_Win_post to the end of its MPI_Win_wait */
     /* A dynamic window's memory of this member, sorted, disjoint; under regions_lock, which
      * the member takes to attach and detach and the origins to find an address */
     atomic_flag regions_lock;
@@ -188,6 +189,19 @@ tm_rma_win_t *tm_rma_win_new(tm_mpi_rank_t *r, tm_mpi_group_t *group, int rank);
  * read it after the next barrier. */
 void tm_rma_win_join(tm_rma_win_t *w, tm_rma_shared_t *sh, void *base, MPI_Aint size,
                      MPI_Aint disp_unit);
+
+/* Whether member t's memory is locked (by MPI_Win_lock or _lock_all without MPI_MODE_NOCHECK),
+ * or exposed (between its MPI_Win_post and the end of its MPI_Win_wait), as seen now: MPI 3.1,
+ * 11.5.3, makes a window locked and exposed at once erroneous. */
+static inline bool tm_rma_locked(const tm_rma_win_t *w, int t)
+{
+    return atomic_load_explicit(&w->shared->targets[t].lock, memory_order_relaxed) != 0;
+}
+
+static inline bool tm_rma_exposed(const tm_rma_win_t *w, int t)
+{
+    return atomic_load_explicit(&w->shared->targets[t].exposed, memory_order_relaxed);
+}
 
 /* Frees w (and MPI_Win_allocate's memory); not its shared part (tm_rma_shared_release). */
 void tm_rma_win_free(tm_rma_win_t *w);

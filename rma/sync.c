@@ -94,6 +94,7 @@ static void epoch_note(void *arg, tm_p2p_blocked_note_t *out)
 void tm_rma_post(tm_rma_win_t *w, int *ranks, int n, int assert)
 {
     w->posted = true;
+    atomic_store_explicit(&w->shared->targets[w->rank].exposed, true, memory_order_relaxed);
     w->post_nocheck = (assert &MPI_MODE_NOCHECK) != 0;
     w->post_ranks = ranks;
     w->npost = n;
@@ -154,6 +155,7 @@ bool tm_rma_wait(tm_rma_win_t *w, bool block, const char *call)
     w->post_ranks = NULL;
     w->npost = 0;
     w->posted = false;
+    atomic_store_explicit(&w->shared->targets[w->rank].exposed, false, memory_order_relaxed);
     return true;
 }
 

@@ -4,8 +4,9 @@
  * outside a passive epoch, and MPI_Rput/_Rget/_Raccumulate under a fence (MPI_ERR_RMA_SYNC); a
  * target range past the end of the window, or before it (MPI_ERR_RMA_RANGE, or MPI_ERR_DISP for
  * a negative displacement), and then nothing of the window's neighbourhood changed; a target
- * rank out of range (MPI_ERR_RANK); a negative count, the origin's of an accumulate too
- * (MPI_ERR_COUNT); MPI_DATATYPE_NULL (MPI_ERR_TYPE); an accumulate with an
+ * rank out of range (MPI_ERR_RANK); a window locked and exposed at once: a post while locked,
+ * a lock or lock_all while exposed (MPI_ERR_RMA_CONFLICT); a negative count, the origin's of an
+ * accumulate too (MPI_ERR_COUNT); MPI_DATATYPE_NULL (MPI_ERR_TYPE); an accumulate with an
  * operation of MPI_Op_create, or MPI_Accumulate with MPI_NO_OP (MPI_ERR_OP); MPI_WIN_NULL
  * (MPI_ERR_WIN); MPI_Win_create and MPI_Win_allocate with a disp_unit of 0 or less (MPI_ERR_DISP)
  * or a negative size (MPI_ERR_SIZE), raised on the communicator; in a dynamic window, attaching a
@@ -285,6 +286,44 @@ int main(int argc, char **argv)
     CHECK(MPI_Win_free(&kw) == MPI_SUCCESS && kw == MPI_WIN_NULL);
     CHECK(deletes == 3 && deleted_val == &a3);
     CHECK(MPI_Win_free_keyval(&kv) == MPI_SUCCESS && kv == MPI_KEYVAL_INVALID);
+
+    /* A window locked and exposed at once (MPI_ERR_RMA_CONFLICT, nothing opened): rank 0 locks
+     * the window of `peer` (rank 1, or itself alone), which then may not post; `peer` posts,
+     * and then rank 0 may neither lock it nor lock_all, and closes the epoch with a start. */
+    int peer = size > 1 ? 1 : 0, zero = 0;
+    MPI_Group world_group, origin_group, target_group;
+    MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    MPI_Group_incl(world_group, 1, &zero, &origin_group);
+    MPI_Group_incl(world_group, 1, &peer, &target_group);
+    if (rank == 0)
+        CHECK(MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, win) == MPI_SUCCESS);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == peer)
+        CHECK(error_class(MPI_Win_post(origin_group, 0, win)) == MPI_ERR_RMA_CONFLICT);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        CHECK(MPI_Win_unlock(peer, win) == MPI_SUCCESS);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == peer)
+        CHECK(MPI_Win_post(origin_group, 0, win) == MPI_SUCCESS);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        CHECK(error_class(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, peer, 0, win)) == MPI_ERR_RMA_CONFLICT);
+        CHECK(error_class(MPI_Win_lock_all(0, win)) == MPI_ERR_RMA_CONFLICT);
+        CHECK(MPI_Win_start(target_group, 0, win) == MPI_SUCCESS);
+        CHECK(MPI_Win_complete(win) == MPI_SUCCESS);
+    }
+    if (rank == peer)
+        CHECK(MPI_Win_wait(win) == MPI_SUCCESS);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) { /* the wait ended the exposure: a lock is fine again */
+        CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, peer, 0, win) == MPI_SUCCESS);
+        CHECK(MPI_Win_unlock(peer, win) == MPI_SUCCESS);
+    }
+    MPI_Group_free(&target_group);
+    MPI_Group_free(&origin_group);
+    MPI_Group_free(&world_group);
+    check_usable(win, 8, __LINE__);
 
     /* MPI_Win_free with an epoch open: a lock_all, then a post. */
     CHECK(MPI_Win_lock_all(0, win) == MPI_SUCCESS);
