@@ -28,7 +28,8 @@
  * and to check what it got. After each case and at the end, MPI_Iprobe finds nothing on any rank
  * once a barrier has followed the completion of everything: no rank got a message it was not
  * sent, nor one twice.
- * Usage: bcast_dynamic */
+ * Usage: bcast_dynamic [sweep]   (sweep: the sweep alone, for the NUMA staging of
+ *                                  bcast_dynamic_numa.sh) */
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -1041,12 +1042,14 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     sweep();
-    datatypes();
-    other_comm();
-    adverse();
-    order();
-    concurrent();
-    deferred();
+    if (argc < 2 || strcmp(argv[1], "sweep") != 0) {
+        datatypes();
+        other_comm();
+        adverse();
+        order();
+        concurrent();
+        deferred();
+    }
     nothing_left(MPI_COMM_WORLD, MPI_ANY_TAG, "the end");
     MPI_Finalize();
     if (errors)
