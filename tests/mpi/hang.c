@@ -2,12 +2,13 @@
  * waits for a non-blocking receive from rank 0, rank 2 sends a large message nobody receives,
  * rank 3 probes, rank 4 waits for all of three requests on a communicator of the program, two of
  * which never complete, rank 5 waits in a barrier that rank 4 never joins, rank 6 waits for an
- * MPI_Isendrecv whose receive never matches, the other ranks finish. With the argument "syscall": rank 0 sleeps in a system call after a barrier, holding
- * the core it shares with the others (hang.sh runs them on one core), which poll with MPI_Test
- * for a message that never comes. */
+ * MPI_Isendrecv whose receive never matches, the other ranks finish. With the argument
+ * "syscall": rank 0 blocks in a system call (poll) after a barrier, holding the core it shares
+ * with the others (hang.sh runs them on one core), which poll with MPI_Test for a message that
+ * never comes. */
 #include <mpi.h>
+#include <poll.h>
 #include <string.h>
-#include <unistd.h>
 
 static char big[1 << 16];
 
@@ -20,8 +21,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (argc > 1 && strcmp(argv[1], "syscall") == 0) {
         MPI_Barrier(MPI_COMM_WORLD);
-        if (rank == 0)
-            sleep(60);
+        if (rank == 0) /* poll(2), not sleep(3), which lets the core's other ranks run */
+            poll(NULL, 0, 60000);
         int flag = 0;
         MPI_Irecv(&v, 1, MPI_INT, 0, 12, MPI_COMM_WORLD, &req);
         while (!flag)
