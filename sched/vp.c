@@ -7,7 +7,8 @@
  * when the ULT switches back, does what the ULT asked for (requeue, park, reap) from a stack
  * that is not the ULT's.
  *
- * Idle VPs: poll the inbound list for idle_spin_us, then sleep on the `sleeping` futex word.
+ * Idle VPs: poll the inbound list for idle_spin_us (offering the core now and then), then sleep
+ * on the `sleeping` futex word.
  *
  *   VP (owner)                              waker (any thread), after an inbound push (seq_cst)
  *   sleeping := 1 (seq_cst)                 sleeping == 1 (seq_cst load) ?
@@ -24,6 +25,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -106,6 +108,9 @@ void tm_sched_vp_stop_all(void)
         tm_sched_vp_wake(&tm_sched_state.vps[i]);
 }
 
+/* Polls between two looks at the clock (and two offers of the core) while idle. */
+#define TM_SCHED_VP_SPIN_CHUNK 64
+
 /* Nothing to run: poll for a while, then sleep until a push or the end of the run. Returns when
  * there may be work (spurious returns are fine: the caller loops). */
 static void tm_sched_vp_idle(tm_sched_vp_t *vp)
@@ -115,14 +120,21 @@ static void tm_sched_vp_idle(tm_sched_vp_t *vp)
     if (spin_us > 0) {
         uint64_t deadline = tm_sched_vp_now_ns() + (uint64_t)spin_us * 1000u;
 
-        /* relaxed polling: a stale read only delays the VP until the next iteration. */
+        /* relaxed polling: a stale read only delays the VP until the next iteration. Every
+         * TM_SCHED_VP_SPIN_CHUNK polls the VP also offers its core: the thread that would wake
+         * it may be waiting for this very core (more VPs than free cores, or a loaded machine),
+         * and then spinning out the whole time slice would cost each wake-up a time slice. On
+         * a core of its own the offer is one cheap system call. */
         for (unsigned i = 1;; i++) {
             if (atomic_load_explicit(&vp->runq.inbound, memory_order_relaxed) != NULL ||
                 atomic_load_explicit(&tm_sched_state.stopping, memory_order_relaxed) != 0)
                 return;
             tm_sched_cpu_relax();
-            if (i % 64 == 0 && tm_sched_vp_now_ns() >= deadline)
-                break;
+            if (i % TM_SCHED_VP_SPIN_CHUNK == 0) {
+                if (tm_sched_vp_now_ns() >= deadline)
+                    break;
+                sched_yield();
+            }
         }
     }
     /* seq_cst store and loads: the VP's side of the Dekker pattern (top of this file). */

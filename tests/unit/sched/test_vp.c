@@ -157,6 +157,27 @@ START_TEST(test_pingpong_sleep)
 }
 END_TEST
 
+/* Both VPs on one core, each spinning for up to a second when idle: the VP that waits must give
+ * the core to the one that will wake it, or every hand-over costs a time slice (several ms) and
+ * the rounds take minutes. */
+START_TEST(test_pingpong_spin_one_core)
+{
+    cpu_set_t prev, one;
+
+    ck_assert_int_eq(sched_getaffinity(0, sizeof(prev), &prev), 0);
+    CPU_ZERO(&one);
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &prev)) {
+            CPU_SET(cpu, &one);
+            break;
+        }
+    /* The VP threads inherit the mask of the thread that starts the run. */
+    ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+    pingpong(1000000, PINGPONG_SLEEP_ROUNDS);
+    ck_assert_int_eq(sched_setaffinity(0, sizeof(prev), &prev), 0);
+}
+END_TEST
+
 /* ---- unpark from a foreign pthread */
 
 #define FOREIGN_ROUNDS 2000
@@ -485,13 +506,14 @@ static Suite *vp_suite(void)
 {
     Suite *s = suite_create("sched_vp");
     const TTest *life[] = {test_init_errors, test_init_run_finalize_twice};
-    const TTest *wake[] = {test_pingpong_spin, test_pingpong_sleep, test_unpark_foreign_thread};
+    const TTest *wake[] = {test_pingpong_spin, test_pingpong_sleep, test_pingpong_spin_one_core,
+                           test_unpark_foreign_thread};
     const TTest *stress[] = {test_no_lost_wakeup_spin, test_no_lost_wakeup_sleep};
     const TTest *idle[] = {test_idle_vps_sleep};
     const TTest *pin[] = {test_pinning_and_altstack, test_pinning_failure};
 
     add_case(s, "life", life, 2);
-    add_case(s, "wake", wake, 3);
+    add_case(s, "wake", wake, 4);
     add_case(s, "stress", stress, 2);
     add_case(s, "idle", idle, 1);
     add_case(s, "pin", pin, 2);
