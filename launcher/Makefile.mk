@@ -9,13 +9,22 @@ launcher_libthreadmpi_launcher_a_CFLAGS = $(AM_CFLAGS)
 bin_PROGRAMS += launcher/mpcrun
 # mpcrun is a plain program, not linked with libthreadmpi: it compiles what it shares with the
 # job (settings, placement) and the model it prints (--split-model) itself.
-launcher_mpcrun_SOURCES = launcher/mpcrun.c runtime/elf_section.c runtime/elf_section.h \
+launcher_mpcrun_SOURCES = launcher/mpcrun.c launcher/hosts.c launcher/hosts.h \
+	launcher/remote.c launcher/remote.h launcher/channel.c launcher/channel.h \
+	runtime/elf_section.c runtime/elf_section.h \
 	runtime/maps.c runtime/maps.h \
 	runtime/settings.c runtime/settings.h runtime/placement.c runtime/placement.h \
 	nbc/model.c nbc/model.h
-launcher_mpcrun_CPPFLAGS = $(AM_CPPFLAGS) -DTM_SYSCONFDIR='"$(sysconfdir)"'
+launcher_mpcrun_CPPFLAGS = $(AM_CPPFLAGS) -DTM_SYSCONFDIR='"$(sysconfdir)"' \
+	-DTM_PKGLIBEXECDIR='"$(pkglibexecdir)"'
 launcher_mpcrun_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS) $(INIH_CFLAGS)
 launcher_mpcrun_LDADD = $(HWLOC_LIBS) $(INIH_LIBS)
+
+# What mpcrun --hosts starts on each host (agent.c); mpcrun finds it beside itself in the build
+# tree, else in pkglibexecdir.
+pkglibexec_PROGRAMS += launcher/tm-agent
+launcher_tm_agent_SOURCES = launcher/agent.c launcher/channel.c launcher/channel.h
+launcher_tm_agent_CFLAGS = $(AM_CFLAGS)
 
 # The installed threadmpi.conf documents every setting and sets none: it is what
 # mpcrun --help-config prints.

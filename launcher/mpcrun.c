@@ -16,9 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "launcher/hosts.h"
+#include "launcher/remote.h"
 #include "nbc/model.h"
 #include "runtime/elf_section.h"
 #include "runtime/maps.h"
@@ -48,6 +52,14 @@ static void usage(FILE *out)
             "                     call, the time in posting, progress, copies, the collective\n"
             "                     engine and the scheduler; MODE table (the default: a table on\n"
             "                     stderr at the end) or csv:FILE (CSV rows in FILE)\n"
+            "  --hosts HOST[:SLOTS],...\n"
+            "                     run the ranks on these hosts, reached through --rsh, numbered\n"
+            "                     host by host: as many as each host's slots when all give them,\n"
+            "                     else spread evenly (a job across several hosts is not in this\n"
+            "                     release: --dry-run shows where its ranks would run)\n"
+            "  --hostfile FILE    the hosts, one per line: HOST [slots=N]; '#' starts a comment\n"
+            "  --rsh CMD          how to run a command on a host (default: ssh), called as\n"
+            "                     CMD HOST COMMAND..., as ssh is\n"
             "  --report-bindings  print the core of each rank and progress thread, then run\n"
             "  --dry-run          resolve the settings and the placement, print what would run\n"
             "                     and where, and exit without running anything\n"
@@ -141,6 +153,11 @@ static int parse_ranks(const char *s, long *n_p)
     return 0;
 }
 
+/* The hosts of --hosts and --hostfile, and the options each host's mpcrun gets too (all but -n
+ * and the hosts'); both live until mpcrun exits. */
+static tm_launch_hosts_t hosts;
+static char **forwarded;
+
 /* The settings given as options, "section.key=value" lines (malloc'ed; lives until exec). */
 static char *option_settings;
 
@@ -224,6 +241,55 @@ static int flush_stdout(const char *what)
     return 0;
 }
 
+/* tm-agent's path on every host: beside this mpcrun in a build tree, else where it is
+ * installed. */
+static int agent_path(const char *mpcrun, char *agent, size_t len)
+{
+    const char *slash = strrchr(mpcrun, '/');
+    snprintf(agent, len, "%.*s/tm-agent", (int)(slash - mpcrun), mpcrun);
+    if (access(agent, X_OK) == 0)
+        return 0;
+    snprintf(agent, len, "%s/tm-agent", TM_PKGLIBEXECDIR);
+    return access(agent, X_OK);
+}
+
+/* The job on other hosts (remote.h); mpcrun's exit status, or it ends by the signal that ended
+ * the job. */
+static int run_on_hosts(const tm_launch_hosts_t *on, const char *rsh, char **args, bool dry_run)
+{
+    char mpcrun[PATH_MAX], agent[PATH_MAX + 16];
+    if (!realpath("/proc/self/exe", mpcrun)) {
+        fprintf(stderr, "%s: cannot find its own executable: %s\n", progname, strerror(errno));
+        return 1;
+    }
+    if (agent_path(mpcrun, agent, sizeof agent) < 0) {
+        fprintf(stderr, "%s: %s: %s\n", progname, agent, strerror(errno));
+        return 1;
+    }
+    if (fflush(stdout) != 0)
+        return 1;
+    tm_launch_remote_t job = {.hosts = on,
+                              .rsh = rsh,
+                              .mpcrun = mpcrun,
+                              .agent = agent,
+                              .args = args,
+                              .ordered = dry_run,
+                              .progname = progname};
+    int rc = tm_launch_remote_run(&job);
+    if (rc >= 0)
+        return rc;
+    /* The job ended by a signal: so does mpcrun, as when the job runs in its process. */
+    struct rlimit none = {0, 0};
+    setrlimit(RLIMIT_CORE, &none);
+    signal(-rc, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, -rc);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(-rc);
+    return 128 - rc;
+}
+
 int main(int argc, char **argv)
 {
     const char *slash = strrchr(argv[0], '/');
@@ -231,10 +297,17 @@ int main(int argc, char **argv)
     long nranks = 0; /* 0: one per core */
     const char *config = NULL;
     bool report_bindings = false, dry_run = false, show_config = false;
-    int i;
+    const char *rsh = NULL;
+    char herr[1024];
+    int nforwarded = 0, i;
+    forwarded = calloc((size_t)argc + 1, sizeof *forwarded);
+    if (!forwarded)
+        return 1;
 
     for (i = 1; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
+        int first = i;
+        bool forward = true;
         if (strcmp(a, "--") == 0) {
             i++;
             break;
@@ -249,6 +322,21 @@ int main(int argc, char **argv)
                 return usage_error("%s needs a number of ranks", a);
             if (parse_ranks(argv[++i], &nranks) < 0)
                 return usage_error("\"%s\" is not a number of ranks from 1 to 1048576", argv[i]);
+            forward = false;
+        } else if (strcmp(a, "--hosts") == 0 || strcmp(a, "--hostfile") == 0) {
+            bool file = strcmp(a, "--hostfile") == 0;
+            if (i + 1 >= argc)
+                return usage_error(file ? "%s needs a file name" : "%s needs a list of hosts", a);
+            int rc = file ? tm_launch_hosts_parse_file(&hosts, argv[++i], herr, sizeof herr)
+                          : tm_launch_hosts_parse_list(&hosts, argv[++i], herr, sizeof herr);
+            if (rc < 0)
+                return usage_error("%s", herr);
+            forward = false;
+        } else if (strcmp(a, "--rsh") == 0) {
+            if (i + 1 >= argc || !argv[i + 1][strspn(argv[i + 1], " \t")])
+                return usage_error("%s needs a command", a);
+            rsh = argv[++i];
+            forward = false;
         } else if (strcmp(a, "--timeout") == 0) {
             if (i + 1 >= argc)
                 return usage_error("%s needs a number of seconds", a);
@@ -299,7 +387,11 @@ int main(int argc, char **argv)
         } else {
             return usage_error("unknown option %s", a);
         }
+        while (forward && first <= i)
+            forwarded[nforwarded++] = argv[first++];
     }
+    if (rsh && !hosts.n)
+        return usage_error("%s", "--rsh needs --hosts or --hostfile");
     bool runs = !dry_run && !show_config;
     if (i >= argc && runs)
         return usage_error("%s", "no program to run");
@@ -332,22 +424,59 @@ int main(int argc, char **argv)
     }
 
     resolved_t r = {0};
-    int rc = resolve(&r, nranks, !show_config);
+    bool here = !hosts.n || show_config; /* the job runs in this process */
+    int rc = resolve(&r, nranks, here && !show_config);
     if (rc != 0)
         return rc;
     if (show_config) {
         tm_rt_settings_show(&r.settings, stdout);
         return flush_stdout("--show-config");
     }
+    if (!here) {
+        if (tm_launch_hosts_distribute(&hosts, nranks, herr, sizeof herr) < 0)
+            return usage_error("%s", herr);
+        if (tm_launch_hosts_used(&hosts) > 1 && !dry_run) {
+            fprintf(stderr,
+                    "%s: the ranks would run on %d hosts, and ranks on different hosts cannot "
+                    "reach each other in this release (there is no network transport yet): run "
+                    "the job on one host, or see where its ranks would run with --dry-run\n",
+                    progname, tm_launch_hosts_used(&hosts));
+            return EXIT_USAGE;
+        }
+        if (i < argc) {
+            forwarded[nforwarded++] = "--";
+            forwarded[nforwarded++] = path;
+            for (int k = i + 1; k < argc; k++)
+                forwarded[nforwarded++] = argv[k];
+        }
+        return run_on_hosts(&hosts, rsh ? rsh : "ssh", forwarded, dry_run);
+    }
+    /* This host's part of a job on several (remote.c): its host and its first rank. */
+    const char *host = getenv("THREADMPI_MPCRUN_HOST");
+    const char *first_rank = getenv("THREADMPI_MPCRUN_FIRST_RANK");
+    const char *world = getenv("THREADMPI_MPCRUN_WORLD");
+    long first = host && first_rank ? atol(first_rank) : 0;
+    if (host && world && atol(world) != r.placement.nranks && !dry_run) {
+        fprintf(stderr,
+                "%s: host %s: this host's %d ranks are part of a job of %s ranks, and ranks on "
+                "different hosts cannot reach each other in this release\n",
+                progname, host, r.placement.nranks, world);
+        return EXIT_USAGE;
+    }
     if (dry_run) {
         int ncores = hwloc_get_nbobjs_by_type(r.topo, HWLOC_OBJ_CORE);
-        printf("dry run: %d rank%s of %s on %d VP%s (the topology has %d core%s); nothing runs\n",
-               r.placement.nranks, r.placement.nranks == 1 ? "" : "s",
+        if (host)
+            printf("dry run on host %s: ranks %ld to %ld of %s, ", host, first,
+                   first + r.placement.nranks - 1, world ? world : "?");
+        else
+            printf("dry run: %d rank%s of ", r.placement.nranks,
+                   r.placement.nranks == 1 ? "" : "s");
+        printf("%s on %d VP%s (the topology has %d core%s); nothing runs\n",
                i < argc ? path : "a program", r.placement.nvps, r.placement.nvps == 1 ? "" : "s",
                ncores, ncores == 1 ? "" : "s");
     }
     if (dry_run || report_bindings) {
-        tm_rt_placement_report(&r.placement, stdout);
+        tm_rt_placement_report(&r.placement, stdout, host, first);
         /* Said once: a job that runs says it itself when idle was asked for (job.c). */
         bool job_says_it =
             !dry_run &&

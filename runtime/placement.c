@@ -561,17 +561,20 @@ free_plan:
     return rc;
 }
 
-void tm_rt_placement_report(const tm_rt_placement_t *p, FILE *out)
+void tm_rt_placement_report(const tm_rt_placement_t *p, FILE *out, const char *host,
+                            long first_rank)
 {
     for (int r = 0; r < p->nranks; r++) {
         const tm_rt_placement_vp_t *vp = &p->vps[p->rank_vp[r]];
-        fprintf(out, "rank %d: core %d (numa %d)\n", r, vp->core, vp->numa);
+        fprintf(out, "rank %ld: %s%s%score %d (numa %d)\n", first_rank + r, host ? "host " : "",
+                host ? host : "", host ? ", " : "", vp->core, vp->numa);
     }
     for (int r = 0; r < p->nranks; r++) {
         if (p->progress_vp[r] < 0)
             continue;
         const tm_rt_placement_vp_t *vp = &p->vps[p->progress_vp[r]];
-        fprintf(out, "progress %d: core %d (numa %d)\n", r, vp->core, vp->numa);
+        fprintf(out, "progress %ld: %s%s%score %d (numa %d)\n", first_rank + r, host ? "host " : "",
+                host ? host : "", host ? ", " : "", vp->core, vp->numa);
     }
 }
 

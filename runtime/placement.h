@@ -52,8 +52,11 @@ int tm_rt_placement_compute(tm_rt_placement_t *p, hwloc_topology_t topo, const t
                             int nranks, char *err, size_t errlen);
 
 /* Prints, one line each, "rank <r>: core <c> (numa <m>)" for every rank, then
- * "progress <r>: core <c> (numa <m>)" for every rank that has a progress thread. */
-void tm_rt_placement_report(const tm_rt_placement_t *p, FILE *out);
+ * "progress <r>: core <c> (numa <m>)" for every rank that has a progress thread; the ranks
+ * numbered from first_rank, and "host <host>, " before the core when host is not NULL (one
+ * host's part of a job on several). */
+void tm_rt_placement_report(const tm_rt_placement_t *p, FILE *out, const char *host,
+                            long first_rank);
 
 /* Frees what tm_rt_placement_compute() allocated (safe on a zeroed or freed placement). */
 void tm_rt_placement_free(tm_rt_placement_t *p);

@@ -23,6 +23,7 @@ include tests/unit/p2p/Makefile.mk
 include tests/unit/nbc/Makefile.mk
 include tests/unit/mpi/Makefile.mk
 include tests/unit/io/Makefile.mk
+include tests/unit/launcher/Makefile.mk
 include tests/mpi/Makefile.mk
 
 # A libFuzzer target for the configuration parser: `make fuzz` builds it with clang and runs it

@@ -22,6 +22,8 @@ MPI_SCRIPT_TESTS += \
 	tests/mpi/mpcrun_usage.sh \
 	tests/mpi/mpicc.sh \
 	tests/mpi/stdin.sh \
+	tests/mpi/hosts.sh \
+	tests/mpi/hosts_netns.sh \
 	tests/mpi/settings.sh \
 	tests/mpi/exports.sh \
 	tests/mpi/gdb.sh
@@ -39,6 +41,8 @@ EXTRA_DIST += \
 	tests/mpi/crash.c \
 	tests/mpi/sleeper.c \
 	tests/mpi/stdin_read.c \
+	tests/mpi/hosts_probe.c \
+	tests/mpi/rsh_local.sh \
 	tests/mpi/recurse.c \
 	tests/mpi/part_a.c \
 	tests/mpi/part_b.c

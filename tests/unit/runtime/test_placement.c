@@ -71,7 +71,7 @@ static void report_is(const tm_rt_placement_t *p, const char *expected)
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     ck_assert_ptr_nonnull(f);
-    tm_rt_placement_report(p, f);
+    tm_rt_placement_report(p, f, NULL, 0);
     fclose(f);
 
     const char *got = text, *want = expected;

@@ -1,0 +1,88 @@
+#!/bin/sh
+# mpcrun --hosts, --hostfile and --rsh, with a stand-in for ssh that gives the remote side what
+# sshd would (rsh_local.sh): the job runs through the host's agent with mpcrun's arguments,
+# directory and environment intact, its output and standard input go through mpcrun, its exit
+# status and a signal's end are mpcrun's, a signal to mpcrun ends it; ranks are numbered host by
+# host (--dry-run across hosts); and what cannot run is refused before anything starts.
+# hosts_netns.sh runs the job in another network namespace.
+. "$TM_SRCDIR/tests/mpi/lib.sh"
+prog=$(tm_build hosts_probe.c)
+stdin_prog=$(tm_build stdin_read.c)
+rsh="sh $TM_SRCDIR/tests/mpi/rsh_local.sh"
+odd='a b'"'"'c"d$e'
+cd "$work" || fail "cd"
+
+TM_PROBE="x  y*" "$MPCRUN" --hosts nodeA --rsh "$rsh" -n 3 --timeout 120 "$prog" "$odd" 7 \
+    > "$out" 2> "$err" < /dev/null
+status=$?
+expect_status 7 "one host, status 7"
+[ "$(grep -c '^rank [0-2] of 3 ' "$out")" -eq 3 ] || fail "three ranks of 3: $(cat "$out")"
+[ "$(sed 's/.* pid \([0-9]*\) .*/\1/' "$out" | sort -u | wc -l)" -eq 1 ] ||
+    fail "the ranks are not threads of one process: $(cat "$out")"
+grep -qF "cwd $work arg [$odd] env [x  y*]" "$out" ||
+    fail "directory, argument or environment not intact: $(cat "$out")"
+
+printf 'first line\nsecond\n' | "$MPCRUN" --hosts nodeA --rsh "$rsh" -n 3 --timeout 120 \
+    "$stdin_prog" > "$out" 2> "$err"
+status=$?
+expect_status 0 "standard input through the host's agent"
+
+# Where the ranks would run: 0-2 on a, 3-4 on b; with slots, in order up to them.
+"$MPCRUN" --hosts a,b --rsh "$rsh" -n 5 --dry-run "$prog" > "$out" 2> "$err" < /dev/null
+status=$?
+expect_status 0 "--dry-run on two hosts"
+[ "$(grep '^rank ' "$out" | sed 's/: host \([a-z]*\),.*/ \1/' | tr '\n' ' ')" = \
+    "rank 0 a rank 1 a rank 2 a rank 3 b rank 4 b " ] || fail "ranks by host: $(cat "$out")"
+printf '# two hosts\nb slots=1\n\n a:3 # the second\n' > hostfile
+"$MPCRUN" --hostfile hostfile --rsh "$rsh" --dry-run "$prog" > "$out" 2> "$err" < /dev/null
+status=$?
+expect_status 0 "--dry-run with a hostfile"
+[ "$(grep '^rank ' "$out" | sed 's/: host \([a-z]*\),.*/ \1/' | tr '\n' ' ')" = \
+    "rank 0 b rank 1 a rank 2 a rank 3 a " ] || fail "ranks by slots: $(cat "$out")"
+
+# Refused before anything starts (status 2), or failing to start (status 1), with the reason.
+refused() {
+    expect="$1"
+    shift
+    "$MPCRUN" "$@" > "$out" 2> "$err" < /dev/null
+    status=$?
+    expect_status 2 "$*"
+    expect_err "$expect" "$*"
+}
+refused "cannot reach each other" --hosts a,b --rsh "$rsh" -n 2 "$prog"
+refused "do not fit in the hosts' 4 slots" --hostfile hostfile -n 5 "$prog"
+refused "give them for every host" --hosts a:2,b -n 3 "$prog"
+refused "listed twice" --hosts a,b,a -n 3 "$prog"
+refused "is not a host name" --hosts "a b" -n 3 "$prog"
+refused "-n is needed" --hosts a,b "$prog"
+refused "needs --hosts" --rsh "$rsh" -n 2 "$prog"
+printf 'a slots=two\n' > bad
+refused "bad:1: \"slots=two\" is not slots=N" --hostfile bad "$prog"
+"$MPCRUN" --hosts a --rsh false -n 2 "$prog" > "$out" 2> "$err" < /dev/null
+status=$?
+expect_status 1 "--rsh false"
+expect_err "host a: the --rsh command \(false\) ended with status 1 before" "--rsh false"
+
+# A signal to mpcrun ends the job on the host, and mpcrun by the same signal.
+"$MPCRUN" --hosts a --rsh "$rsh" -n 2 --timeout 120 "$prog" sleep "$work/pid" \
+    > "$out" 2> "$err" < /dev/null &
+mpcrun=$!
+i=0
+while [ ! -s "$work/pid" ] && [ $i -lt 600 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+pid=$(cat "$work/pid") || fail "the job did not start: $(cat "$err")"
+kill -TERM "$mpcrun"
+wait "$mpcrun"
+status=$?
+expect_status 143 "SIGTERM to mpcrun"
+i=0
+while kill -0 "$pid" 2> /dev/null && [ $i -lt 100 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+kill -0 "$pid" 2> /dev/null && fail "the job outlived mpcrun"
+cd / || fail "cd"
+expect_no_temp_files "hosts"
+echo "hosts: ok"
