@@ -20,3 +20,11 @@ tests_unit_p2p_test_match_LDADD = $(tm_p2p_unit_ldadd)
 tests_unit_p2p_test_match_races_SOURCES = tests/unit/p2p/test_match_races.c $(tm_unit_fake_rt)
 tests_unit_p2p_test_match_races_CFLAGS = $(TM_UNIT_CFLAGS)
 tests_unit_p2p_test_match_races_LDADD = $(tm_p2p_unit_ldadd)
+
+# The network between processes (p2p/net_ucx.c): two networks of one process connected to each
+# other, with UCX's own choice of transports and with TCP on the loopback interface.
+check_PROGRAMS += tests/unit/p2p/test_net
+TESTS += tests/unit/p2p/test_net
+tests_unit_p2p_test_net_SOURCES = tests/unit/p2p/test_net.c p2p/net_ucx.c p2p/net.h
+tests_unit_p2p_test_net_CFLAGS = $(TM_UNIT_CFLAGS) $(UCX_CFLAGS)
+tests_unit_p2p_test_net_LDADD = $(UCX_LIBS) $(CHECK_LIBS)
