@@ -23,8 +23,10 @@ launcher_mpcrun_LDADD = $(HWLOC_LIBS) $(INIH_LIBS)
 # What mpcrun --hosts starts on each host (agent.c); mpcrun finds it beside itself in the build
 # tree, else in pkglibexecdir.
 pkglibexec_PROGRAMS += launcher/tm-agent
-launcher_tm_agent_SOURCES = launcher/agent.c launcher/channel.c launcher/channel.h
-launcher_tm_agent_CFLAGS = $(AM_CFLAGS)
+launcher_tm_agent_SOURCES = launcher/agent.c launcher/agent_pmix.c launcher/agent_pmix.h \
+	launcher/channel.c launcher/channel.h
+launcher_tm_agent_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS)
+launcher_tm_agent_LDADD = $(PMIX_LIBS)
 
 # The installed threadmpi.conf documents every setting and sets none: it is what
 # mpcrun --help-config prints.

@@ -64,7 +64,7 @@ int tm_channel_send_int(int fd, uint32_t type, int32_t value)
     return tm_channel_send(fd, type, &v, sizeof v);
 }
 
-int tm_channel_recv(int fd, uint32_t *type, void *buf, uint32_t *len)
+int tm_channel_recv(int fd, uint32_t *type, void *buf, uint32_t cap, uint32_t *len)
 {
     uint32_t header[2];
     int rc = read_all(fd, header, sizeof header);
@@ -72,7 +72,7 @@ int tm_channel_recv(int fd, uint32_t *type, void *buf, uint32_t *len)
         return rc;
     *type = ntohl(header[0]);
     *len = ntohl(header[1]);
-    if (*len > TM_CHANNEL_MAX_PAYLOAD)
+    if (*len > cap)
         return -EPROTO;
     rc = read_all(fd, buf, *len);
     return rc == -EPIPE ? -EPROTO : rc;

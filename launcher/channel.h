@@ -7,9 +7,11 @@
  *
  *   agent -> mpcrun   HELLO "TOKEN INDEX"   first frame: the job's secret and the host's index
  *                     OUT, ERR bytes        the host's standard output and error
+ *                     FENCE bytes           the host's part of a PMIx fence (agent_pmix.h)
  *                     EXIT int32            its wait status (as waitpid gives it), last frame
  *   mpcrun -> agent   IN bytes              standard input (host 0 only); empty: end of file
  *                     SIGNAL int32          a signal for the host's processes
+ *                     FENCE_DONE bytes      every host's part of the fence, in host order
  */
 #ifndef TM_LAUNCH_CHANNEL_H
 #define TM_LAUNCH_CHANNEL_H
@@ -24,9 +26,12 @@ enum {
     TM_CHANNEL_EXIT,
     TM_CHANNEL_IN,
     TM_CHANNEL_SIGNAL,
+    TM_CHANNEL_FENCE,
+    TM_CHANNEL_FENCE_DONE,
 };
 
-#define TM_CHANNEL_MAX_PAYLOAD 65536
+#define TM_CHANNEL_MAX_PAYLOAD (16u << 20) /* a fence's answer from many hosts */
+#define TM_CHANNEL_CHUNK       65536       /* the most output one OUT or ERR frame carries */
 #define TM_CHANNEL_TOKEN_LEN   32 /* hex digits */
 
 /* Writes one frame, all of it (blocking). 0, or -errno. */
@@ -35,9 +40,9 @@ int tm_channel_send(int fd, uint32_t type, const void *payload, uint32_t len);
 /* Writes a frame whose payload is one int32. */
 int tm_channel_send_int(int fd, uint32_t type, int32_t value);
 
-/* Reads one frame (blocking) into buf (TM_CHANNEL_MAX_PAYLOAD bytes). 0; -EPIPE at end of file
- * between frames; -EPROTO for a malformed frame; -errno. */
-int tm_channel_recv(int fd, uint32_t *type, void *buf, uint32_t *len);
+/* Reads one frame (blocking) into buf (cap bytes). 0; -EPIPE at end of file between frames;
+ * -EPROTO for a malformed frame or one over cap; -errno. */
+int tm_channel_recv(int fd, uint32_t *type, void *buf, uint32_t cap, uint32_t *len);
 
 /* The int32 payload of a frame, or -1 if it is not one. */
 int tm_channel_int(const void *buf, uint32_t len, int32_t *value);

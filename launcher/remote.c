@@ -46,6 +46,8 @@ typedef struct host_state {
     int status;     /* its wait status, once done */
     char *out;      /* output kept for the end (ordered) */
     size_t nout;
+    char *fence; /* its part of the PMIx fence under way; NULL before it sends it */
+    size_t nfence;
 } host_state_t;
 
 static int signal_pipe[2] = {-1, -1};
@@ -180,7 +182,7 @@ static char **rsh_argv(const tm_launch_remote_t *job, int h, const char *address
     while (job->args[nargs])
         nargs++;
     char *rsh = strdup(job->rsh), *save = NULL;
-    size_t cap = strlen(job->rsh) / 2 + 1 + 1 + 8 + nenv + 3 + 3 + nargs + 1;
+    size_t cap = strlen(job->rsh) / 2 + 1 + 1 + 10 + nenv + 3 + 3 + nargs + 1;
     char **argv = calloc(cap, sizeof *argv);
     if (!rsh || !argv)
         goto fail;
@@ -189,12 +191,26 @@ static char **rsh_argv(const tm_launch_remote_t *job, int h, const char *address
     size_t n = nrsh;
     argv[n++] = strdup(host->name);
 
-    char cwd[4096], portstr[16], index[16], count[16], first[32], world[32], np[32];
+    char cwd[4096], portstr[16], index[16], prank[16], count[16], first[32], world[32], np[32];
     if (!getcwd(cwd, sizeof cwd))
         goto fail;
+    /* The job's processes: one per host that runs ranks, in host order. */
     long nranks = 0;
-    for (int i = 0; i < job->hosts->n; i++)
+    int rank = 0;
+    size_t names_len = 1;
+    for (int i = 0; i < job->hosts->n; i++) {
         nranks += job->hosts->v[i].nranks;
+        rank += i < h && job->hosts->v[i].nranks > 0;
+        names_len += strlen(job->hosts->v[i].name) + 1;
+    }
+    char *names = malloc(names_len);
+    if (!names)
+        goto fail;
+    names[0] = '\0';
+    for (int i = 0; i < job->hosts->n; i++)
+        if (job->hosts->v[i].nranks > 0)
+            sprintf(names + strlen(names), "%s%s", names[0] ? "," : "", job->hosts->v[i].name);
+    snprintf(prank, sizeof prank, "%d", rank);
     snprintf(portstr, sizeof portstr, "%d", port);
     snprintf(index, sizeof index, "%d", h);
     snprintf(first, sizeof first, "THREADMPI_MPCRUN_FIRST_RANK=%ld", host->first_rank);
@@ -205,10 +221,11 @@ static char **rsh_argv(const tm_launch_remote_t *job, int h, const char *address
         goto fail;
     sprintf(hostvar, "THREADMPI_MPCRUN_HOST=%s", host->name);
 
-    size_t env_first = n + 7, kept = 0;
-    const char *fixed[] = {job->agent, addresses, portstr, token, index, cwd};
-    for (size_t i = 0; i < 6; i++)
+    size_t env_first = n + 9, kept = 0;
+    const char *fixed[] = {job->agent, addresses, portstr, token, index, prank, names, cwd};
+    for (size_t i = 0; i < 8; i++)
         argv[n++] = shell_quote(fixed[i]);
+    free(names);
     n++; /* the count, below */
     for (size_t i = 0; i < nenv; i++)
         if (!host_variable(environ[i])) {
@@ -286,6 +303,59 @@ static void fail_job(relay_t *r, int status)
             kill(-r->hosts[h].rsh, SIGTERM);
 }
 
+/* A PMIx fence (agent_pmix.h): once every host that runs has sent its part, each gets them all,
+ * in host order. A host that ends before it sends its part would leave the others waiting: the
+ * job fails. */
+static void fence_step(relay_t *r)
+{
+    size_t total = 0;
+    bool any = false;
+    for (int h = 0; h < r->nhosts; h++) {
+        host_state_t *hs = &r->hosts[h];
+        if (r->job->hosts->v[h].nranks == 0)
+            continue;
+        if (hs->fence) {
+            any = true;
+            total += hs->nfence;
+        } else if (!hs->done) {
+            return; /* still to come */
+        }
+    }
+    if (!any)
+        return;
+    for (int h = 0; h < r->nhosts; h++)
+        if (r->job->hosts->v[h].nranks > 0 && !r->hosts[h].fence) {
+            if (!r->failed)
+                fprintf(stderr,
+                        "%s: host %s: its job ended while the other hosts waited for it in the "
+                        "job's wire-up (a PMIx fence)\n",
+                        r->job->progname, r->job->hosts->v[h].name);
+            fail_job(r, 1 << 8);
+            return;
+        }
+    char *all = total <= TM_CHANNEL_MAX_PAYLOAD ? malloc(total ? total : 1) : NULL;
+    if (!all) {
+        fprintf(stderr, "%s: the hosts' wire-up is too large (%zu bytes)\n", r->job->progname,
+                total);
+        fail_job(r, 1 << 8);
+        return;
+    }
+    size_t used = 0;
+    for (int h = 0; h < r->nhosts; h++) {
+        host_state_t *hs = &r->hosts[h];
+        if (!hs->fence)
+            continue;
+        memcpy(all + used, hs->fence, hs->nfence);
+        used += hs->nfence;
+        free(hs->fence);
+        hs->fence = NULL;
+    }
+    for (int h = 0; h < r->nhosts; h++)
+        if (r->hosts[h].fd >= 0)
+            tm_channel_send(r->hosts[h].fd, TM_CHANNEL_FENCE_DONE, all, (uint32_t)total);
+    free(all);
+}
+
 static void host_done(relay_t *r, int h, int status)
 {
     host_state_t *hs = &r->hosts[h];
@@ -296,6 +366,8 @@ static void host_done(relay_t *r, int h, int status)
     hs->fd = -1;
     if (status != 0 && !r->failed)
         fail_job(r, status);
+    else if (!r->failed)
+        fence_step(r);
 }
 
 /* A new connection: it must say hello with the job's token and a host that has not. */
@@ -306,10 +378,10 @@ static void accept_agent(relay_t *r, int listener)
         return;
     struct timeval tv = {.tv_sec = 5};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    char buf[TM_CHANNEL_MAX_PAYLOAD + 1];
+    char buf[128];
     uint32_t type, len;
     int h = -1;
-    if (tm_channel_recv(fd, &type, buf, &len) == 0 && type == TM_CHANNEL_HELLO) {
+    if (tm_channel_recv(fd, &type, buf, sizeof buf - 1, &len) == 0 && type == TM_CHANNEL_HELLO) {
         buf[len] = '\0';
         size_t tlen = strlen(r->token);
         if (len > tlen + 1 && memcmp(buf, r->token, tlen) == 0 && buf[tlen] == ' ')
@@ -349,7 +421,7 @@ static void from_agent(relay_t *r, int h)
     host_state_t *hs = &r->hosts[h];
     uint32_t type, len;
     int32_t status;
-    if (tm_channel_recv(hs->fd, &type, buf, &len) < 0) {
+    if (tm_channel_recv(hs->fd, &type, buf, sizeof buf, &len) < 0) {
         if (!r->failed)
             fprintf(stderr, "%s: host %s: the connection to its agent was lost\n", r->job->progname,
                     r->job->hosts->v[h].name);
@@ -367,6 +439,16 @@ static void from_agent(relay_t *r, int h)
         write_all(1, buf, len);
     } else if (type == TM_CHANNEL_ERR) {
         write_all(2, buf, len);
+    } else if (type == TM_CHANNEL_FENCE && !hs->fence) {
+        hs->fence = malloc(len ? len : 1);
+        if (!hs->fence) {
+            fprintf(stderr, "%s: out of memory\n", r->job->progname);
+            fail_job(r, 1 << 8);
+            return;
+        }
+        memcpy(hs->fence, buf, len);
+        hs->nfence = len;
+        fence_step(r);
     } else if (type == TM_CHANNEL_EXIT && tm_channel_int(buf, len, &status) == 0) {
         host_done(r, h, status);
     }
@@ -374,7 +456,7 @@ static void from_agent(relay_t *r, int h)
 
 static void forward_stdin(relay_t *r)
 {
-    static char buf[TM_CHANNEL_MAX_PAYLOAD];
+    static char buf[TM_CHANNEL_CHUNK];
     ssize_t n = read(0, buf, sizeof buf);
     if (n < 0 && errno == EINTR)
         return;
@@ -532,6 +614,7 @@ int tm_launch_remote_run(const tm_launch_remote_t *job)
     for (int h = 0; h < nhosts; h++) {
         write_all(1, hosts[h].out, hosts[h].nout);
         free(hosts[h].out);
+        free(hosts[h].fence);
     }
     close(listener);
     free(addresses);

@@ -3,7 +3,7 @@
 # With --compare, also Open MPI, MPICH and gnuplot, for the side-by-side benchmarks (bench/run.sh),
 # and libfabric's and UCX's test tools (bench/netpath.sh).
 set -e
-pkgs="build-essential autoconf automake libtool pkg-config libhwloc-dev libnuma-dev libinih-dev libucx-dev check gdb clang"
+pkgs="build-essential autoconf automake libtool pkg-config libhwloc-dev libnuma-dev libinih-dev libucx-dev libpmix-dev check gdb clang"
 [ "${1:-}" = --compare ] && pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev hyperfine gnuplot-nox libfabric-bin ucx-utils"
 missing=
 for p in $pkgs; do

@@ -3,7 +3,8 @@
 # sshd would (rsh_local.sh): the job runs through the host's agent with mpcrun's arguments,
 # directory and environment intact, its output and standard input go through mpcrun, its exit
 # status and a signal's end are mpcrun's, a signal to mpcrun ends it; ranks are numbered host by
-# host (--dry-run across hosts); and what cannot run is refused before anything starts.
+# host (--dry-run across hosts); the job's process wires up through the agent's PMIx server; and
+# what cannot run is refused before anything starts.
 # hosts_netns.sh runs the job in another network namespace.
 . "$TM_SRCDIR/tests/mpi/lib.sh"
 prog=$(tm_build hosts_probe.c)
@@ -26,6 +27,15 @@ printf 'first line\nsecond\n' | "$MPCRUN" --hosts nodeA --rsh "$rsh" -n 3 --time
     "$stdin_prog" > "$out" 2> "$err"
 status=$?
 expect_status 0 "standard input through the host's agent"
+
+# The job's process wires up through the host agent's PMIx server, its fence through mpcrun.
+pmix_prog=$(tm_build hosts_pmix.c $(pkg-config --cflags --libs pmix)) || fail "hosts_pmix.c"
+"$MPCRUN" --hosts nodeA --rsh "$rsh" -n 2 --timeout 120 "$pmix_prog" > "$out" 2> "$err" \
+    < /dev/null
+status=$?
+expect_status 0 "PMIx through the host's agent"
+[ "$(cat "$out")" = "pmix: process 0 of 1, key of 0: from process 0" ] ||
+    fail "PMIx through the host's agent: $(cat "$out")"
 
 # Where the ranks would run: 0-2 on a, 3-4 on b; with slots, in order up to them.
 "$MPCRUN" --hosts a,b --rsh "$rsh" -n 5 --dry-run "$prog" > "$out" 2> "$err" < /dev/null

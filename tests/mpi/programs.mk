@@ -42,6 +42,7 @@ EXTRA_DIST += \
 	tests/mpi/sleeper.c \
 	tests/mpi/stdin_read.c \
 	tests/mpi/hosts_probe.c \
+	tests/mpi/hosts_pmix.c \
 	tests/mpi/rsh_local.sh \
 	tests/mpi/recurse.c \
 	tests/mpi/part_a.c \
