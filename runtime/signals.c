@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #ifdef HAVE_EXECINFO_H
 #include <execinfo.h>
@@ -25,6 +26,9 @@
 
 static void (*signals_cleanup)(void);
 static atomic_flag signals_reporting = ATOMIC_FLAG_INIT;
+/* The kernel thread that reports: a signal it gets while reporting (a fault in the report) ends
+ * the job at once instead of waiting for itself. */
+static _Atomic pid_t signals_reporter;
 
 static const struct {
     int sig;
@@ -99,12 +103,25 @@ static _Noreturn void end_job(int sig)
     _exit(128 + sig);
 }
 
+/* Whether the caller may report the signal: the first to come does; any other thread waits for
+ * it to end the job; the reporter itself, hit again, ends the job. */
+static void report_or_wait(int sig)
+{
+    pid_t me = (pid_t)syscall(SYS_gettid);
+    if (!atomic_flag_test_and_set(&signals_reporting)) {
+        atomic_store(&signals_reporter, me);
+        return;
+    }
+    if (atomic_load(&signals_reporter) == me)
+        end_job(sig);
+    for (;;)
+        pause();
+}
+
 static void on_fatal(int sig, siginfo_t *si, void *ucontext)
 {
     /* Two ranks may fault at once: the first reports and ends the job, the others wait. */
-    if (atomic_flag_test_and_set(&signals_reporting))
-        for (;;)
-            pause();
+    report_or_wait(sig);
     msg_t m = {.len = 0};
     msg_who(&m);
     tm_sched_ult_t *overflowed = NULL;
@@ -137,9 +154,7 @@ static void on_fatal(int sig, siginfo_t *si, void *ucontext)
 
 static void on_ending(int sig)
 {
-    if (atomic_flag_test_and_set(&signals_reporting))
-        for (;;)
-            pause();
+    report_or_wait(sig);
     if (sig != SIGPIPE) {
         msg_t m = {.len = 0};
         msg_str(&m, "threadmpi: job ended by signal ");
@@ -159,7 +174,11 @@ int tm_rt_signals_install(void (*cleanup)(void))
 #endif
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
+    /* Blocked while a handler reports: a report written into a closed pipe gets EPIPE and goes
+     * on to end the job, rather than a SIGPIPE that would wait for the report. */
     sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof ending_signals / sizeof ending_signals[0]; i++)
+        sigaddset(&sa.sa_mask, ending_signals[i]);
     sa.sa_sigaction = on_fatal;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)

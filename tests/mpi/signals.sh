@@ -1,7 +1,7 @@
 #!/bin/sh
 # A fatal signal in a rank is reported as "rank R: <signal>" (a stack overflow as such) and ends
-# the job non-zero; SIGINT and SIGTERM end a running job promptly with 130 and 143; whatever the
-# end, even SIGKILL, no temporary file stays.
+# the job non-zero, even when the report cannot be written; SIGINT and SIGTERM end a running job
+# promptly with 130 and 143; whatever the end, even SIGKILL, no temporary file stays.
 . "$TM_SRCDIR/tests/mpi/lib.sh"
 crash=$(tm_build crash.c)
 recurse=$(tm_build recurse.c)
@@ -24,6 +24,12 @@ tm_run 2 "$crash" ill 1
 expect_status 132 "trap in rank 1"
 expect_err "^rank 1: Illegal instruction" "SIGILL report"
 expect_err "crash\.rank1\.so|main" "backtrace"
+
+# The report written into a pipe nobody reads any more (SIGPIPE while reporting) still ends the
+# job, with the fault's status.
+("$MPCRUN" -n 2 --timeout 60 "$crash" segv 1 2>&1 < /dev/null; echo $? > "$work/status") | true
+status=$(cat "$work/status")
+expect_status 139 "SIGSEGV reported into a closed pipe"
 
 tm_run 3 "$recurse" inf
 [ "$status" -ne 0 ] || fail "a stack overflow must end the job non-zero"
