@@ -416,6 +416,27 @@ static void profile_finish(void)
     job.profile_csv = NULL;
 }
 
+/* Another MPI's launcher (Open MPI's mpirun, MPICH's mpiexec) that starts a ThreadMPI program as
+ * several processes would make each a job of its own, of one rank: a program that seems to run
+ * and computes something else. What they put in each process's environment says so; the name of
+ * the first variable found that counts more than one process, or NULL. */
+static const char *foreign_launch(long *nprocs)
+{
+    static const char *const counts[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+        const char *v = getenv(counts[i]);
+        char *end;
+        if (!v || !*v)
+            continue;
+        long n = strtol(v, &end, 10);
+        if (!*end && n > 1) {
+            *nprocs = n;
+            return counts[i];
+        }
+    }
+    return NULL;
+}
+
 /* Number of ranks asked by mpcrun (-n), 0 for "one per core", 1 when run alone. */
 static int requested_ranks(int *n_p)
 {
@@ -559,6 +580,17 @@ int tm_rt_launcher_main(int argc, char **argv)
 
     clock_gettime(CLOCK_MONOTONIC, &job.t0);
     job.pid = getpid();
+    long nprocs;
+    const char *foreign = foreign_launch(&nprocs);
+    if (foreign) {
+        snprintf(err, sizeof err,
+                 "this process is one of %ld that another MPI's launcher started (%s=%ld), and "
+                 "each would run a job of its own; ThreadMPI runs a job's ranks as threads of "
+                 "one process: start the program with mpcrun -n N",
+                 nprocs, foreign, nprocs);
+        report("%s", err);
+        return 2;
+    }
     if (tm_rt_settings_load(&settings, err, sizeof err) < 0) {
         report("%s", err);
         return 2;

@@ -24,6 +24,7 @@ MPI_SCRIPT_TESTS += \
 	tests/mpi/stdin.sh \
 	tests/mpi/hosts.sh \
 	tests/mpi/hosts_netns.sh \
+	tests/mpi/foreign_launcher.sh \
 	tests/mpi/settings.sh \
 	tests/mpi/exports.sh \
 	tests/mpi/gdb.sh
