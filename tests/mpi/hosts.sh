@@ -104,7 +104,7 @@ while [ ! -s "$work/pid" ] && [ $i -lt 600 ]; do
     i=$((i + 1))
 done
 pid=$(cat "$work/pid") || fail "the job did not start: $(cat "$err")"
-agent=$(ps -o ppid= -p "$pid" | tr -d ' ')
+agent=$(sed 's/.*) [A-Za-z] \([0-9]*\) .*/\1/' "/proc/$pid/stat") # its parent
 grep -q tm-agent "/proc/$agent/cmdline" || fail "the job's parent ($agent) is not the agent"
 kill -KILL "$agent"
 wait "$mpcrun"
