@@ -96,12 +96,15 @@ static int connect_back(const char *addresses, const char *port)
 static pid_t start(char **argv, const char *dir, char **env, int nenv, char **pmix_env, int in,
                    int out, int err)
 {
-    pid_t pid = fork();
+    pid_t agent = getpid(), pid = fork();
     if (pid != 0)
         return pid;
     setpgid(0, 0);
-    /* An agent killed outright takes the job with it (the setting survives the execs). */
+    /* An agent killed outright takes the job with it (the setting survives the execs), even
+     * one killed before this line. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != agent)
+        _exit(127);
     signal(SIGPIPE, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
     dup2(in, 0);
@@ -131,8 +134,8 @@ static bool forward(int pipe_fd, uint32_t type)
         return true;
     if (n <= 0)
         return false;
-    if (send_frame(type, buf, (uint32_t)n) < 0)
-        return true; /* mpcrun is gone: the channel's end of file says so */
+    /* If mpcrun is gone, the channel's end of file says so to the main loop. */
+    (void)send_frame(type, buf, (uint32_t)n);
     return true;
 }
 

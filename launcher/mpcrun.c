@@ -452,9 +452,9 @@ int main(int argc, char **argv)
         return run_on_hosts(&hosts, rsh ? rsh : "ssh", forwarded, dry_run);
     }
     /* This host's part of a job on several (remote.c): its host and its first rank. */
-    const char *host = getenv("THREADMPI_MPCRUN_HOST");
-    const char *first_rank = getenv("THREADMPI_MPCRUN_FIRST_RANK");
-    const char *world = getenv("THREADMPI_MPCRUN_WORLD");
+    const char *host = getenv(TM_RT_ENV_MPCRUN_HOST);
+    const char *first_rank = getenv(TM_RT_ENV_MPCRUN_FIRST_RANK);
+    const char *world = getenv(TM_RT_ENV_MPCRUN_WORLD);
     long first = host && first_rank ? atol(first_rank) : 0;
     if (host && world && atol(world) != r.placement.nranks && !dry_run) {
         fprintf(stderr,

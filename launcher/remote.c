@@ -31,6 +31,7 @@
 
 #include "launcher/channel.h"
 #include "launcher/remote.h"
+#include "runtime/settings.h"
 
 extern char **environ;
 
@@ -39,7 +40,6 @@ extern char **environ;
 
 typedef struct host_state {
     pid_t rsh;      /* the --rsh process; 0 once reaped */
-    int rsh_status; /* its wait status */
     int fd;         /* the channel; -1 before the agent connects and after its end */
     bool connected; /* the agent said hello */
     bool done;      /* its part of the job has ended (EXIT), or failed */
@@ -191,7 +191,7 @@ static char **rsh_argv(const tm_launch_remote_t *job, int h, const char *address
     size_t n = nrsh;
     argv[n++] = strdup(host->name);
 
-    char cwd[4096], portstr[16], index[16], prank[16], count[16], first[32], world[32], np[32];
+    char cwd[4096], portstr[16], index[16], prank[16], count[16], first[64], world[64], np[32];
     if (!getcwd(cwd, sizeof cwd))
         goto fail;
     /* The job's processes: one per host that runs ranks, in host order. */
@@ -213,13 +213,13 @@ static char **rsh_argv(const tm_launch_remote_t *job, int h, const char *address
     snprintf(prank, sizeof prank, "%d", rank);
     snprintf(portstr, sizeof portstr, "%d", port);
     snprintf(index, sizeof index, "%d", h);
-    snprintf(first, sizeof first, "THREADMPI_MPCRUN_FIRST_RANK=%ld", host->first_rank);
-    snprintf(world, sizeof world, "THREADMPI_MPCRUN_WORLD=%ld", nranks);
+    snprintf(first, sizeof first, TM_RT_ENV_MPCRUN_FIRST_RANK "=%ld", host->first_rank);
+    snprintf(world, sizeof world, TM_RT_ENV_MPCRUN_WORLD "=%ld", nranks);
     snprintf(np, sizeof np, "%ld", host->nranks);
     char *hostvar = malloc(strlen(host->name) + 32);
     if (!hostvar)
         goto fail;
-    sprintf(hostvar, "THREADMPI_MPCRUN_HOST=%s", host->name);
+    sprintf(hostvar, "%s=%s", TM_RT_ENV_MPCRUN_HOST, host->name);
 
     size_t env_first = n + 9, kept = 0;
     const char *fixed[] = {job->agent, addresses, portstr, token, index, prank, names, cwd};
@@ -479,7 +479,6 @@ static void reap(relay_t *r)
             if (hs->rsh != pid)
                 continue;
             hs->rsh = 0;
-            hs->rsh_status = status;
             if (!hs->connected && !hs->done) {
                 if (!r->failed)
                     fprintf(stderr,

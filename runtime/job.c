@@ -460,6 +460,9 @@ static void forget_mpcrun_request(void)
     unsetenv(TM_RT_ENV_MPCRUN_NP);
     unsetenv(TM_RT_ENV_MPCRUN_CONFIG);
     unsetenv(TM_RT_ENV_MPCRUN_SETTINGS);
+    unsetenv(TM_RT_ENV_MPCRUN_HOST);
+    unsetenv(TM_RT_ENV_MPCRUN_FIRST_RANK);
+    unsetenv(TM_RT_ENV_MPCRUN_WORLD);
 }
 
 /* A rank's argv in one block, the pointers then the strings, as the kernel lays out a process's:

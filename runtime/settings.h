@@ -16,6 +16,11 @@
 #define TM_RT_ENV_MPCRUN_NP       "THREADMPI_MPCRUN_NP"       /* -n; "0": one per core */
 #define TM_RT_ENV_MPCRUN_CONFIG   "THREADMPI_MPCRUN_CONFIG"   /* --config FILE */
 #define TM_RT_ENV_MPCRUN_SETTINGS "THREADMPI_MPCRUN_SETTINGS" /* flags: "sec.key=value\n"... */
+/* One host's part of a job on several (mpcrun --hosts): the host, its first rank, the job's
+ * ranks. */
+#define TM_RT_ENV_MPCRUN_HOST       "THREADMPI_MPCRUN_HOST"
+#define TM_RT_ENV_MPCRUN_FIRST_RANK "THREADMPI_MPCRUN_FIRST_RANK"
+#define TM_RT_ENV_MPCRUN_WORLD      "THREADMPI_MPCRUN_WORLD"
 
 /* [placement] ranks: where the ranks go (placement.h). */
 typedef enum tm_rt_rank_policy {

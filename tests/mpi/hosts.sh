@@ -43,6 +43,12 @@ status=$?
 expect_status 0 "--dry-run on two hosts"
 [ "$(grep '^rank ' "$out" | sed 's/: host \([a-z]*\),.*/ \1/' | tr '\n' ' ')" = \
     "rank 0 a rank 1 a rank 2 a rank 3 b rank 4 b " ] || fail "ranks by host: $(cat "$out")"
+# Thousands of ranks: the second host's first rank has four digits.
+"$MPCRUN" --hosts a,b --rsh "$rsh" -n 2400 --dry-run "$prog" > "$out" 2> "$err" < /dev/null
+status=$?
+expect_status 0 "--dry-run of 2400 ranks on two hosts"
+expect_out "^dry run on host b: ranks 1200 to 2399 of 2400" "the second host's ranks"
+expect_out "^rank 1200: host b, core" "rank 1200 on b"
 printf '# two hosts\nb slots=1\n\n a:3 # the second\n' > hostfile
 "$MPCRUN" --hostfile hostfile --rsh "$rsh" --dry-run "$prog" > "$out" 2> "$err" < /dev/null
 status=$?
