@@ -83,33 +83,20 @@ expect_err "host a: the --rsh command \(false\) ended with status 1 before" "--r
 "$MPCRUN" --hosts a --rsh "$rsh" -n 2 --timeout 120 "$prog" sleep "$work/pid" \
     > "$out" 2> "$err" < /dev/null &
 mpcrun=$!
-i=0
-while [ ! -s "$work/pid" ] && [ $i -lt 600 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
-pid=$(cat "$work/pid") || fail "the job did not start: $(cat "$err")"
+tm_until 600 test -s "$work/pid" || fail "the job did not start: $(cat "$err")"
+pid=$(cat "$work/pid")
 kill -TERM "$mpcrun"
 wait "$mpcrun"
 status=$?
 expect_status 143 "SIGTERM to mpcrun"
-i=0
-while kill -0 "$pid" 2> /dev/null && [ $i -lt 100 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
-kill -0 "$pid" 2> /dev/null && fail "the job outlived mpcrun"
+tm_until 100 tm_gone "$pid" || fail "the job outlived mpcrun"
 # The host's agent killed outright: the job ends with it, mpcrun says so.
 rm -f "$work/pid"
 "$MPCRUN" --hosts a --rsh "$rsh" -n 2 --timeout 120 "$prog" sleep "$work/pid" \
     > "$out" 2> "$err" < /dev/null &
 mpcrun=$!
-i=0
-while [ ! -s "$work/pid" ] && [ $i -lt 600 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
-pid=$(cat "$work/pid") || fail "the job did not start: $(cat "$err")"
+tm_until 600 test -s "$work/pid" || fail "the job did not start: $(cat "$err")"
+pid=$(cat "$work/pid")
 agent=$(sed 's/.*) [A-Za-z] \([0-9]*\) .*/\1/' "/proc/$pid/stat") # its parent
 grep -q tm-agent "/proc/$agent/cmdline" || fail "the job's parent ($agent) is not the agent"
 kill -KILL "$agent"
@@ -117,12 +104,7 @@ wait "$mpcrun"
 status=$?
 expect_status 1 "the agent killed"
 expect_err "host a: the connection to its agent was lost" "the agent killed"
-i=0
-while kill -0 "$pid" 2> /dev/null && [ $i -lt 100 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
-kill -0 "$pid" 2> /dev/null && fail "the job outlived its agent"
+tm_until 100 tm_gone "$pid" || fail "the job outlived its agent"
 cd / || fail "cd"
 expect_no_temp_files "hosts"
 echo "hosts: ok"

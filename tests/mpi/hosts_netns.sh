@@ -56,22 +56,14 @@ expect_out "^rank 3: host $B, core [0-9]+ \(numa [0-9]+\)$" "rank 3 on $B"
 "$MPCRUN" --hosts "$A" --rsh "$rsh" -n 2 --timeout 120 "$prog" sleep "$work/pid" \
     > "$out" 2> "$err" < /dev/null &
 mpcrun=$!
-i=0
-while [ ! -s "$work/pid" ] && [ $i -lt 600 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
-pid=$(cat "$work/pid") || fail "the job did not start: $(cat "$err")"
+tm_until 600 test -s "$work/pid" || fail "the job did not start: $(cat "$err")"
+pid=$(cat "$work/pid")
 [ "$(ip netns identify "$pid")" = "$A" ] || fail "the job is not in $A"
 kill -TERM "$mpcrun"
 wait "$mpcrun"
 status=$?
 expect_status 143 "SIGTERM to mpcrun"
-i=0
-while [ -n "$(ip netns pids "$A")" ] && [ $i -lt 100 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
-[ -z "$(ip netns pids "$A")" ] || fail "processes left in $A: $(ip netns pids "$A")"
+no_process_in() { [ -z "$(ip netns pids "$1")" ]; }
+tm_until 100 no_process_in "$A" || fail "processes left in $A: $(ip netns pids "$A")"
 expect_no_temp_files "hosts_netns"
 echo "hosts_netns: ok"

@@ -69,3 +69,20 @@ expect_no_temp_files() {
     left=$(ls -A "$TMPDIR")
     [ -z "$left" ] || fail "$1: temporary files left behind: $left"
 }
+
+# tm_until TENTHS COMMAND...: runs COMMAND every tenth of a second until it succeeds, at most
+# TENTHS times; succeeds if it did.
+tm_until() {
+    tries=$1
+    shift
+    until "$@"; do
+        tries=$((tries - 1))
+        [ "$tries" -gt 0 ] || return 1
+        sleep 0.1
+    done
+}
+
+# tm_gone PID: whether process PID has ended.
+tm_gone() {
+    ! kill -0 "$1" 2> /dev/null
+}
