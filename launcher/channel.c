@@ -11,7 +11,7 @@
 
 #include "launcher/channel.h"
 
-static int write_all(int fd, const void *buf, size_t len)
+int tm_channel_write_all(int fd, const void *buf, size_t len)
 {
     const char *p = buf;
     while (len > 0) {
@@ -52,10 +52,10 @@ int tm_channel_send(int fd, uint32_t type, const void *payload, uint32_t len)
         memcpy(frame, header, sizeof header);
         if (len)
             memcpy(frame + sizeof header, payload, len);
-        return write_all(fd, frame, sizeof header + len);
+        return tm_channel_write_all(fd, frame, sizeof header + len);
     }
-    int rc = write_all(fd, header, sizeof header);
-    return rc ? rc : write_all(fd, payload, len);
+    int rc = tm_channel_write_all(fd, header, sizeof header);
+    return rc ? rc : tm_channel_write_all(fd, payload, len);
 }
 
 int tm_channel_send_int(int fd, uint32_t type, int32_t value)

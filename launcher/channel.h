@@ -34,6 +34,9 @@ enum {
 #define TM_CHANNEL_CHUNK       65536       /* the most output one OUT or ERR frame carries */
 #define TM_CHANNEL_TOKEN_LEN   32 /* hex digits */
 
+/* Writes all of buf to fd (blocking), frame or not. 0, or -errno. */
+int tm_channel_write_all(int fd, const void *buf, size_t len);
+
 /* Writes one frame, all of it (blocking). 0, or -errno. */
 int tm_channel_send(int fd, uint32_t type, const void *payload, uint32_t len);
 

@@ -402,19 +402,6 @@ static void accept_agent(relay_t *r, int listener)
         tm_channel_send(fd, TM_CHANNEL_IN, NULL, 0);
 }
 
-static void write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return;
-        p += w;
-        n -= (size_t)w;
-    }
-}
-
 static void from_agent(relay_t *r, int h)
 {
     static char buf[TM_CHANNEL_MAX_PAYLOAD];
@@ -436,9 +423,9 @@ static void from_agent(relay_t *r, int h)
             hs->nout += len;
         }
     } else if (type == TM_CHANNEL_OUT) {
-        write_all(1, buf, len);
+        (void)tm_channel_write_all(1, buf, len);
     } else if (type == TM_CHANNEL_ERR) {
-        write_all(2, buf, len);
+        (void)tm_channel_write_all(2, buf, len);
     } else if (type == TM_CHANNEL_FENCE && !hs->fence) {
         hs->fence = malloc(len ? len : 1);
         if (!hs->fence) {
@@ -611,7 +598,7 @@ int tm_launch_remote_run(const tm_launch_remote_t *job)
 
     int status = r.first_failure;
     for (int h = 0; h < nhosts; h++) {
-        write_all(1, hosts[h].out, hosts[h].nout);
+        (void)tm_channel_write_all(1, hosts[h].out, hosts[h].nout);
         free(hosts[h].out);
         free(hosts[h].fence);
     }
