@@ -41,8 +41,10 @@ typedef struct job_rank {
 } job_rank_t;
 
 static struct {
-    int nranks;
-    job_rank_t *ranks;
+    int nranks;        /* this process's ranks: world ranks first_rank .. first_rank + nranks - 1 */
+    int first_rank;    /* the world rank of this process's first rank */
+    int world_size;    /* ranks of the whole job, on every host (MPI_COMM_WORLD's size) */
+    job_rank_t *ranks; /* this process's, by local index (world rank - first_rank) */
     tm_rt_program_t program;
     FILE *null_stdin;     /* what ranks other than 0 read as standard input */
     struct timespec t0;   /* origin of tm_rt_wtime() */
@@ -72,6 +74,12 @@ extern char **environ;
 
 #define PROGRESS_TAG TM_RT_PROGRESS_TAG
 
+/* The index in this process's arrays of world rank `world_rank`, one of its own. */
+static inline int local_index(int world_rank)
+{
+    return world_rank - job.first_rank;
+}
+
 tm_rt_rank_t *tm_rt_progress_owner(void)
 {
     uintptr_t data = (uintptr_t)tm_sched_self_data();
@@ -81,13 +89,29 @@ tm_rt_rank_t *tm_rt_progress_owner(void)
 void tm_rt_progress_attach_self(int world_rank)
 {
     tm_sched_ult_t *self = tm_sched_self();
-    if (self && world_rank >= 0 && world_rank < job.nranks)
-        tm_sched_ult_set_data(self, (void *)((uintptr_t)&job.ranks[world_rank].pub | PROGRESS_TAG));
+    if (self && tm_rt_rank_is_local(world_rank))
+        tm_sched_ult_set_data(
+            self, (void *)((uintptr_t)&job.ranks[local_index(world_rank)].pub | PROGRESS_TAG));
 }
 
 int tm_rt_world_size(void)
 {
+    return job.world_size;
+}
+
+int tm_rt_local_first(void)
+{
+    return job.first_rank;
+}
+
+int tm_rt_local_size(void)
+{
     return job.nranks;
+}
+
+bool tm_rt_rank_is_local(int world_rank)
+{
+    return world_rank >= job.first_rank && world_rank - job.first_rank < job.nranks;
 }
 
 bool tm_rt_hangs_diagnosed(void)
@@ -132,25 +156,26 @@ bool tm_rt_ranks_share_cores(void)
 
 int tm_rt_rank_vp(int world_rank)
 {
-    return job.placement.rank_vp[world_rank];
+    return job.placement.rank_vp[local_index(world_rank)];
 }
 
 bool tm_rt_rank_shares_vp(int world_rank)
 {
+    int me = local_index(world_rank);
     for (int i = 0; i < job.nranks; i++)
-        if (i != world_rank && job.placement.rank_vp[i] == job.placement.rank_vp[world_rank])
+        if (i != me && job.placement.rank_vp[i] == job.placement.rank_vp[me])
             return true;
     return false;
 }
 
 int tm_rt_progress_vp(int world_rank)
 {
-    return job.placement.progress_vp[world_rank];
+    return job.placement.progress_vp[local_index(world_rank)];
 }
 
 bool tm_rt_progress_alone(int world_rank)
 {
-    int vp = job.placement.progress_vp[world_rank];
+    int vp = job.placement.progress_vp[local_index(world_rank)];
     if (!job.pinned || vp < 0)
         return false;
     for (int r = 0; r < job.placement.nranks; r++)
@@ -161,7 +186,7 @@ bool tm_rt_progress_alone(int world_rank)
 
 int tm_rt_memory_node(int world_rank)
 {
-    int node = job.vp_mem_node[job.placement.rank_vp[world_rank]];
+    int node = job.vp_mem_node[job.placement.rank_vp[local_index(world_rank)]];
     return node == TM_SCHED_MEM_INTERLEAVE ? TM_RT_MEMORY_NODE_INTERLEAVE
            : node >= 0                     ? node
                                            : TM_RT_MEMORY_NODE_ANY;
@@ -169,7 +194,7 @@ int tm_rt_memory_node(int world_rank)
 
 int tm_rt_numa_node(int world_rank)
 {
-    return job.numa_local ? job.placement.vps[job.placement.rank_vp[world_rank]].numa : -1;
+    return job.numa_local ? job.placement.vps[tm_rt_rank_vp(world_rank)].numa : -1;
 }
 
 double tm_rt_wtime(void)
@@ -300,8 +325,9 @@ static void rank_main(void *arg)
 /* ---- hang diagnosis ---------------------------------------------------------------------------
  */
 
-/* The rank other than `i` that holds the core of rank i outside MPI, or -1. Ranks of a core take
- * turns only in MPI calls: while such a rank holds it, the others cannot run. */
+/* The world rank of the rank other than local rank `i` that holds the core of rank i outside MPI,
+ * or -1. Ranks of a core take turns only in MPI calls: while such a rank holds it, the others
+ * cannot run. */
 static int core_holder(int i)
 {
     job_rank_t *other = tm_sched_vp_running_data(job.placement.rank_vp[i]);
@@ -309,7 +335,7 @@ static int core_holder(int i)
         other < job.ranks || other >= job.ranks + job.nranks ||
         atomic_load_explicit(&other->pub.blocked, memory_order_acquire))
         return -1;
-    return (int)(other - job.ranks);
+    return other->pub.world_rank;
 }
 
 #define HOLDER_HOW "outside MPI (in a blocking system call, or a loop without MPI calls)"
@@ -333,25 +359,26 @@ static void *timeout_main(void *arg)
     void (*describe)(const void *, char *, size_t);
     for (int i = 0; i < job.nranks; i++) {
         job_rank_t *r = &job.ranks[i];
+        int rank = r->pub.world_rank;
         if (atomic_load_explicit(&r->ended, memory_order_acquire))
-            fprintf(stderr, "rank %d: finished\n", i);
+            fprintf(stderr, "rank %d: finished\n", rank);
         else if (atomic_load_explicit(&r->pub.blocked, memory_order_acquire) &&
                  (describe = tm_rt_blocked_note_read(&r->pub, note))) {
             char what[256];
             describe(note, what, sizeof what);
             int holder = core_holder(i);
             if (holder >= 0)
-                fprintf(stderr, "rank %d: %s, and its core is held by rank %d " HOLDER_HOW "\n", i,
-                        what, holder);
+                fprintf(stderr, "rank %d: %s, and its core is held by rank %d " HOLDER_HOW "\n",
+                        rank, what, holder);
             else
-                fprintf(stderr, "rank %d: %s\n", i, what);
+                fprintf(stderr, "rank %d: %s\n", rank, what);
         } else if (core_holder(i) >= 0)
             fprintf(stderr,
                     "rank %d: ready, but waiting for its core, which rank %d holds " HOLDER_HOW
                     "\n",
-                    i, core_holder(i));
+                    rank, core_holder(i));
         else
-            fprintf(stderr, "rank %d: running, not blocked in MPI\n", i);
+            fprintf(stderr, "rank %d: running, not blocked in MPI\n", rank);
     }
     job_remove_files();
     _exit(124);
@@ -392,7 +419,7 @@ static int profile_start(const tm_rt_settings_t *settings, char *err, size_t err
                  settings->profile_file, strerror(errno));
         return -EINVAL;
     }
-    if (tm_rt_profile_start(job.nranks) < 0) {
+    if (tm_rt_profile_start(job.first_rank, job.nranks) < 0) {
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
@@ -454,6 +481,28 @@ static int requested_ranks(int *n_p)
     return 0;
 }
 
+/* This host's part of a job on several hosts (mpcrun --hosts, launcher/remote.c): the world rank
+ * of its first rank and the job's size, or 0 and 0 for a job of one process. 0, or -EINVAL when
+ * they are not numbers (a variable set by hand). */
+static int requested_world(long *first_p, long *world_p)
+{
+    const char *first = getenv(TM_RT_ENV_MPCRUN_FIRST_RANK);
+    const char *world = getenv(TM_RT_ENV_MPCRUN_WORLD);
+    *first_p = *world_p = 0;
+    if (!first && !world)
+        return 0;
+    char *end1 = NULL, *end2 = NULL;
+    errno = 0;
+    long f = first ? strtol(first, &end1, 10) : -1;
+    long w = world ? strtol(world, &end2, 10) : -1;
+    if (!first || !world || end1 == first || *end1 || end2 == world || *end2 || errno || f < 0 ||
+        w < 1 || w > MAX_RANKS || f >= w)
+        return -EINVAL;
+    *first_p = f;
+    *world_p = w;
+    return 0;
+}
+
 /* The programs a rank starts (system(), posix_spawn) are jobs of their own. */
 static void forget_mpcrun_request(void)
 {
@@ -491,7 +540,7 @@ static int ranks_load(int argc, char **argv, char *err, size_t errlen)
     job.null_stdin = fopen("/dev/null", "r");
     for (int r = 0; r < job.nranks; r++) {
         job_rank_t *rank = &job.ranks[r];
-        rank->pub.world_rank = r;
+        rank->pub.world_rank = job.first_rank + r;
         rank->argc = argc;
         rank->argv = copy_argv(argc, argv);
         if (!rank->argv) {
@@ -501,9 +550,10 @@ static int ranks_load(int argc, char **argv, char *err, size_t errlen)
         int rc = tm_rt_program_load(&job.program, r, &rank->copy, err, errlen);
         if (rc < 0)
             return rc;
-        /* Standard input goes to rank 0, as with mpirun; the others read an empty file. */
+        /* Standard input goes to world rank 0, as with mpirun; the others read an empty
+         * file. */
         if (rank->copy.stdin_p)
-            *rank->copy.stdin_p = r == 0 ? stdin : job.null_stdin;
+            *rank->copy.stdin_p = rank->pub.world_rank == 0 ? stdin : job.null_stdin;
     }
     return 0;
 }
@@ -564,7 +614,8 @@ static int ranks_run(hwloc_topology_t topo, const tm_rt_settings_t *settings)
         if ((rc = tm_sched_ult_create(p->rank_vp[r], rank_main, &job.ranks[r], 0, &ult)) < 0)
             goto out_finalize;
         tm_sched_ult_set_data(ult, &job.ranks[r].pub);
-        tm_sched_ult_set_profile(ult, tm_rt_profile_rank_stream(r)); /* NULL: not profiling */
+        tm_sched_ult_set_profile(
+            ult, tm_rt_profile_rank_stream(job.ranks[r].pub.world_rank)); /* NULL: not profiling */
     }
     rc = tm_sched_run();
 out_finalize:
@@ -602,6 +653,13 @@ int tm_rt_launcher_main(int argc, char **argv)
         report("%s is not a number of ranks", getenv(TM_RT_ENV_MPCRUN_NP));
         return 2;
     }
+    long first_rank, world_size;
+    if (requested_world(&first_rank, &world_size) < 0) {
+        report("%s",
+               "this host's part of the job is not a range of ranks (" TM_RT_ENV_MPCRUN_FIRST_RANK
+               " and " TM_RT_ENV_MPCRUN_WORLD " are set by mpcrun --hosts)");
+        return 2;
+    }
     forget_mpcrun_request();
     job.eager_limit = settings.p2p_eager_limit;
     job.handoff_bytes = settings.nbc_handoff_bytes;
@@ -629,6 +687,25 @@ int tm_rt_launcher_main(int argc, char **argv)
         report("%s", "no idle core for the progress threads (placement.progress = idle): each "
                      "runs on its rank's core");
     job.nranks = job.placement.nranks;
+    job.first_rank = (int)first_rank;
+    job.world_size = world_size ? (int)world_size : job.nranks;
+    if (job.first_rank + (long)job.nranks > job.world_size) {
+        report("%s", "this host's ranks go past the job's last rank (" TM_RT_ENV_MPCRUN_FIRST_RANK
+                     " and " TM_RT_ENV_MPCRUN_WORLD " are set by mpcrun --hosts)");
+        status = 2;
+        goto out_topology;
+    }
+    /* Every rank of this process reaches every other through its memory; ranks of other
+     * processes cannot be reached yet (docs/architecture.md, "Beyond one node"). */
+    if (job.nranks != job.world_size) {
+        snprintf(err, sizeof err,
+                 "this host's ranks %d to %d are part of a job of %d ranks, and ranks on "
+                 "different hosts cannot reach each other in this release",
+                 job.first_rank, job.first_rank + job.nranks - 1, job.world_size);
+        report("%s", err);
+        status = 2;
+        goto out_topology;
+    }
     job.ranks = calloc((size_t)job.nranks, sizeof *job.ranks);
     if (!job.ranks) {
         report("%s", "out of memory");

@@ -17,6 +17,7 @@ tm_rt_profile_clock_t tm_rt_profile_clock;
 
 static tm_rt_profile_rank_t *profile_ranks;
 static int profile_nranks;
+static int profile_first; /* the world rank of profile_ranks[0] */
 
 static const char *kind_names[TM_RT_PROFILE_MAX_KINDS] = {
     [TM_RT_PROFILE_PROGRESS_PASS] = "(progress threads)",
@@ -139,7 +140,7 @@ void tm_rt_profile_end_slow(tm_rt_profile_mark_t m)
 
 /* ---- the job's side -------------------------------------------------------------------------- */
 
-int tm_rt_profile_start(int nranks)
+int tm_rt_profile_start(int first_rank, int nranks)
 {
     size_t bytes = (size_t)nranks * sizeof *profile_ranks;
     profile_ranks = aligned_alloc(64, bytes);
@@ -147,6 +148,7 @@ int tm_rt_profile_start(int nranks)
         return -ENOMEM;
     memset(profile_ranks, 0, bytes);
     profile_nranks = nranks;
+    profile_first = first_rank;
     tm_rt_profile_clock_init(&tm_rt_profile_clock);
     tm_rt_profile_enabled = 1;
     return 0;
@@ -155,6 +157,7 @@ int tm_rt_profile_start(int nranks)
 void tm_rt_profile_attach_self(int rank, int helper)
 {
     tm_sched_ult_t *ult = tm_sched_self();
+    rank -= profile_first;
     if (!tm_rt_profile_enabled || !ult || rank < 0 || rank >= profile_nranks)
         return;
     tm_sched_ult_set_profile(ult, helper ? &profile_ranks[rank].helper : &profile_ranks[rank].rank);
@@ -162,6 +165,7 @@ void tm_rt_profile_attach_self(int rank, int helper)
 
 tm_rt_profile_stream_t *tm_rt_profile_rank_stream(int rank)
 {
+    rank -= profile_first;
     if (!tm_rt_profile_enabled || rank < 0 || rank >= profile_nranks)
         return NULL;
     return &profile_ranks[rank].rank;

@@ -191,9 +191,9 @@ static inline void tm_rt_profile_unpark(tm_sched_ult_t *ult)
 
 /* ---- the job's side ---- */
 
-/* The profile of a job of nranks ranks: allocates the counters, starts the clock and turns the
- * points on. 0 or -ENOMEM. Before any rank runs. */
-int tm_rt_profile_start(int nranks);
+/* The profile of this process's nranks ranks, world ranks first_rank on: allocates the counters,
+ * starts the clock and turns the points on. 0 or -ENOMEM. Before any rank runs. */
+int tm_rt_profile_start(int first_rank, int nranks);
 
 /* Where the time of the calling ULT goes: the rank's ULT (helper false) or its progress thread
  * (true) of world rank `rank`. Nothing when the job does not profile. */

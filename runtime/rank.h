@@ -121,8 +121,16 @@ void tm_rt_progress_attach_self(int world_rank);
 /* Whether this process is one that a rank forked (it may not call MPI). */
 bool tm_rt_forked(void);
 
-/* Number of ranks of the job (the size of MPI_COMM_WORLD). */
+/* Number of ranks of the job (the size of MPI_COMM_WORLD), on every host. */
 int tm_rt_world_size(void);
+
+/* The ranks of this process: world ranks tm_rt_local_first() to tm_rt_local_first() +
+ * tm_rt_local_size() - 1, one range (a job on several hosts numbers its ranks host by host).
+ * Every rank of this process reaches the others through memory; what follows about a rank's
+ * VP, core, memory and progress thread takes a rank of this process only. */
+int tm_rt_local_first(void);
+int tm_rt_local_size(void);
+bool tm_rt_rank_is_local(int world_rank);
 
 /* Whether the job diagnoses hangs (mpcrun --timeout, [job] timeout): only then is a blocked
  * rank's note ever read, so mpi/ makes notes only then. Fixed before the ranks start. */

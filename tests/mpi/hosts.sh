@@ -72,6 +72,19 @@ refused "listed twice" --hosts a,b,a -n 3 "$prog"
 refused "is not a host name" --hosts "a b" -n 3 "$prog"
 refused "-n is needed" --hosts a,b "$prog"
 refused "needs --hosts" --rsh "$rsh" -n 2 "$prog"
+# The job's process itself, given a part of a larger job as the agent would give it.
+part() {
+    expect="$1"
+    shift
+    env "$@" THREADMPI_MPCRUN_NP=2 "$prog" > "$out" 2> "$err" < /dev/null
+    status=$?
+    expect_status 2 "$*"
+    expect_err "$expect" "$*"
+}
+part "ranks 2 to 3 are part of a job of 5 ranks" THREADMPI_MPCRUN_FIRST_RANK=2 \
+    THREADMPI_MPCRUN_WORLD=5
+part "go past the job's last rank" THREADMPI_MPCRUN_FIRST_RANK=4 THREADMPI_MPCRUN_WORLD=5
+part "is not a range of ranks" THREADMPI_MPCRUN_FIRST_RANK=x THREADMPI_MPCRUN_WORLD=5
 printf 'a slots=two\n' > bad
 refused "bad:1: \"slots=two\" is not slots=N" --hostfile bad "$prog"
 "$MPCRUN" --hosts a --rsh false -n 2 "$prog" > "$out" 2> "$err" < /dev/null

@@ -41,6 +41,22 @@ int tm_rt_world_size(void)
     return fake_rt_world_size;
 }
 
+/* One process holds every rank. */
+int tm_rt_local_first(void)
+{
+    return 0;
+}
+
+int tm_rt_local_size(void)
+{
+    return fake_rt_world_size;
+}
+
+bool tm_rt_rank_is_local(int world_rank)
+{
+    return world_rank >= 0 && world_rank < fake_rt_world_size;
+}
+
 size_t tm_rt_eager_limit(void)
 {
     return 4096;
