@@ -21,6 +21,10 @@ static void fastbox_unref(tm_p2p_fastbox_t *fb)
 tm_p2p_fastbox_t *tm_p2p_fastbox_open(tm_p2p_matcher_t *m, tm_p2p_mailbox_t *to, int dest)
 {
     m->fastbox_to[dest] = TM_P2P_FASTBOX_REFUSED; /* unless opened below */
+    /* A ring in this process's memory: a rank of another process is reached through its
+     * mailbox, which the network transport drains (transport.h). */
+    if (!tm_rt_rank_is_local(dest))
+        return NULL;
     /* Relaxed: a counter of reservations, nothing is published through it. */
     if (atomic_fetch_add_explicit(&to->fastboxes_taken, 1, memory_order_relaxed) >=
         TM_P2P_FASTBOX_MAX)

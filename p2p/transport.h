@@ -14,6 +14,12 @@
  *   4. progress  what the transport must run to move messages runs in the rank's progress
  *                (wait.c), beside the collectives' hook
  *
+ * Ranks of other processes (a job on several hosts) keep their two mailboxes here too: they are
+ * the network transport's outbound queues for those ranks (docs/architecture.md, "Beyond one
+ * node"). Sending pushes into them as into any mailbox, so matching, ordering and cancelling
+ * do not change; what needs the peer's memory (fastboxes, shared rendezvous copies, wake-ups
+ * by VP) is for ranks of this process only (tm_rt_rank_is_local).
+ *
  * Today one transport serves every peer: the ranks of this process, through shared memory.
  * Sending pushes the cell into the peer's mailbox (tm_p2p_mailbox_post), or writes a small eager
  * message into a fastbox to it (fastbox.c); a rendezvous is one copy from the sender's buffer,

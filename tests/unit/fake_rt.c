@@ -11,6 +11,7 @@
 
 tm_rt_rank_t fake_rt_rank;
 int fake_rt_world_size;
+int fake_rt_local_first, fake_rt_local_size;
 double fake_rt_now;
 
 static int fake_rt_stderr_fd = -1; /* the real stderr, while the test's goes to a file */
@@ -41,20 +42,20 @@ int tm_rt_world_size(void)
     return fake_rt_world_size;
 }
 
-/* One process holds every rank. */
 int tm_rt_local_first(void)
 {
-    return 0;
+    return fake_rt_local_first;
 }
 
 int tm_rt_local_size(void)
 {
-    return fake_rt_world_size;
+    return fake_rt_local_size;
 }
 
 bool tm_rt_rank_is_local(int world_rank)
 {
-    return world_rank >= 0 && world_rank < fake_rt_world_size;
+    return world_rank >= fake_rt_local_first &&
+           world_rank - fake_rt_local_first < fake_rt_local_size;
 }
 
 size_t tm_rt_eager_limit(void)
@@ -158,6 +159,8 @@ void fake_rt_setup(int world_rank, int size)
     fake_rt_rank.thread_level = -1;
     fake_rt_set_caller(1);
     fake_rt_world_size = size;
+    fake_rt_local_first = 0;
+    fake_rt_local_size = size;
     fake_rt_now = 0.0;
 }
 

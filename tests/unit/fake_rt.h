@@ -13,6 +13,9 @@
 extern tm_rt_rank_t fake_rt_rank;
 void fake_rt_set_caller(int is_rank);
 extern int fake_rt_world_size;
+/* The ranks of "this process" (tm_rt_rank_is_local): fake_rt_setup makes them the whole world;
+ * a test may narrow them to play a job on several hosts. */
+extern int fake_rt_local_first, fake_rt_local_size;
 extern double fake_rt_now;
 
 /* Exit statuses of the test process that tell a broken expectation from an error class. */

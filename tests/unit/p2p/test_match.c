@@ -10,6 +10,8 @@
  *   - the transport seam (transport.h): a message built by another transport, whose data comes
  *     through its source's ops, is matched like any other, its copy and done called once each,
  *     also when nobody receives it;
+ *   - a rank of another process (a job on several hosts): what is sent to it waits in its
+ *     mailbox, the network transport's queue, in the order sent, never in a fastbox;
  *   - the hook through which a rank's progress runs its collectives.
  * The races of matching are in test_match_races.c.
  */
@@ -307,6 +309,46 @@ START_TEST(test_transport_seam)
 }
 END_TEST
 
+/* ---- ranks of another process ---- */
+
+/* The protocol and tag of the next cell in world rank w's mailbox, taken out as the network
+ * transport would (the cell freed); -1 and -1 when it is empty. */
+static void outbound_next(int w, int *protocol, int *tag)
+{
+    tm_shm_cell_t *cell = tm_shm_queue_pop(&tm_p2p_mailbox_get(w, false)->inbound);
+    *protocol = *tag = -1;
+    if (cell) {
+        *protocol = tm_p2p_cell_envelope(cell)->protocol;
+        *tag = tm_p2p_cell_envelope(cell)->tag;
+        tm_shm_cell_free(cell);
+    }
+}
+
+START_TEST(test_remote_rank_outbound)
+{
+    /* This process holds world ranks 0 to NRANKS - 2; the last is another host's. */
+    fake_rt_local_size = NRANKS - 1;
+    int remote = NRANKS - 1, protocol, tag;
+    static const int data[2] = {5, 6};
+    tm_p2p_request_t reqs[3];
+    /* Small messages to a rank of this process go through a fastbox, which opens first. */
+    send_ints(0, 1, CTX, 1, data, 2, &reqs[0]);
+    outbound_next(1, &protocol, &tag);
+    ck_assert_int_eq(protocol, TM_P2P_PROTO_FASTBOX);
+    /* To the other process's rank: each in its mailbox, in order, the data in the cell. */
+    for (int i = 0; i < 3; i++)
+        send_ints(0, remote, CTX, 10 + i, data, 2, &reqs[i]);
+    for (int i = 0; i < 3; i++) {
+        outbound_next(remote, &protocol, &tag);
+        ck_assert_int_eq(protocol, TM_P2P_PROTO_EAGER);
+        ck_assert_int_eq(tag, 10 + i);
+        ck_assert(tm_p2p_request_is_complete(&reqs[i]));
+    }
+    outbound_next(remote, &protocol, &tag);
+    ck_assert_int_eq(protocol, -1);
+}
+END_TEST
+
 /* ---- the hook of the collectives ---- */
 
 typedef struct hook_ctx {
@@ -362,6 +404,7 @@ static Suite *match_suite(void)
     tcase_add_test(tc, test_truncation);
     tcase_add_test(tc, test_cancelled_send);
     tcase_add_test(tc, test_transport_seam);
+    tcase_add_test(tc, test_remote_rank_outbound);
     tcase_add_test(tc, test_progress_hook);
     suite_add_tcase(s, tc);
     return s;
