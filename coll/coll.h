@@ -202,7 +202,7 @@ static inline bool tm_coll_use_shared(const tm_mpi_comm_t *c, size_t count,
                                       const tm_mpi_type_t *type, const tm_mpi_op_t *op)
 {
     return c->size >= 2 && count * type->size >= TM_COLL_SHARED_BYTES &&
-           tm_mpi_op_is_commutative(op);
+           tm_mpi_op_is_commutative(op) && c->local;
 }
 
 /* Flat collectives (flat.c): small blocking barrier, broadcast, reduce, allreduce,

@@ -1094,7 +1094,7 @@ static void flat_nb_wait(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
 
 bool tm_coll_use_flat(const tm_mpi_comm_t *c, size_t bytes)
 {
-    return c->size >= 2 && c->size <= TM_COLL_FLAT_RANKS && bytes <= TM_COLL_FLAT_BYTES;
+    return c->size >= 2 && c->size <= TM_COLL_FLAT_RANKS && bytes <= TM_COLL_FLAT_BYTES && c->local;
 }
 
 bool tm_coll_use_flat_reduce(const tm_mpi_comm_t *c, size_t count, const tm_mpi_type_t *type)

@@ -253,6 +253,19 @@ static int agent_path(const char *mpcrun, char *agent, size_t len)
     return access(agent, X_OK);
 }
 
+/* The network module that this host's process of a job on several hosts loads
+ * (p2p/net_transport.c), when mpcrun runs from a build tree: there it is not where the library
+ * looks for it. */
+static void net_module_path(const char *mpcrun)
+{
+    char module[PATH_MAX + 64];
+    const char *slash = strrchr(mpcrun, '/');
+    snprintf(module, sizeof module, "%.*s/../p2p/.libs/threadmpi-net.so", (int)(slash - mpcrun),
+             mpcrun);
+    if (!getenv(TM_RT_ENV_MPCRUN_NET_MODULE) && access(module, R_OK) == 0)
+        setenv(TM_RT_ENV_MPCRUN_NET_MODULE, module, 1);
+}
+
 /* The job on other hosts (remote.h); mpcrun's exit status, or it ends by the signal that ended
  * the job. */
 static int run_on_hosts(const tm_launch_hosts_t *on, const char *rsh, char **args, bool dry_run)
@@ -435,14 +448,6 @@ int main(int argc, char **argv)
     if (!here) {
         if (tm_launch_hosts_distribute(&hosts, nranks, herr, sizeof herr) < 0)
             return usage_error("%s", herr);
-        if (tm_launch_hosts_used(&hosts) > 1 && !dry_run) {
-            fprintf(stderr,
-                    "%s: the ranks would run on %d hosts, and ranks on different hosts cannot "
-                    "reach each other in this release (there is no network transport yet): run "
-                    "the job on one host, or see where its ranks would run with --dry-run\n",
-                    progname, tm_launch_hosts_used(&hosts));
-            return EXIT_USAGE;
-        }
         if (i < argc) {
             forwarded[nforwarded++] = "--";
             forwarded[nforwarded++] = path;
@@ -456,13 +461,9 @@ int main(int argc, char **argv)
     const char *first_rank = getenv(TM_RT_ENV_MPCRUN_FIRST_RANK);
     const char *world = getenv(TM_RT_ENV_MPCRUN_WORLD);
     long first = host && first_rank ? atol(first_rank) : 0;
-    if (host && world && atol(world) != r.placement.nranks && !dry_run) {
-        fprintf(stderr,
-                "%s: host %s: this host's %d ranks are part of a job of %s ranks, and ranks on "
-                "different hosts cannot reach each other in this release\n",
-                progname, host, r.placement.nranks, world);
-        return EXIT_USAGE;
-    }
+    char self[PATH_MAX];
+    if (host && realpath("/proc/self/exe", self))
+        net_module_path(self);
     if (dry_run) {
         int ncores = hwloc_get_nbobjs_by_type(r.topo, HWLOC_OBJ_CORE);
         if (host)

@@ -66,7 +66,8 @@ static void tm_mpi_attr_builtin_init(void)
     tm_mpi_attr_builtin.tag_ub = TM_MPI_TAG_UB;
     tm_mpi_attr_builtin.host = MPI_PROC_NULL; /* no host process is distinguished */
     tm_mpi_attr_builtin.io = MPI_ANY_SOURCE;  /* every rank may do I/O */
-    tm_mpi_attr_builtin.wtime_is_global = 1;  /* one clock for the process */
+    /* One clock for the process; the hosts of a job on several have theirs. */
+    tm_mpi_attr_builtin.wtime_is_global = tm_rt_local_size() == tm_rt_world_size();
     tm_mpi_attr_builtin.appnum = 0;
     tm_mpi_attr_builtin.universe_size = tm_rt_world_size();
 }

@@ -82,6 +82,10 @@ int tm_mpi_bcast_dynamic_start(tm_mpi_rank_t *r, tm_mpi_comm_t *comm, const char
                                const void *buf, size_t count, tm_mpi_type_t *type, const int *list,
                                int n, int tag, tm_p2p_request_t **req_p)
 {
+    /* Forwarded by the ranks' runtimes, through their memory. */
+    int err = tm_mpi_comm_refuse_hosts(r, comm, call);
+    if (err != MPI_SUCCESS)
+        return err;
     tm_p2p_request_t *req = tm_p2p_request_new(r, TM_P2P_REQ_SEND);
     if (!req)
         return tm_mpi_error_raise(r->rt, comm, call, MPI_ERR_NO_MEM, "out of memory");

@@ -4,7 +4,9 @@
  * MPI_Comm_create, MPI_Comm_create_group, MPI_Comm_free, MPI_Comm_set_info/get_info.
  *
  * Context ids come from one process-wide counter (ranks share the address space): each new
- * communicator gets the next even id, and id + 1 is its collective context. The member that
+ * communicator gets the next even id, and id + 1 is its collective context. In a job on several
+ * hosts, the processes' ids interleave (process p of P takes the k-th id 2 (k P + p) after the
+ * predefined ones), so that an id is unique job-wide without agreement. The member that
  * allocates the id (rank 0 of the parent, or of the group for MPI_Comm_create_group) tells the
  * others over point-to-point messages on the parent's collective context, with the negative
  * tags of mpi_impl.h, so the traffic never mixes with the program's messages. The algorithms
@@ -41,15 +43,18 @@ typedef struct tm_mpi_comm_view {
 
 /* ------------------------------------------------------------------ context ids */
 
-/* The first id after WORLD's (0, 1) and SELF's (2, 3). */
-static _Atomic unsigned tm_mpi_context_next = TM_MPI_CONTEXT_SELF + 2;
+/* The ids this process made so far. */
+static _Atomic unsigned tm_mpi_context_count;
 
-/* Ids are never reused: 2^30 of them outlast any program. Only uniqueness matters (the id reaches
- * the other members through messages, or comm_idup.c's locked table, which order the rest):
- * relaxed. */
+/* Ids are never reused: 2^30 of them (shared by the hosts) outlast any program. Only uniqueness
+ * matters (the id reaches the other members through messages, or comm_idup.c's locked table,
+ * which order the rest): relaxed. */
 int tm_mpi_comm_context_alloc(void)
 {
-    unsigned id = atomic_fetch_add_explicit(&tm_mpi_context_next, 2, memory_order_relaxed);
+    int index, nprocs = tm_p2p_net_procs(&index);
+    unsigned k = atomic_fetch_add_explicit(&tm_mpi_context_count, 1, memory_order_relaxed);
+    /* The first id after WORLD's (0, 1) and SELF's (2, 3). */
+    uint64_t id = TM_MPI_CONTEXT_SELF + 2 + 2 * ((uint64_t)k * (uint64_t)nprocs + (uint64_t)index);
 
     return id > INT_MAX - 1 ? -1 : (int)id;
 }
@@ -58,9 +63,11 @@ int tm_mpi_comm_context_alloc(void)
 
 /* What the leader tells a member: the context id (-1: the member gets MPI_COMM_NULL, or the
  * ids ran out) and, for MPI_Comm_split, the group of the new communicator, with a reference
- * for the member. */
+ * for the member. A member on another host gets the group's `size` instead, and its world ranks
+ * in a second message (TM_MPI_TAG_COMM_SPLIT_LIST), from which it makes its own. */
 typedef struct tm_mpi_comm_msg {
     int context_id;
+    int size;
     tm_mpi_group_t *group;
 } tm_mpi_comm_msg_t;
 
@@ -134,6 +141,16 @@ int tm_mpi_comm_recv(tm_mpi_rank_t *r, tm_mpi_comm_t *view, const char *call, vo
     return 0;
 }
 
+int tm_mpi_comm_refuse_hosts(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call)
+{
+    if (c->local && (!c->remote || tm_mpi_group_local(c->remote)))
+        return MPI_SUCCESS;
+    return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_UNSUPPORTED_OPERATION,
+                              "%s has members on other hosts, and this call does not work across "
+                              "hosts in this release",
+                              c->name);
+}
+
 /* ------------------------------------------------------------------ views */
 
 /* A new view for r of the communicator (context_id, group), where r is `rank`, inheriting
@@ -164,6 +181,7 @@ int tm_mpi_comm_view_new(tm_mpi_rank_t *r, const tm_mpi_comm_t *parent, int cont
     c->rank = rank;
     c->size = group->size;
     c->context_id = context_id;
+    c->local = tm_mpi_group_local(group);
     c->errhandler = MPI_ERRORS_ARE_FATAL;
     c->group = group;
     tm_mpi_comm_errhandler_inherit(c, parent);
@@ -296,6 +314,8 @@ static int tm_mpi_comm_dup(const char *call, MPI_Comm comm, MPI_Info info, int c
         return err;
     /* An intercommunicator's two groups agree through memory, as MPI_Comm_idup's members. */
     if (tm_mpi_comm_is_inter(c)) {
+        if ((err = tm_mpi_comm_refuse_hosts(r, c, call)) != MPI_SUCCESS)
+            return err;
         if (tm_mpi_comm_agree_context(c, &id) < 0)
             return tm_mpi_comm_out_of_memory(r, c, call);
         return tm_mpi_comm_dup_finish(r, c, call, id, newcomm);
@@ -392,11 +412,25 @@ static int tm_mpi_comm_split_lead(tm_mpi_rank_t *r, tm_mpi_comm_t *view, const c
     for (int i = 0; i < n; i++) {
         if (out[i].group == NULL)
             out[i].context_id = -1;
-        if (i > 0 && tm_mpi_comm_send(r, view, call, &out[i], sizeof(out[i]), i,
-                                      TM_MPI_TAG_COMM_SPLIT_OUT) < 0) {
-            tm_mpi_group_release(out[i].group);
+        if (i == 0)
+            continue;
+        tm_mpi_group_t *g = out[i].group;
+        bool remote = g && !tm_rt_rank_is_local(tm_mpi_group_world_rank(view->group, i));
+        if (remote) {
+            out[i].size = g->size;
+            out[i].group = NULL;
+        }
+        if (tm_mpi_comm_send(r, view, call, &out[i], sizeof(out[i]), i, TM_MPI_TAG_COMM_SPLIT_OUT) <
+                0 ||
+            (remote &&
+             tm_mpi_comm_send(r, view, call, g->world_ranks, (size_t)g->size * sizeof(int), i,
+                              TM_MPI_TAG_COMM_SPLIT_LIST) < 0)) {
+            if (!remote)
+                tm_mpi_group_release(g);
             err = -ENOMEM;
         }
+        if (remote)
+            tm_mpi_group_release(g);
     }
     *mine = out[0];
 free_arrays:
@@ -409,7 +443,7 @@ static int tm_mpi_comm_split(const char *call, MPI_Comm comm, int color, int key
 {
     TM_MPI_RANK(r, call);
     tm_mpi_comm_t *c, *nc, view;
-    tm_mpi_comm_msg_t msg = {-1, NULL};
+    tm_mpi_comm_msg_t msg = {-1, 0, NULL};
     int err = tm_mpi_comm_get(r, comm, call, &c);
 
     if (err != MPI_SUCCESS)
@@ -431,6 +465,17 @@ static int tm_mpi_comm_split(const char *call, MPI_Comm comm, int color, int key
         err = tm_mpi_comm_send(r, &view, call, ck, sizeof(ck), 0, TM_MPI_TAG_COMM_SPLIT_IN);
         if (err == 0)
             err = tm_mpi_comm_recv(r, &view, call, &msg, sizeof(msg), 0, TM_MPI_TAG_COMM_SPLIT_OUT);
+        /* From a leader on another host: the members' list. */
+        if (err == 0 && msg.size > 0) {
+            msg.group = tm_mpi_group_create(msg.size);
+            int *list = malloc((size_t)msg.size * sizeof(int));
+            err = list ? tm_mpi_comm_recv(r, &view, call, list, (size_t)msg.size * sizeof(int), 0,
+                                          TM_MPI_TAG_COMM_SPLIT_LIST)
+                       : -ENOMEM;
+            if (err == 0 && msg.group)
+                memcpy(msg.group->world_ranks, list, (size_t)msg.size * sizeof(int));
+            free(list);
+        }
     }
     if (err < 0 || (msg.group == NULL && color != MPI_UNDEFINED)) {
         tm_mpi_group_release(msg.group);
@@ -462,7 +507,8 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 }
 #pragma weak MPI_Comm_split = PMPI_Comm_split
 
-/* All ranks share this node's memory: MPI_COMM_TYPE_SHARED is one color. */
+/* The ranks of a host are threads of its one process and share its memory: MPI_COMM_TYPE_SHARED
+ * is one color per host. */
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     static const char call[] = "MPI_Comm_split_type";
@@ -478,7 +524,9 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
                                   split_type);
     if (info != MPI_INFO_NULL && (err = tm_mpi_info_check(r, info, call)) != MPI_SUCCESS)
         return err;
-    return tm_mpi_comm_split(call, comm, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key,
+    int host;
+    tm_p2p_net_procs(&host);
+    return tm_mpi_comm_split(call, comm, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : host, key,
                              newcomm);
 }
 #pragma weak MPI_Comm_split_type = PMPI_Comm_split_type

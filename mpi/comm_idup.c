@@ -105,6 +105,8 @@ static int tm_mpi_comm_idup(const char *call, MPI_Comm comm, MPI_Info info, MPI_
     if (newcomm == NULL || request == NULL)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "%s is NULL",
                                   newcomm ? "request" : "newcomm");
+    if ((err = tm_mpi_comm_refuse_hosts(r, c, call)) != MPI_SUCCESS)
+        return err;
     req = tm_p2p_request_new_coll_done(r, c, call, MPI_SUCCESS);
     if (req == NULL || tm_mpi_comm_agree_context(c, &id) < 0) {
         if (req)

@@ -271,6 +271,8 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
                                   c->name);
     if (fh == NULL)
         return tm_mpi_file_null_error(r, call, MPI_ERR_ARG, "fh is NULL");
+    if ((err = tm_mpi_comm_refuse_hosts(r, c, call)) != MPI_SUCCESS)
+        return err;
     if (filename == NULL)
         return tm_mpi_file_null_error(r, call, MPI_ERR_ARG, "filename is NULL");
     if (info != MPI_INFO_NULL && (err = tm_mpi_info_check(r, info, call)) != MPI_SUCCESS)

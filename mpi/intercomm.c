@@ -203,6 +203,8 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
         return err;
     if (newintracomm == NULL)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "newintracomm is NULL");
+    if ((err = tm_mpi_comm_refuse_hosts(r, c, call)) != MPI_SUCCESS)
+        return err;
     /* Over the collective context: the remote group's rank 0 hears each member's high and answers
      * each with two: its own group's high and the one this group's rank 0 passed, which every
      * member then takes as its group's (as MPICH does): a group whose members disagree, an

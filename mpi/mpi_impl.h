@@ -25,6 +25,7 @@ void tm_mpi_rank_destroy(tm_rt_rank_t *rt);
 #define TM_MPI_TAG_COMM_SPLIT_OUT (-4)
 #define TM_MPI_TAG_INTERCOMM      (-5) /* intercomm.c */
 #define TM_MPI_TAG_WIN_CREATE     (-6) /* win.c */
+#define TM_MPI_TAG_COMM_SPLIT_LIST (-7)
 
 /* A new even context id from the process-wide counter (id + 1 is the collective context), or -1
  * when they are exhausted (comm_create.c). */
@@ -52,6 +53,11 @@ int tm_mpi_comm_view_new(tm_mpi_rank_t *r, const tm_mpi_comm_t *parent, int cont
  * of an intercommunicator (comm_idup.c). The members call in the same order. Sets *id_p (-1 when
  * the ids ran out); 0 or -ENOMEM. */
 int tm_mpi_comm_agree_context(tm_mpi_comm_t *c, int *id_p);
+
+/* Calls that work through the members' memory and not yet through the network refuse a
+ * communicator with members on other hosts (an intercommunicator's two groups count):
+ * MPI_ERR_UNSUPPORTED_OPERATION through c's handler, else MPI_SUCCESS (comm_create.c). */
+int tm_mpi_comm_refuse_hosts(tm_mpi_rank_t *r, tm_mpi_comm_t *c, const char *call);
 
 /* MPI_Comm_create on intercommunicator c (intercomm.c): the intercommunicator between g, a
  * subgroup of c's local group that all its members pass, and the remote group's; MPI_COMM_NULL

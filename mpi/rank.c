@@ -55,6 +55,8 @@ int tm_mpi_rank_create(tm_rt_rank_t *rt)
     r->self.group->world_ranks[0] = rt->world_rank;
     r->world.context_id = TM_MPI_CONTEXT_WORLD;
     r->self.context_id = TM_MPI_CONTEXT_SELF;
+    r->world.local = tm_rt_local_size() == tm_rt_world_size();
+    r->self.local = true;
     tm_coll_init();
     int err = tm_p2p_init(r);
     if (err == 0 && (err = tm_nbc_engine_create(r)) < 0)

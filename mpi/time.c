@@ -1,6 +1,7 @@
 /*
- * The MPI clock: the runtime's job-wide clock, so MPI_WTIME_IS_GLOBAL holds. Both calls work at
- * any time and from any thread (as in Open MPI and MPICH), since they need no rank.
+ * The MPI clock: the runtime's clock, one for the ranks of a host, so MPI_WTIME_IS_GLOBAL holds
+ * in a job of one host (not across hosts, whose clocks differ). Both calls work at any time and
+ * from any thread (as in Open MPI and MPICH), since they need no rank.
  */
 #include "config.h"
 

@@ -153,6 +153,8 @@ static int win_make(const char *call, int flavor, void *base, MPI_Aint size, MPI
                                   c->name);
     if (win == NULL)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_ARG, "win is NULL");
+    if ((err = tm_mpi_comm_refuse_hosts(r, c, call)) != MPI_SUCCESS)
+        return err;
     if (size < 0)
         return tm_mpi_error_raise(r->rt, c, call, MPI_ERR_SIZE, "negative size %lld",
                                   (long long)size);

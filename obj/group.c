@@ -152,3 +152,11 @@ void tm_mpi_group_rank_fini(tm_mpi_rank_t *r)
         tm_mpi_group_release(r->groups.slots[i]);
     tm_mpi_table_destroy(&r->groups);
 }
+
+bool tm_mpi_group_local(const tm_mpi_group_t *g)
+{
+    for (int i = 0; i < g->size; i++)
+        if (!tm_rt_rank_is_local(g->world_ranks[i]))
+            return false;
+    return true;
+}

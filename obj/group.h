@@ -38,6 +38,9 @@ void tm_mpi_group_retain(tm_mpi_group_t *g);
 /* Drops one reference to g (NULL allowed), freeing it with the last. Any rank may call it. */
 void tm_mpi_group_release(tm_mpi_group_t *g);
 
+/* Whether every member of g is a rank of this process (runtime/rank.h, tm_rt_rank_is_local). */
+bool tm_mpi_group_local(const tm_mpi_group_t *g);
+
 /* The rank in g of world rank `world_rank`, or MPI_UNDEFINED when it is not a member. */
 int tm_mpi_group_rank_of(const tm_mpi_group_t *g, int world_rank);
 

@@ -125,6 +125,9 @@ typedef struct tm_mpi_comm {
     int rank;         /* of the owner in the communicator */
     int size;
     int context_id;            /* of its point-to-point traffic; context_id + 1: its collectives' */
+    /* Every member is a rank of this process (none on another host): the collectives that work
+     * through the members' memory (coll/flat.c, coll/shared.c) may run on it. */
+    bool local;
     MPI_Errhandler errhandler; /* MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN or user-defined */
     tm_mpi_errhandler_t *errhandler_user; /* the user-defined handler (a reference), else NULL */
     tm_mpi_group_t *group;                /* the members (a reference): the local group */

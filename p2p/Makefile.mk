@@ -4,7 +4,7 @@
 # fastboxes, rendezvous copies).
 
 noinst_LTLIBRARIES += p2p/libtmp2p.la
-p2p_libtmp2p_la_CFLAGS = $(TM_LIB_CFLAGS)
+p2p_libtmp2p_la_CFLAGS = $(TM_LIB_CFLAGS) -DTM_PKGLIBDIR='"$(pkglibdir)"'
 p2p_libtmp2p_la_SOURCES = \
 	p2p/p2p.h \
 	p2p/p2p_impl.h \
@@ -19,4 +19,14 @@ p2p_libtmp2p_la_SOURCES = \
 	p2p/note.c \
 	p2p/mailbox.c \
 	p2p/fastbox.c \
-	p2p/copy.c
+	p2p/copy.c \
+	p2p/net.h \
+	p2p/net_transport.c
+
+# The network between the processes of a job on several hosts, a module that the library loads
+# for such a job only (net_transport.c): a job of one process never loads UCX or PMIx.
+pkglib_LTLIBRARIES += p2p/threadmpi-net.la
+p2p_threadmpi_net_la_SOURCES = p2p/net.h p2p/net_module.c p2p/net_ucx.c p2p/net_pmix.c
+p2p_threadmpi_net_la_CFLAGS = $(TM_LIB_CFLAGS) $(UCX_CFLAGS) $(PMIX_CFLAGS)
+p2p_threadmpi_net_la_LIBADD = $(UCX_LIBS) $(PMIX_LIBS)
+p2p_threadmpi_net_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared -Wl,--no-undefined

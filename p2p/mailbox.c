@@ -84,6 +84,7 @@ static void mailboxes_create(void)
         return;
     for (int i = 0; i < 2 * n; i++) {
         tm_shm_queue_init(&mailboxes[i].inbound);
+        mailboxes[i].remote = !tm_rt_rank_is_local(i < n ? i : i - n);
         atomic_init(&mailboxes[i].sleeper, NULL);
         atomic_init(&mailboxes[i].helper, NULL);
         atomic_init(&mailboxes[i].am_helper, NULL);
@@ -117,9 +118,13 @@ int tm_p2p_mailbox_pool(tm_p2p_mailbox_t *mb, int world_rank)
         node = TM_SHM_NUMA_INTERLEAVE;
     else if (node < 0)
         node = -1;
+    /* A mailbox of the job's array has its first chunks there; another one (the network
+     * transport's, for what arrives) maps its own. */
+    bool in_job = mb >= tm_p2p_job.mailboxes && mb < tm_p2p_job.mailboxes + 2 * tm_p2p_job.nranks;
     unsigned char *first =
-        first_chunks ? first_chunks + (size_t)(mb - tm_p2p_job.mailboxes) * first_chunks_per_mailbox
-                     : NULL;
+        first_chunks && in_job
+            ? first_chunks + (size_t)(mb - tm_p2p_job.mailboxes) * first_chunks_per_mailbox
+            : NULL;
     for (int c = 0; c < TM_P2P_CELL_CLASSES; c++) {
         if (!class_used(c))
             continue;

@@ -9,8 +9,8 @@
  * receive buffer, straight from the sender's memory where the transport can (rendezvous). The
  * messages of one sender arrive in the order it sent them.
  *
- * Not thread-safe: one caller at a time (the transport above serializes). The callbacks run
- * inside tm_p2p_net_progress and may send and fetch.
+ * Not thread-safe: one caller at a time (the transport above serializes), but for
+ * tm_p2p_net_signal. The callbacks run inside tm_p2p_net_progress and may send and fetch.
  */
 #ifndef TM_P2P_NET_H
 #define TM_P2P_NET_H
@@ -62,8 +62,63 @@ int tm_p2p_net_fetch(tm_p2p_net_t *net, void *desc, void *buf, size_t len, tm_p2
 /* Moves messages: runs arrivals and completions. Returns how many events it processed. */
 unsigned tm_p2p_net_progress(tm_p2p_net_t *net);
 
+/* Sleeps until the network has something for tm_p2p_net_progress, tm_p2p_net_signal is called,
+ * or timeout_ms pass. Call it after a progress that found nothing. 0 after the sleep, 1 at once
+ * (events came meanwhile), -EIO. */
+int tm_p2p_net_wait(tm_p2p_net_t *net, int timeout_ms);
+
+/* Ends a tm_p2p_net_wait, or the next one, at once. Any thread (the one exception). */
+void tm_p2p_net_signal(tm_p2p_net_t *net);
+
 /* Closes the endpoints and the worker, at once: call it when nothing is in flight (after the
  * job's last collective). */
 void tm_p2p_net_close(tm_p2p_net_t *net);
+
+/* ---- the process manager (net_pmix.c): who the job's processes are, and their addresses ---- */
+
+/* Connects to the process manager that started this process (mpcrun's agent, or another PMIx
+ * server): this process is number *index of *nprocs, one per host. 0, or -EIO (it said why on
+ * stderr). */
+int tm_p2p_pm_init(int *nprocs, int *index);
+
+/* Publishes `len` bytes of `mine` and, after a fence with every process of the job, reads every
+ * process's: (*all)[i] of (*lens)[i] bytes for process i, in one block the caller frees with
+ * free(*all). 0, -ENOMEM or -EIO. */
+int tm_p2p_pm_exchange(const void *mine, size_t len, void ***all, size_t **lens);
+
+/* A fence with every process of the job. 0 or -EIO. */
+int tm_p2p_pm_fence(void);
+
+void tm_p2p_pm_finalize(void);
+
+/* ---- the module ---- */
+
+/* The functions above, as the module threadmpi-net.so exports them (symbol
+ * TM_P2P_NET_MODULE_SYMBOL): the library loads it for a job on several hosts only, so that a job
+ * of one process never loads UCX or PMIx. */
+typedef struct tm_p2p_net_module {
+    int (*open)(tm_p2p_net_t **net_p, tm_p2p_net_arrive_fn arrive, void *arg);
+    void (*address)(const tm_p2p_net_t *net, const void **addr, size_t *len);
+    int (*connect)(tm_p2p_net_t *net, int npeers, const void *const addrs[]);
+    size_t (*max_header)(const tm_p2p_net_t *net);
+    int (*send)(tm_p2p_net_t *net, int peer, const void *header, size_t header_len,
+                const void *data, size_t len, tm_p2p_net_done_fn done, void *arg);
+    int (*fetch)(tm_p2p_net_t *net, void *desc, void *buf, size_t len, tm_p2p_net_done_fn done,
+                 void *arg);
+    unsigned (*progress)(tm_p2p_net_t *net);
+    int (*wait)(tm_p2p_net_t *net, int timeout_ms);
+    void (*signal)(tm_p2p_net_t *net);
+    void (*close)(tm_p2p_net_t *net);
+    int (*pm_init)(int *nprocs, int *index);
+    int (*pm_exchange)(const void *mine, size_t len, void ***all, size_t **lens);
+    int (*pm_fence)(void);
+    void (*pm_finalize)(void);
+} tm_p2p_net_module_t;
+
+#define TM_P2P_NET_MODULE_SYMBOL "tm_p2p_net_module"
+
+/* The module's file in the package's library folder, unless mpcrun names another one
+ * (runtime/settings.h, TM_RT_ENV_MPCRUN_NET_MODULE: a build tree's). */
+#define TM_P2P_NET_MODULE_FILE "threadmpi-net.so"
 
 #endif /* TM_P2P_NET_H */

@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,7 @@ struct tm_p2p_net {
     tm_p2p_net_arrive_fn arrive;
     void *arrive_arg;
     unsigned events; /* counted by the callbacks, for tm_p2p_net_progress */
+    int efd;         /* the worker's event descriptor (tm_p2p_net_wait) */
 };
 
 /* What a pending operation's callback needs: where to report; for a send, its header too, which
@@ -84,9 +86,16 @@ int tm_p2p_net_open(tm_p2p_net_t **net_p, tm_p2p_net_arrive_fn arrive, void *arg
         err = ucx_failed("reading its configuration", st);
         goto undo_alloc;
     }
+    /* Hosts may share a kernel and /dev/shm (containers, namespaces): their traffic still goes
+     * through the network, never shared memory, unless the user chooses UCX's transports. */
+    if (!getenv("UCX_TLS") && (st = ucp_config_modify(config, "TLS", "^sm")) != UCS_OK) {
+        ucp_config_release(config);
+        err = ucx_failed("excluding shared memory from its transports", st);
+        goto undo_alloc;
+    }
     ucp_params_t params = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED,
-        .features = UCP_FEATURE_AM,
+        .features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP,
         .mt_workers_shared = 0,
     };
     st = ucp_init(&params, config, &net->context);
@@ -96,8 +105,9 @@ int tm_p2p_net_open(tm_p2p_net_t **net_p, tm_p2p_net_arrive_fn arrive, void *arg
         goto undo_alloc;
     }
     ucp_worker_params_t wparams = {
-        .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+        .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE | UCP_WORKER_PARAM_FIELD_EVENTS,
         .thread_mode = UCS_THREAD_MODE_SERIALIZED,
+        .events = UCP_WAKEUP_RX | UCP_WAKEUP_TX,
     };
     st = ucp_worker_create(net->context, &wparams, &net->worker);
     if (st != UCS_OK) {
@@ -111,6 +121,11 @@ int tm_p2p_net_open(tm_p2p_net_t **net_p, tm_p2p_net_arrive_fn arrive, void *arg
         goto undo_worker;
     }
     net->max_header = attr.max_am_header;
+    st = ucp_worker_get_efd(net->worker, &net->efd);
+    if (st != UCS_OK) {
+        err = ucx_failed("ucp_worker_get_efd", st);
+        goto undo_worker;
+    }
     st = ucp_worker_get_address(net->worker, &net->address, &net->address_len);
     if (st != UCS_OK) {
         err = ucx_failed("ucp_worker_get_address", st);
@@ -248,6 +263,22 @@ unsigned tm_p2p_net_progress(tm_p2p_net_t *net)
     while (ucp_worker_progress(net->worker) != 0)
         ;
     return net->events;
+}
+
+int tm_p2p_net_wait(tm_p2p_net_t *net, int timeout_ms)
+{
+    ucs_status_t st = ucp_worker_arm(net->worker);
+    if (st == UCS_ERR_BUSY)
+        return 1; /* events came since the last progress, or a signal */
+    if (st != UCS_OK)
+        return ucx_failed("ucp_worker_arm", st);
+    struct pollfd fd = {.fd = net->efd, .events = POLLIN};
+    return poll(&fd, 1, timeout_ms) < 0 && errno != EINTR ? -EIO : 0;
+}
+
+void tm_p2p_net_signal(tm_p2p_net_t *net)
+{
+    ucp_worker_signal(net->worker);
 }
 
 /* Closes one endpoint at once, without waiting for the peer: by then the job has agreed that

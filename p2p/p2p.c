@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "p2p/p2p_impl.h"
@@ -14,6 +15,14 @@ int tm_p2p_init(tm_mpi_rank_t *r)
 {
     if (tm_p2p_mailboxes_init() < 0)
         return -ENOMEM;
+    /* Ranks on other hosts: the network, wired up by the first rank here to initialize. */
+    const char *why;
+    if (tm_rt_local_size() != tm_rt_world_size() && tm_p2p_net_start(&why) < 0) {
+        char msg[320];
+        snprintf(msg, sizeof msg, "MPI_Init (rank %d): cannot reach the job's other hosts: %s",
+                 r->rt->world_rank, why);
+        tm_rt_job_abort(r->rt->world_rank, 1, msg);
+    }
     tm_p2p_t *p = calloc(1, sizeof *p);
     if (!p)
         return -ENOMEM;
@@ -74,4 +83,6 @@ void tm_p2p_finalize(tm_mpi_rank_t *r)
     tm_p2p_matcher_fini(&p->match);
     free(p);
     r->p2p = NULL;
+    if (tm_p2p_net_active())
+        tm_p2p_net_rank_done();
 }

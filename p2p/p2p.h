@@ -96,6 +96,8 @@ typedef struct tm_p2p_copy_job tm_p2p_copy_job_t;
 /* A mailbox: where messages to one of a world rank's two receiving sides arrive. */
 typedef struct tm_p2p_mailbox {
     tm_shm_queue_t inbound;
+    /* A rank of another process: the network thread drains this mailbox (transport.h). */
+    bool remote;
     /* Who sleeps waiting for this mailbox, else NULL: whoever gives it something to do (a
      * message, a completion) pokes both. `sleeper` is the rank's ULT; `helper` its progress
      * thread (collective mailboxes only) when it has rounds of schedules to run. A progress
@@ -285,6 +287,10 @@ typedef struct tm_p2p {
     const tm_p2p_hook_t *hook;       /* the collectives' share of progress, else NULL */
     void *hook_ctx;
 } tm_p2p_t;
+
+/* The job's processes (one per host, p2p/net_transport.c), and this one's index among them:
+ * 1 and 0 for a job of one process. Fixed from the first MPI_Init of the process on. */
+int tm_p2p_net_procs(int *index);
 
 /* Sets up the calling rank's point-to-point state (and every mailbox, the first time). */
 int tm_p2p_init(tm_mpi_rank_t *r);

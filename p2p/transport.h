@@ -68,15 +68,34 @@ static inline bool tm_p2p_mailbox_is_program(const tm_p2p_mailbox_t *mb)
     return mb < tm_p2p_job.mailboxes + tm_p2p_job.nranks;
 }
 
-/* Hands the cell to mailbox `to` and wakes whoever sleeps on it. */
+/* Wakes the network thread if it sleeps (net_transport.c), after the caller's seq_cst fence
+ * that published its work. */
+void tm_p2p_net_wake(void);
+
+/* Hands the cell to mailbox `to` and wakes whoever sleeps on it: the network thread for a rank
+ * of another process. */
 static inline void tm_p2p_mailbox_post(tm_shm_cell_t *cell, tm_p2p_mailbox_t *to)
 {
     tm_shm_queue_push(&to->inbound, cell);
     tm_p2p_mailbox_poke(to);
+    if (__builtin_expect(to->remote, 0))
+        tm_p2p_net_wake(); /* the poke fenced */
 }
 
 /* A rendezvous from a rank of this process: the receiving side copies from the sender's buffer,
  * shared with the sender when it is worth it, then completes the send (copy.c). */
 extern const tm_p2p_source_ops_t tm_p2p_rndv_ops;
+
+/* The network transport (net_transport.c), for a job whose ranks are not all in this process:
+ * the wire-up with the job's other processes, once, at the first MPI_Init here. 0, or -1 with
+ * the reason in *why. */
+int tm_p2p_net_start(const char **why);
+
+/* Whether the network transport runs. */
+bool tm_p2p_net_active(void);
+
+/* A rank of this process is done with MPI (MPI_Finalize): after the last one, the messages
+ * sent from here leave, the processes agree that they are all done, and the network closes. */
+void tm_p2p_net_rank_done(void);
 
 #endif /* TM_P2P_TRANSPORT_H */

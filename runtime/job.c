@@ -154,6 +154,12 @@ bool tm_rt_ranks_share_cores(void)
     return job.placement.ranks_share_cores;
 }
 
+void tm_rt_job_agree(bool ranks_share_cores, int idle_cores)
+{
+    job.placement.ranks_share_cores = ranks_share_cores;
+    job.placement.idle_cores = idle_cores;
+}
+
 int tm_rt_rank_vp(int world_rank)
 {
     return job.placement.rank_vp[local_index(world_rank)];
@@ -692,17 +698,6 @@ int tm_rt_launcher_main(int argc, char **argv)
     if (job.first_rank + (long)job.nranks > job.world_size) {
         report("%s", "this host's ranks go past the job's last rank (" TM_RT_ENV_MPCRUN_FIRST_RANK
                      " and " TM_RT_ENV_MPCRUN_WORLD " are set by mpcrun --hosts)");
-        status = 2;
-        goto out_topology;
-    }
-    /* Every rank of this process reaches every other through its memory; ranks of other
-     * processes cannot be reached yet (docs/architecture.md, "Beyond one node"). */
-    if (job.nranks != job.world_size) {
-        snprintf(err, sizeof err,
-                 "this host's ranks %d to %d are part of a job of %d ranks, and ranks on "
-                 "different hosts cannot reach each other in this release",
-                 job.first_rank, job.first_rank + job.nranks - 1, job.world_size);
-        report("%s", err);
         status = 2;
         goto out_topology;
     }

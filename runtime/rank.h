@@ -162,6 +162,12 @@ int tm_rt_idle_cores(void);
  * ranks, more than any one path through a collective, sets its time. The same for every rank. */
 bool tm_rt_ranks_share_cores(void);
 
+/* A job on several hosts: the two answers above as the whole job must give them, since the
+ * members of a collective choose its algorithm from them (some core of some host runs two ranks;
+ * the fewest idle cores of a host). Set once by the wire-up (p2p/net_transport.c), before any
+ * rank's first collective. */
+void tm_rt_job_agree(bool ranks_share_cores, int idle_cores);
+
 /* The VP where world rank `world_rank` runs (ranks never change VPs). */
 int tm_rt_rank_vp(int world_rank);
 

@@ -21,6 +21,8 @@
 #define TM_RT_ENV_MPCRUN_HOST       "THREADMPI_MPCRUN_HOST"
 #define TM_RT_ENV_MPCRUN_FIRST_RANK "THREADMPI_MPCRUN_FIRST_RANK"
 #define TM_RT_ENV_MPCRUN_WORLD      "THREADMPI_MPCRUN_WORLD"
+/* The network module of a job on several hosts, when it is not installed (a build tree). */
+#define TM_RT_ENV_MPCRUN_NET_MODULE "THREADMPI_MPCRUN_NET_MODULE"
 
 /* [placement] ranks: where the ranks go (placement.h). */
 typedef enum tm_rt_rank_policy {

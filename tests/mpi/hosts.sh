@@ -65,7 +65,6 @@ refused() {
     expect_status 2 "$*"
     expect_err "$expect" "$*"
 }
-refused "cannot reach each other" --hosts a,b --rsh "$rsh" -n 2 "$prog"
 refused "do not fit in the hosts' 4 slots" --hostfile hostfile -n 5 "$prog"
 refused "give them for every host" --hosts a:2,b -n 3 "$prog"
 refused "listed twice" --hosts a,b,a -n 3 "$prog"
@@ -81,10 +80,25 @@ part() {
     expect_status 2 "$*"
     expect_err "$expect" "$*"
 }
-part "ranks 2 to 3 are part of a job of 5 ranks" THREADMPI_MPCRUN_FIRST_RANK=2 \
-    THREADMPI_MPCRUN_WORLD=5
 part "go past the job's last rank" THREADMPI_MPCRUN_FIRST_RANK=4 THREADMPI_MPCRUN_WORLD=5
 part "is not a range of ranks" THREADMPI_MPCRUN_FIRST_RANK=x THREADMPI_MPCRUN_WORLD=5
+# Without a process manager, a part of a larger job cannot find the others: MPI_Init says so.
+THREADMPI_MPCRUN_FIRST_RANK=2 THREADMPI_MPCRUN_WORLD=5 THREADMPI_MPCRUN_NP=2 "$prog" \
+    > "$out" 2> "$err" < /dev/null
+status=$?
+expect_status 1 "a part of a larger job alone"
+expect_err "MPI_Init \(rank [23]\): cannot reach the job's other hosts" "a part alone"
+
+# Two hosts: ranks 0-1 in one process, 2-4 in another, each a part of the same world.
+"$MPCRUN" --hosts a:2,b:3 --rsh "$rsh" -n 5 --timeout 120 "$prog" probe 6 > "$out" 2> "$err" \
+    < /dev/null
+status=$?
+expect_status 6 "two hosts, status 6"
+[ "$(grep -c '^rank [0-4] of 5 ' "$out")" -eq 5 ] || fail "five ranks of 5: $(cat "$out")"
+pid_of() { sed -n "s/^rank $1 of 5 pid \([0-9]*\) .*/\1/p" "$out"; }
+[ "$(pid_of 0)" = "$(pid_of 1)" ] && [ "$(pid_of 2)" = "$(pid_of 4)" ] &&
+    [ "$(pid_of 1)" != "$(pid_of 2)" ] || fail "a process per host: $(cat "$out")"
+
 printf 'a slots=two\n' > bad
 refused "bad:1: \"slots=two\" is not slots=N" --hostfile bad "$prog"
 "$MPCRUN" --hosts a --rsh false -n 2 "$prog" > "$out" 2> "$err" < /dev/null

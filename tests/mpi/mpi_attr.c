@@ -215,8 +215,14 @@ int main(int argc, char **argv)
           *val >= 32767);
     CHECK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &val, &flag) == MPI_SUCCESS &&
           flag && *val == size);
+    /* One clock for the ranks of a host, not across hosts (mpcrun --hosts). */
+    MPI_Comm host;
+    int host_size;
+    CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host) ==
+              MPI_SUCCESS &&
+          MPI_Comm_size(host, &host_size) == MPI_SUCCESS && MPI_Comm_free(&host) == MPI_SUCCESS);
     CHECK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &val, &flag) == MPI_SUCCESS &&
-          flag && *val == 1);
+          flag && *val == (host_size == size));
     CHECK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_IO, &val, &flag) == MPI_SUCCESS && flag &&
           *val == MPI_ANY_SOURCE);
     CHECK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_HOST, &val, &flag) == MPI_SUCCESS && flag &&

@@ -24,6 +24,7 @@ MPI_SCRIPT_TESTS += \
 	tests/mpi/stdin.sh \
 	tests/mpi/hosts.sh \
 	tests/mpi/hosts_netns.sh \
+	tests/mpi/hosts_programs.sh \
 	tests/mpi/foreign_launcher.sh \
 	tests/mpi/settings.sh \
 	tests/mpi/exports.sh \
@@ -44,6 +45,7 @@ EXTRA_DIST += \
 	tests/mpi/stdin_read.c \
 	tests/mpi/hosts_probe.c \
 	tests/mpi/hosts_pmix.c \
+	tests/mpi/hosts_cross.c \
 	tests/mpi/rsh_local.sh \
 	tests/mpi/recurse.c \
 	tests/mpi/part_a.c \

@@ -73,6 +73,13 @@ double tm_rt_progress_spin(void)
     return 1e-3;
 }
 
+/* Never called: the fake runtime's jobs are one process. */
+void tm_rt_job_agree(bool ranks_share_cores, int idle_cores)
+{
+    (void)ranks_share_cores;
+    (void)idle_cores;
+}
+
 bool tm_rt_ranks_share_cores(void)
 {
     return false;
