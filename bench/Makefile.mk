@@ -24,4 +24,5 @@ bench: all $(tm_bench_programs)
 EXTRA_DIST += bench/startup.c bench/startup.sh bench/p2p.c bench/p2p.sh bench/ring.c
 EXTRA_DIST += bench/coll.c bench/overlap.c bench/overlap.sh bench/coll.sh bench/breakdown.c bench/breakdown.sh
 EXTRA_DIST += bench/bcast_dynamic.c bench/bcast_dynamic.sh bench/rma.c bench/rma.sh bench/io.c bench/io.sh
-EXTRA_DIST += bench/run.sh bench/lib.sh bench/plots.gp bench/manycore.sh bench/netpath.sh
+EXTRA_DIST += bench/run.sh bench/lib.sh bench/plots.gp bench/manycore.sh bench/netpath.sh \
+	bench/hosts.sh

@@ -98,11 +98,17 @@ static struct {
     _Atomic int finalized;     /* ranks of this process done with MPI */
     _Atomic bool stop;
     _Atomic bool sleeping; /* the network thread sleeps, or is about to: wake it */
+    /* Held by whoever moves messages (net_pass): the network thread, or a rank that posts to a
+     * remote rank or polls while it waits. UCX's worker is serialized, the arrivals' lists
+     * are the holder's. */
+    pthread_mutex_t lock;
     pthread_t thread;
     bool running;
 } nt;
 
 static pthread_once_t nt_once = PTHREAD_ONCE_INIT;
+
+static unsigned net_pass(void);
 static int nt_err;
 static char nt_why[256];
 
@@ -330,6 +336,27 @@ void tm_p2p_net_wake(void)
         nt.m->signal(nt.net);
 }
 
+bool tm_p2p_net_poll(void)
+{
+    if (pthread_mutex_trylock(&nt.lock) != 0)
+        return false;
+    unsigned n = net_pass();
+    pthread_mutex_unlock(&nt.lock);
+    return n > 0;
+}
+
+void tm_p2p_net_posted(void)
+{
+    /* Shipped at once by the poster when nobody else moves messages; else the holder's next
+     * pass takes it, or the network thread, woken if it sleeps (the post's poke fenced). */
+    if (pthread_mutex_trylock(&nt.lock) == 0) {
+        net_pass();
+        pthread_mutex_unlock(&nt.lock);
+        return;
+    }
+    tm_p2p_net_wake();
+}
+
 /* Whether the ranks gave the network thread something to do (read after it said it sleeps). */
 static bool work_waiting(void)
 {
@@ -365,15 +392,17 @@ static void *net_main(void *arg)
     (void)arg;
     double last_work = now();
     while (!atomic_load_explicit(&nt.stop, memory_order_acquire)) {
-        if (net_pass()) {
-            last_work = now();
-            continue;
-        }
+        pthread_mutex_lock(&nt.lock);
+        unsigned n = net_pass();
         /* A burst of arrivals grew the pools: their memory goes back once all are received. */
-        if (nt.pools.pools_grown)
+        if (!n && nt.pools.pools_grown)
             tm_p2p_mailbox_pools_trim(&nt.pools);
-        if (now() - last_work < SPIN_SECONDS) {
-            sched_yield();
+        if (n || now() - last_work < SPIN_SECONDS) {
+            pthread_mutex_unlock(&nt.lock);
+            if (n)
+                last_work = now();
+            else
+                sched_yield();
             continue;
         }
         /* Dekker with the ranks (tm_p2p_net_wake): said first, then the work looked for. */
@@ -383,6 +412,7 @@ static void *net_main(void *arg)
         if (!work_waiting() && nt.m->wait(nt.net, nt.pools.pools_grown ? 10 : 1000) < 0)
             tm_rt_job_abort(-1, 1, "the network failed (UCX)");
         atomic_store_explicit(&nt.sleeping, false, memory_order_relaxed);
+        pthread_mutex_unlock(&nt.lock);
         last_work = now();
     }
     return NULL;
@@ -478,6 +508,8 @@ static int wireup(void)
         snprintf(nt_why, sizeof nt_why, "out of memory");
         return -1;
     }
+    pthread_mutex_init(&nt.lock, NULL);
+    tm_p2p_job.net = true;
     if (pthread_create(&nt.thread, NULL, net_main, NULL) != 0) {
         snprintf(nt_why, sizeof nt_why, "cannot start the network thread");
         return -1;

@@ -1,7 +1,7 @@
 #!/bin/sh
-# The MPI test programs across hosts: every line of tests/mpi/testlist of 2 to 16 ranks runs with
-# mpcrun --hosts on two hosts, and those of 3 ranks or more on three (under a sanitizer, the first
-# line of each program of at most 8 ranks, on two hosts), each host's ranks a process
+# The MPI test programs across hosts: every line of tests/mpi/testlist of 2 to 8 ranks runs with
+# mpcrun --hosts on two hosts, and the first of each program of 3 ranks or more on three (under
+# a sanitizer, the first line of each program, on two hosts only), each host's ranks a process
 # of their own that reaches the others through the network (UCX over TCP: hosts of a job never
 # share memory), with the stand-in for ssh (rsh_local.sh). The same answers as on one host:
 # each program checks its own, and exits 0.
@@ -16,17 +16,20 @@
 #   erroneous programs whose diagnosis compares the members' calls in the process's memory
 #   (coll_mismatch, coll_truncate): across hosts a mismatch is not seen yet;
 #   p2p_flood, whose memory check reads the process's size right after a barrier: the network
-#   thread gives back the memory of what arrived when it next finds itself idle, not by then.
+#   thread gives back the memory of what arrived when it next finds itself idle, not by then;
+#   p2p_cancel, which counts on cancelling any send not received yet: across hosts, a send that
+#   has left its host cannot be cancelled (MPI_Cancel fails, as MPI allows, and as Open MPI's
+#   sends always do), and then completes only when received.
 . "$TM_SRCDIR/tests/mpi/lib.sh"
 rsh="sh $TM_SRCDIR/tests/mpi/rsh_local.sh"
 left_out=" task_dag bcast_dynamic bcast_dynamic_errors comm_idup intercomm mpi_mem "
 left_out="$left_out p2p_grequest comm_create coll_mismatch coll_truncate p2p_flood "
+left_out="$left_out p2p_cancel "
 tsan=false sanitized=false
 case ${TM_SANITIZE_FLAGS-} in *sanitize=thread*) tsan=true ;; esac
 case ${TM_SANITIZE_FLAGS-} in *sanitize=*) sanitized=true ;; esac
-max=16
-$sanitized && max=8
-done_names=" "
+max=8
+done_names=" " three_names=" "
 
 # run HOSTS NRANKS PROGRAM ARGS...
 run() {
@@ -62,8 +65,11 @@ while read -r name nranks args; do
     [ -x "$prog" ] || fail "no program $name"
     # shellcheck disable=SC2086 # args is a list of words
     run a,b "$nranks" "$prog" $args
+    [ "$nranks" -lt 3 ] || $sanitized && continue
+    case $three_names in *" $name "*) continue ;; esac
+    three_names="$three_names$name "
     # shellcheck disable=SC2086
-    [ "$nranks" -lt 3 ] || $sanitized || run a,b,c "$nranks" "$prog" $args
+    run a,b,c "$nranks" "$prog" $args
 done < "$TM_SRCDIR/tests/mpi/testlist"
 [ "$ran" -gt 40 ] || fail "only $ran jobs ran"
 

@@ -178,6 +178,10 @@ MPI_SCRIPT_TESTS += tests/mpi/bench_manycore.sh
 # tests/deps.sh --compare; a SKIP otherwise).
 MPI_SCRIPT_TESTS += tests/mpi/bench_netpath.sh
 
+# bench/hosts.sh (ThreadMPI across two namespaces as hosts, beside Open MPI over TCP): one short
+# run prints a row for 8 bytes (as root; a SKIP otherwise).
+MPI_SCRIPT_TESTS += tests/mpi/bench_hosts.sh
+
 # bench/run.sh, the side-by-side suite: its usage, and its plots drawn from a small CSV (no
 # benchmark runs).
 MPI_SCRIPT_TESTS += tests/mpi/bench_run.sh

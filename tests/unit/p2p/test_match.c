@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "p2p/fastbox.h"
 #include "p2p/p2p.h"
 #include "p2p/transport.h"
 #include "tests/unit/fake_rt.h"
@@ -335,9 +336,15 @@ START_TEST(test_remote_rank_outbound)
     static const int data[2] = {5, 6};
     tm_p2p_request_t reqs[3];
     /* Small messages to a rank of this process go through a fastbox, which opens first. */
+    int got[2] = {0, 0};
+    tm_p2p_request_t r;
     send_ints(0, 1, CTX, 1, data, 2, &reqs[0]);
-    outbound_next(1, &protocol, &tag);
-    ck_assert_int_eq(protocol, TM_P2P_PROTO_FASTBOX);
+    ck_assert(rank_of(0)->p2p->match.fastbox_to[1] != NULL &&
+              rank_of(0)->p2p->match.fastbox_to[1] != TM_P2P_FASTBOX_REFUSED);
+    post(1, &r, got, 2, CTX, 0, 1);
+    take_in(1);
+    ck_assert(tm_p2p_request_is_complete(&r));
+    ck_assert_int_eq(got[1], 6);
     /* To the other process's rank: each in its mailbox, in order, the data in the cell. */
     for (int i = 0; i < 3; i++)
         send_ints(0, remote, CTX, 10 + i, data, 2, &reqs[i]);
@@ -349,6 +356,7 @@ START_TEST(test_remote_rank_outbound)
     }
     outbound_next(remote, &protocol, &tag);
     ck_assert_int_eq(protocol, -1);
+    ck_assert(rank_of(0)->p2p->match.fastbox_to[remote] == TM_P2P_FASTBOX_REFUSED);
 }
 END_TEST
 
