@@ -24,10 +24,13 @@
  * messages; fetching straight into the receive buffer needs a fetch that completes after
  * matching (docs/architecture.md, "Beyond one node").
  *
- * The network thread polls UCX, the remote ranks' mailboxes and the ACKs; after SPIN_SECONDS
- * without work it sleeps on UCX's event descriptor, which a rank that gives it work signals (it
- * looks for a sleeping thread after each post to a remote rank's mailbox). It owns the pools of the
- * cells that arrive, and gives their memory back when a burst is over, as a rank does.
+ * Who moves the messages: whoever holds the lock, for one pass (net_pass: UCX's progress, the
+ * remote ranks' mailboxes, the ACKs, the deliveries). A rank that posts to a remote rank takes
+ * it if it is free and ships its message itself, and a rank that waits polls through it, so that
+ * a ping-pong needs no hand-off between threads. The network thread takes it otherwise: it polls
+ * for SPIN_SECONDS after its last work, then sleeps on UCX's event descriptor, which a rank that
+ * leaves it work signals. Its pools hold the cells that arrive; it gives their memory back when
+ * a burst is over, as a rank does.
  */
 #include "config.h"
 
