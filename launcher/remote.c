@@ -21,6 +21,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,10 @@ extern char **environ;
 
 /* How long mpcrun waits for the --rsh processes to end after their hosts' jobs have. */
 #define RSH_GRACE_MS 3000
+
+/* After a failure, how long the other hosts' parts have to end on SIGTERM (their runtime removes
+ * its temporary files then) before SIGKILL. */
+#define KILL_GRACE_MS 5000
 
 typedef struct host_state {
     pid_t rsh;      /* the --rsh process; 0 once reaped */
@@ -280,6 +285,8 @@ typedef struct relay {
     const char *token;
     int first_failure; /* the wait status of the first host that failed; 0 while none */
     bool failed;
+    double kill_at; /* after a failure: when SIGKILL follows SIGTERM (CLOCK_MONOTONIC, s); 0
+                     * once sent */
     bool stdin_open;
 } relay_t;
 
@@ -290,14 +297,23 @@ static void send_all_signal(relay_t *r, int sig)
             tm_channel_send_int(r->hosts[h].fd, TM_CHANNEL_SIGNAL, sig);
 }
 
-/* Ends the job after a failure: the hosts' processes are killed, the --rsh processes ended. */
+static double monotonic_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Ends the job after a failure: the hosts' processes are ended (SIGTERM, then SIGKILL after
+ * KILL_GRACE_MS), the --rsh processes too. */
 static void fail_job(relay_t *r, int status)
 {
     if (!r->failed) {
         r->failed = true;
         r->first_failure = status;
+        r->kill_at = monotonic_seconds() + KILL_GRACE_MS / 1000.0;
     }
-    send_all_signal(r, SIGKILL);
+    send_all_signal(r, SIGTERM);
     for (int h = 0; h < r->nhosts; h++)
         if (!r->hosts[h].connected && r->hosts[h].rsh > 0)
             kill(-r->hosts[h].rsh, SIGTERM);
@@ -570,7 +586,12 @@ int tm_launch_remote_run(const tm_launch_remote_t *job)
         p[2] = (struct pollfd){.fd = r.stdin_open && hosts[0].fd >= 0 ? 0 : -1, .events = POLLIN};
         for (int h = 0; h < nhosts; h++)
             p[3 + h] = (struct pollfd){.fd = hosts[h].fd, .events = POLLIN};
-        if (poll(p, (nfds_t)(3 + nhosts), all_done(&r) ? 100 : -1) < 0 && errno != EINTR)
+        if (r.kill_at > 0 && monotonic_seconds() >= r.kill_at) {
+            send_all_signal(&r, SIGKILL);
+            r.kill_at = 0;
+        }
+        if (poll(p, (nfds_t)(3 + nhosts), all_done(&r) || r.kill_at > 0 ? 100 : -1) < 0 &&
+            errno != EINTR)
             break;
         if (p[1].revents) {
             unsigned char sigs[64];

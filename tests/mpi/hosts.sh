@@ -99,6 +99,14 @@ pid_of() { sed -n "s/^rank $1 of 5 pid \([0-9]*\) .*/\1/p" "$out"; }
 [ "$(pid_of 0)" = "$(pid_of 1)" ] && [ "$(pid_of 2)" = "$(pid_of 4)" ] &&
     [ "$(pid_of 1)" != "$(pid_of 2)" ] || fail "a process per host: $(cat "$out")"
 
+# A rank that dies on one host ends the job on every host, named.
+crash=$(tm_build crash.c)
+"$MPCRUN" --hosts a,b --rsh "$rsh" -n 4 --timeout 120 "$crash" segv 3 > "$out" 2> "$err" \
+    < /dev/null
+status=$?
+expect_status 139 "SIGSEGV in rank 3 on host b"
+expect_err "^rank 3: Segmentation fault" "SIGSEGV report across hosts"
+
 printf 'a slots=two\n' > bad
 refused "bad:1: \"slots=two\" is not slots=N" --hostfile bad "$prog"
 "$MPCRUN" --hosts a --rsh false -n 2 "$prog" > "$out" 2> "$err" < /dev/null
