@@ -24,11 +24,9 @@
  * messages; fetching straight into the receive buffer needs a fetch that completes after
  * matching (docs/architecture.md, "Beyond one node").
  *
- * Who moves the messages: whoever holds the lock, for one pass (net_pass: UCX's progress, the
- * remote ranks' mailboxes, the ACKs, the deliveries). A rank that posts to a remote rank takes
- * it if it is free and ships its message itself, and a rank that waits polls through it, so that
- * a ping-pong needs no hand-off between threads. The network thread takes it otherwise: it polls
- * for SPIN_SECONDS after its last work, then sleeps on UCX's event descriptor, which a rank that
+ * Who moves the messages: the network thread, in passes (net_pass: UCX's progress, the remote
+ * ranks' mailboxes, the ACKs, the deliveries) under the network's lock. It polls for
+ * SPIN_SECONDS after its last work, then sleeps on UCX's event descriptor, which a rank that
  * leaves it work signals. Its pools hold the cells that arrive; it gives their memory back when
  * a burst is over, as a rank does.
  */
@@ -101,9 +99,9 @@ static struct {
     _Atomic int finalized;     /* ranks of this process done with MPI */
     _Atomic bool stop;
     _Atomic bool sleeping; /* the network thread sleeps, or is about to: wake it */
-    /* Held by whoever moves messages (net_pass): the network thread, or a rank that posts to a
-     * remote rank or polls while it waits. UCX's worker is serialized, the arrivals' lists
-     * are the holder's. */
+    /* Held by whoever moves messages (net_pass): the network thread alone today (ranks that
+     * ship and poll themselves hung 1 run in 12 of a 3-host collective test: docs/performance.md,
+     * "Between hosts"). UCX's worker is serialized, the arrivals' lists are the holder's. */
     pthread_mutex_t lock;
     pthread_t thread;
     bool running;
@@ -339,25 +337,21 @@ void tm_p2p_net_wake(void)
         nt.m->signal(nt.net);
 }
 
-bool tm_p2p_net_poll(void)
-{
-    if (pthread_mutex_trylock(&nt.lock) != 0)
-        return false;
-    unsigned n = net_pass();
-    pthread_mutex_unlock(&nt.lock);
-    return n > 0;
-}
-
 void tm_p2p_net_posted(void)
 {
-    /* Shipped at once by the poster when nobody else moves messages; else the holder's next
-     * pass takes it, or the network thread, woken if it sleeps (the post's poke fenced). */
-    if (pthread_mutex_trylock(&nt.lock) == 0) {
-        net_pass();
-        pthread_mutex_unlock(&nt.lock);
-        return;
-    }
-    tm_p2p_net_wake();
+    tm_p2p_net_wake(); /* the post's poke fenced */
+}
+
+/* Whether transfers are under way (sends UCX is not done with, data not arrived yet) or pools
+ * wait to be trimmed. The lock's holder. */
+static bool busy(void)
+{
+    if (atomic_load_explicit(&nt.in_flight, memory_order_relaxed) || nt.pools.pools_grown)
+        return true;
+    for (int p = 0; p < nt.nprocs; p++)
+        if (nt.head[p])
+            return true;
+    return false;
 }
 
 /* Whether the ranks gave the network thread something to do (read after it said it sleeps). */
@@ -411,8 +405,10 @@ static void *net_main(void *arg)
         /* Dekker with the ranks (tm_p2p_net_wake): said first, then the work looked for. */
         atomic_store_explicit(&nt.sleeping, true, memory_order_relaxed);
         atomic_thread_fence(memory_order_seq_cst);
-        /* Pools still grown: their cells were not all received yet; look again soon. */
-        if (!work_waiting() && nt.m->wait(nt.net, nt.pools.pools_grown ? 10 : 1000) < 0)
+        /* With transfers under way, a short sleep: UCX does not signal every event its transports
+         * need progress for (a socket that can take more of a send). Pools still grown: their
+         * cells were not all received yet; look again soon. */
+        if (!work_waiting() && nt.m->wait(nt.net, busy() ? 1 : 10) < 0)
             tm_rt_job_abort(-1, 1, "the network failed (UCX)");
         atomic_store_explicit(&nt.sleeping, false, memory_order_relaxed);
         pthread_mutex_unlock(&nt.lock);
@@ -512,7 +508,6 @@ static int wireup(void)
         return -1;
     }
     pthread_mutex_init(&nt.lock, NULL);
-    tm_p2p_job.net = true;
     if (pthread_create(&nt.thread, NULL, net_main, NULL) != 0) {
         snprintf(nt_why, sizeof nt_why, "cannot start the network thread");
         return -1;

@@ -72,13 +72,9 @@ static inline bool tm_p2p_mailbox_is_program(const tm_p2p_mailbox_t *mb)
  * that published its work. */
 void tm_p2p_net_wake(void);
 
-/* A rank posted to a remote rank's mailbox (after the post's fence): ships it now if nobody else
- * is moving messages, else leaves it to them (net_transport.c). */
+/* A rank posted to a remote rank's mailbox (after the post's fence): the network thread takes it
+ * (net_transport.c). */
 void tm_p2p_net_posted(void);
-
-/* Moves messages, as the network thread does, unless someone else is: true when it did. For a
- * rank that polls while it waits. */
-bool tm_p2p_net_poll(void);
 
 /* Hands the cell to mailbox `to` and wakes whoever sleeps on it: the network thread for a rank
  * of another process. */

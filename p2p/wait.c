@@ -32,9 +32,7 @@ bool tm_p2p_progress(tm_mpi_rank_t *r)
      * a collective's) */
     tm_p2p_copy_help(p->match.mailbox);
     tm_p2p_copy_help(tm_p2p_mailbox_get(r->rt->world_rank, true));
-    /* Ranks on other hosts: the network too, unless someone else is moving its messages. */
-    bool did = tm_p2p_job.net && tm_p2p_net_poll();
-    did |= tm_p2p_matcher_progress(&p->match);
+    bool did = tm_p2p_matcher_progress(&p->match);
     if (p->hook && p->hook->pending(p->hook_ctx))
         did |= p->hook->progress(p->hook_ctx);
     return did;
