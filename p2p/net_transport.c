@@ -354,18 +354,22 @@ static bool busy(void)
     return false;
 }
 
-/* Whether the ranks gave the network thread something to do (read after it said it sleeps). */
-static bool work_waiting(void)
+/* Whether a remote rank's mailbox holds a message to ship. Any thread. */
+static bool outbound_waiting(void)
 {
-    if (atomic_load_explicit(&nt.acks, memory_order_relaxed) ||
-        atomic_load_explicit(&nt.stop, memory_order_relaxed))
-        return true;
     for (int w = 0; w < tm_p2p_job.nranks; w++)
         if (nt.proc_of[w] != nt.index &&
             (!tm_shm_queue_is_empty(&tm_p2p_mailbox_get(w, false)->inbound) ||
              !tm_shm_queue_is_empty(&tm_p2p_mailbox_get(w, true)->inbound)))
             return true;
     return false;
+}
+
+/* Whether the ranks gave the network thread something to do (read after it said it sleeps). */
+static bool work_waiting(void)
+{
+    return atomic_load_explicit(&nt.acks, memory_order_relaxed) ||
+           atomic_load_explicit(&nt.stop, memory_order_relaxed) || outbound_waiting();
 }
 
 static unsigned net_pass(void)
@@ -542,15 +546,8 @@ int tm_p2p_net_procs(int *index)
 /* Whether every message sent from this process has left it, and every ACK owed. */
 static bool flushed(void)
 {
-    if (atomic_load_explicit(&nt.in_flight, memory_order_acquire) ||
-        atomic_load_explicit(&nt.acks, memory_order_relaxed))
-        return false;
-    for (int w = 0; w < tm_p2p_job.nranks; w++)
-        if (nt.proc_of[w] != nt.index &&
-            (!tm_shm_queue_is_empty(&tm_p2p_mailbox_get(w, false)->inbound) ||
-             !tm_shm_queue_is_empty(&tm_p2p_mailbox_get(w, true)->inbound)))
-            return false;
-    return true;
+    return !atomic_load_explicit(&nt.in_flight, memory_order_acquire) &&
+           !atomic_load_explicit(&nt.acks, memory_order_relaxed) && !outbound_waiting();
 }
 
 void tm_p2p_net_rank_done(void)
