@@ -57,6 +57,8 @@ typedef struct wire {
     int32_t from;  /* the sending process */
     int32_t dest;  /* MSG: the destination world rank */
     uint32_t coll; /* MSG: to its collectives' side */
+    uint32_t seq;  /* MSG: its number among the sending process's messages to this one (UCX may
+                    * carry a rendezvous and an eager message on different lanes) */
     uint64_t bytes;
     uint64_t token;        /* SOURCE MSG, and its ACK: the sender's cell */
     tm_p2p_envelope_t env; /* MSG: as the sender built it */
@@ -66,6 +68,7 @@ typedef struct wire {
  * mailbox in its process's order. */
 typedef struct arrival {
     struct arrival *next;
+    uint32_t seq; /* wire_t.seq */
     tm_shm_cell_t *cell;
     tm_p2p_mailbox_t *to;
     _Atomic bool ready; /* its data is in */
@@ -91,7 +94,8 @@ static struct {
     tm_p2p_net_t *net;
     int nprocs, index;
     int *proc_of;              /* per world rank: its process */
-    arrival_t **head, **tail;  /* per process: what arrived from it, in order */
+    arrival_t **head;          /* per process: what arrived from it, by number */
+    uint32_t *seq_out, *seq_in; /* per process: the next number to send it, to deliver from it */
     tm_p2p_mailbox_t pools;    /* the cells of arrivals (its pools only) */
     tm_mpi_type_t *bytes_type; /* MPI_BYTE: a bounce buffer's layout */
     ack_t *_Atomic acks;       /* to send, pushed by the receivers */
@@ -137,7 +141,11 @@ static void ship(int dest, bool coll, tm_shm_cell_t *cell)
         tm_shm_cell_free(cell);
         return;
     }
-    wire_t w = {.kind = WIRE_MSG, .from = nt.index, .dest = dest, .coll = coll};
+    wire_t w = {.kind = WIRE_MSG,
+                .from = nt.index,
+                .dest = dest,
+                .coll = coll,
+                .seq = nt.seq_out[nt.proc_of[dest]]++};
     memcpy(&w.env, env, sizeof w.env);
     sending_t *s = calloc(1, sizeof *s);
     if (!s)
@@ -283,9 +291,10 @@ static void arrive(void *arg, const tm_p2p_net_arrival_t *m)
         into = bounce;
     }
     tm_p2p_mailbox_t *to = tm_p2p_mailbox_get(w.dest, w.coll != 0);
-    /* The data came with it, and nothing from its process waits before it: delivered now. */
-    if (m->data && !nt.head[w.from]) {
+    /* The data came with it, and it is the next from its process: delivered now. */
+    if (m->data && w.seq == nt.seq_in[w.from]) {
         memcpy(into, m->data, w.bytes);
+        nt.seq_in[w.from]++;
         tm_p2p_mailbox_post(cell, to);
         return;
     }
@@ -293,6 +302,7 @@ static void arrive(void *arg, const tm_p2p_net_arrival_t *m)
     if (!a)
         out_of_memory();
     a->next = NULL;
+    a->seq = w.seq;
     a->cell = cell;
     a->to = to;
     atomic_init(&a->ready, false);
@@ -304,11 +314,12 @@ static void arrive(void *arg, const tm_p2p_net_arrival_t *m)
         if (rc <= 0)
             fetched(a, rc);
     }
-    if (nt.tail[w.from])
-        nt.tail[w.from]->next = a;
-    else
-        nt.head[w.from] = a;
-    nt.tail[w.from] = a;
+    /* Into its process's list, by number (mostly at the end). */
+    arrival_t **at = &nt.head[w.from];
+    while (*at && (int32_t)((*at)->seq - w.seq) < 0)
+        at = &(*at)->next;
+    a->next = *at;
+    *at = a;
 }
 
 /* Pushes what arrived into its mailboxes, each process's in the order it came. */
@@ -317,10 +328,10 @@ static unsigned deliver(void)
     unsigned n = 0;
     for (int p = 0; p < nt.nprocs; p++) {
         arrival_t *a;
-        while ((a = nt.head[p]) && atomic_load_explicit(&a->ready, memory_order_acquire)) {
+        while ((a = nt.head[p]) && a->seq == nt.seq_in[p] &&
+               atomic_load_explicit(&a->ready, memory_order_acquire)) {
             nt.head[p] = a->next;
-            if (!a->next)
-                nt.tail[p] = NULL;
+            nt.seq_in[p]++;
             tm_p2p_mailbox_post(a->cell, a->to);
             free(a);
             n++;
@@ -478,8 +489,9 @@ static int wireup(void)
         return -1;
     const void **addrs = calloc((size_t)nt.nprocs, sizeof *addrs);
     nt.head = calloc((size_t)nt.nprocs, sizeof *nt.head);
-    nt.tail = calloc((size_t)nt.nprocs, sizeof *nt.tail);
-    if (!addrs || !nt.head || !nt.tail)
+    nt.seq_out = calloc((size_t)nt.nprocs, sizeof *nt.seq_out);
+    nt.seq_in = calloc((size_t)nt.nprocs, sizeof *nt.seq_in);
+    if (!addrs || !nt.head || !nt.seq_out || !nt.seq_in)
         return -1;
     int covered = 0, share_cores = 0, idle_cores = INT32_MAX;
     for (int p = 0; p < nt.nprocs; p++) {
