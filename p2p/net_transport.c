@@ -24,8 +24,9 @@
  * messages; fetching straight into the receive buffer needs a fetch that completes after
  * matching (docs/architecture.md, "Beyond one node").
  *
- * Who moves the messages: the network thread, in passes (net_pass: UCX's progress, the remote
- * ranks' mailboxes, the ACKs, the deliveries) under the network's lock. It polls for
+ * Who moves the messages: the network thread alone (UCX's worker is serialized, and the
+ * arrivals' lists are its own), in passes (net_pass: UCX's progress, the remote ranks'
+ * mailboxes, the ACKs, the deliveries). It polls for
  * SPIN_SECONDS after its last work, then sleeps on UCX's event descriptor, which a rank that
  * leaves it work signals. Its pools hold the cells that arrive; it gives their memory back when
  * a burst is over, as a rank does.
@@ -103,17 +104,12 @@ static struct {
     _Atomic int finalized;     /* ranks of this process done with MPI */
     _Atomic bool stop;
     _Atomic bool sleeping; /* the network thread sleeps, or is about to: wake it */
-    /* Held by whoever moves messages (net_pass): the network thread alone today (ranks that
-     * ship and poll themselves hung 1 run in 12 of a 3-host collective test: docs/performance.md,
-     * "Between hosts"). UCX's worker is serialized, the arrivals' lists are the holder's. */
-    pthread_mutex_t lock;
     pthread_t thread;
     bool running;
 } nt;
 
 static pthread_once_t nt_once = PTHREAD_ONCE_INIT;
 
-static unsigned net_pass(void);
 static int nt_err;
 static char nt_why[256];
 
@@ -348,13 +344,8 @@ void tm_p2p_net_wake(void)
         nt.m->signal(nt.net);
 }
 
-void tm_p2p_net_posted(void)
-{
-    tm_p2p_net_wake(); /* the post's poke fenced */
-}
-
 /* Whether transfers are under way (sends UCX is not done with, data not arrived yet) or pools
- * wait to be trimmed. The lock's holder. */
+ * wait to be trimmed. The network thread. */
 static bool busy(void)
 {
     if (atomic_load_explicit(&nt.in_flight, memory_order_relaxed) || nt.pools.pools_grown)
@@ -404,13 +395,11 @@ static void *net_main(void *arg)
     (void)arg;
     double last_work = now();
     while (!atomic_load_explicit(&nt.stop, memory_order_acquire)) {
-        pthread_mutex_lock(&nt.lock);
         unsigned n = net_pass();
         /* A burst of arrivals grew the pools: their memory goes back once all are received. */
         if (!n && nt.pools.pools_grown)
             tm_p2p_mailbox_pools_trim(&nt.pools);
         if (n || now() - last_work < SPIN_SECONDS) {
-            pthread_mutex_unlock(&nt.lock);
             if (n)
                 last_work = now();
             else
@@ -426,7 +415,6 @@ static void *net_main(void *arg)
         if (!work_waiting() && nt.m->wait(nt.net, busy() ? 1 : 10) < 0)
             tm_rt_job_abort(-1, 1, "the network failed (UCX)");
         atomic_store_explicit(&nt.sleeping, false, memory_order_relaxed);
-        pthread_mutex_unlock(&nt.lock);
         last_work = now();
     }
     return NULL;
@@ -523,7 +511,6 @@ static int wireup(void)
         snprintf(nt_why, sizeof nt_why, "out of memory");
         return -1;
     }
-    pthread_mutex_init(&nt.lock, NULL);
     if (pthread_create(&nt.thread, NULL, net_main, NULL) != 0) {
         snprintf(nt_why, sizeof nt_why, "cannot start the network thread");
         return -1;
