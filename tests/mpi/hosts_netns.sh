@@ -14,6 +14,9 @@ skip() {
 }
 [ "$(id -u)" -eq 0 ] || skip "network namespaces need root"
 A=tmhostA B=tmhostB C=tmhostC BR=tmhbr
+# What a run killed before its teardown left, which would read as namespaces not permitted.
+for ns in $A $B $C; do ip netns del "$ns" 2> /dev/null; done
+ip link del "$BR" 2> /dev/null
 ip netns add "$A" 2> /dev/null || skip "this machine does not permit network namespaces"
 teardown() {
     ip netns del "$A" 2> /dev/null
