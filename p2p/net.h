@@ -24,8 +24,8 @@ typedef struct tm_p2p_net_arrival {
     const void *header;
     size_t header_len;
     size_t data_len;
-    const void *data; /* eager: the data, valid during the callback only; else NULL */
-    void *desc;       /* rendezvous: for tm_p2p_net_fetch (exactly once); else NULL */
+    const void *data; /* eager: the data, valid during the callback only (NULL when none) */
+    void *desc;       /* rendezvous: for tm_p2p_net_fetch (exactly once); eager: NULL */
 } tm_p2p_net_arrival_t;
 
 /* A message arrived. */

@@ -26,10 +26,11 @@
  *
  * Who moves the messages: the network thread alone (UCX's worker is serialized, and the
  * arrivals' lists are its own), in passes (net_pass: UCX's progress, the remote ranks'
- * mailboxes, the ACKs, the deliveries). It polls for
- * SPIN_SECONDS after its last work, then sleeps on UCX's event descriptor, which a rank that
- * leaves it work signals. Its pools hold the cells that arrive; it gives their memory back when
- * a burst is over, as a rank does.
+ * mailboxes, the ACKs, the deliveries). When a pass finds nothing it sleeps on UCX's event
+ * descriptor, which a rank that leaves it work signals: polling instead, even for a millisecond
+ * and offering the core meanwhile, made jobs whose hosts share cores 1.4 times slower unloaded
+ * and 3 times slower beside other work (docs/performance.md, "Between hosts"). Its pools hold
+ * the cells that arrive; it gives their memory back when a burst is over, as a rank does.
  */
 #include "config.h"
 
@@ -40,15 +41,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "p2p/net.h"
 #include "p2p/p2p_impl.h"
 #include "p2p/transport.h"
 #include "runtime/settings.h"
-
-/* How long the network thread polls after its last work before it sleeps. */
-#define SPIN_SECONDS 1e-3
 
 enum { WIRE_MSG, WIRE_ACK };
 
@@ -96,7 +93,9 @@ static struct {
     int nprocs, index;
     int *proc_of;              /* per world rank: its process */
     arrival_t **head;          /* per process: what arrived from it, by number */
-    uint32_t *seq_out, *seq_in; /* per process: the next number to send it, to deliver from it */
+    /* per process: the next number to send it, to deliver from it (the network thread's; atomic
+     * for the report of a job that hangs, read from another thread) */
+    _Atomic uint32_t *seq_out, *seq_in;
     tm_p2p_mailbox_t pools;    /* the cells of arrivals (its pools only) */
     tm_mpi_type_t *bytes_type; /* MPI_BYTE: a bounce buffer's layout */
     ack_t *_Atomic acks;       /* to send, pushed by the receivers */
@@ -114,6 +113,14 @@ static int nt_err;
 static char nt_why[256];
 
 /* ---- sending ---- */
+
+/* The number *counter holds, and the next one into it (the network thread alone writes it). */
+static uint32_t next_seq(_Atomic uint32_t *counter)
+{
+    uint32_t n = atomic_load_explicit(counter, memory_order_relaxed);
+    atomic_store_explicit(counter, n + 1, memory_order_relaxed);
+    return n;
+}
 
 static void send_done(void *arg, int err)
 {
@@ -141,7 +148,7 @@ static void ship(int dest, bool coll, tm_shm_cell_t *cell)
                 .from = nt.index,
                 .dest = dest,
                 .coll = coll,
-                .seq = nt.seq_out[nt.proc_of[dest]]++};
+                .seq = next_seq(&nt.seq_out[nt.proc_of[dest]])};
     memcpy(&w.env, env, sizeof w.env);
     sending_t *s = calloc(1, sizeof *s);
     if (!s)
@@ -287,10 +294,14 @@ static void arrive(void *arg, const tm_p2p_net_arrival_t *m)
         into = bounce;
     }
     tm_p2p_mailbox_t *to = tm_p2p_mailbox_get(w.dest, w.coll != 0);
-    /* The data came with it, and it is the next from its process: delivered now. */
-    if (m->data && w.seq == nt.seq_in[w.from]) {
+    /* The data came with it (an empty message, as a barrier's, may come with no pointer: it has
+     * no descriptor either) */
+    bool came = m->desc == NULL;
+    if (came && w.bytes)
         memcpy(into, m->data, w.bytes);
-        nt.seq_in[w.from]++;
+    /* ... and it is the next from its process: delivered now. */
+    if (came && w.seq == atomic_load_explicit(&nt.seq_in[w.from], memory_order_relaxed)) {
+        next_seq(&nt.seq_in[w.from]);
         tm_p2p_mailbox_post(cell, to);
         return;
     }
@@ -302,8 +313,7 @@ static void arrive(void *arg, const tm_p2p_net_arrival_t *m)
     a->cell = cell;
     a->to = to;
     atomic_init(&a->ready, false);
-    if (m->data) {
-        memcpy(into, m->data, w.bytes);
+    if (came) {
         atomic_store_explicit(&a->ready, true, memory_order_relaxed);
     } else {
         int rc = nt.m->fetch(nt.net, m->desc, into, w.bytes, fetched, a);
@@ -324,10 +334,11 @@ static unsigned deliver(void)
     unsigned n = 0;
     for (int p = 0; p < nt.nprocs; p++) {
         arrival_t *a;
-        while ((a = nt.head[p]) && a->seq == nt.seq_in[p] &&
+        while ((a = nt.head[p]) &&
+               a->seq == atomic_load_explicit(&nt.seq_in[p], memory_order_relaxed) &&
                atomic_load_explicit(&a->ready, memory_order_acquire)) {
             nt.head[p] = a->next;
-            nt.seq_in[p]++;
+            next_seq(&nt.seq_in[p]);
             tm_p2p_mailbox_post(a->cell, a->to);
             free(a);
             n++;
@@ -383,29 +394,15 @@ static unsigned net_pass(void)
     return n;
 }
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 static void *net_main(void *arg)
 {
     (void)arg;
-    double last_work = now();
     while (!atomic_load_explicit(&nt.stop, memory_order_acquire)) {
-        unsigned n = net_pass();
-        /* A burst of arrivals grew the pools: their memory goes back once all are received. */
-        if (!n && nt.pools.pools_grown)
-            tm_p2p_mailbox_pools_trim(&nt.pools);
-        if (n || now() - last_work < SPIN_SECONDS) {
-            if (n)
-                last_work = now();
-            else
-                sched_yield();
+        if (net_pass())
             continue;
-        }
+        /* A burst of arrivals grew the pools: their memory goes back once all are received. */
+        if (nt.pools.pools_grown)
+            tm_p2p_mailbox_pools_trim(&nt.pools);
         /* Dekker with the ranks (tm_p2p_net_wake): said first, then the work looked for. */
         atomic_store_explicit(&nt.sleeping, true, memory_order_relaxed);
         atomic_thread_fence(memory_order_seq_cst);
@@ -415,9 +412,31 @@ static void *net_main(void *arg)
         if (!work_waiting() && nt.m->wait(nt.net, busy() ? 1 : 10) < 0)
             tm_rt_job_abort(-1, 1, "the network failed (UCX)");
         atomic_store_explicit(&nt.sleeping, false, memory_order_relaxed);
-        last_work = now();
     }
     return NULL;
+}
+
+/* mpcrun --timeout's report, after the ranks' lines: what this process sent to each other one
+ * and delivered from it, so that the reports of two hosts show a message that left one and never
+ * reached the other's ranks. The timeout's thread, while the network runs. */
+static void report(void)
+{
+    for (int p = 0; p < nt.nprocs; p++)
+        if (p != nt.index)
+            fprintf(stderr,
+                    "threadmpi: host process %d: messages sent to process %d: %u, delivered from "
+                    "it: %u\n",
+                    nt.index, p, atomic_load_explicit(&nt.seq_out[p], memory_order_relaxed),
+                    atomic_load_explicit(&nt.seq_in[p], memory_order_relaxed));
+    fprintf(
+        stderr,
+        "threadmpi: host process %d: %ld sends under way, %s, messages to ship: %s, the network "
+        "thread %s\n",
+        nt.index, atomic_load_explicit(&nt.in_flight, memory_order_relaxed),
+        atomic_load_explicit(&nt.acks, memory_order_relaxed) ? "answers to send"
+                                                             : "no answer to send",
+        outbound_waiting() ? "yes" : "none",
+        atomic_load_explicit(&nt.sleeping, memory_order_relaxed) ? "sleeps" : "runs");
 }
 
 /* ---- wire-up and the end ---- */
@@ -516,6 +535,7 @@ static int wireup(void)
         return -1;
     }
     nt.running = true;
+    tm_rt_job_report_network(report);
     return 0;
 }
 

@@ -344,6 +344,13 @@ static int core_holder(int i)
     return other->pub.world_rank;
 }
 
+static void (*_Atomic network_report)(void);
+
+void tm_rt_job_report_network(void (*report)(void))
+{
+    atomic_store_explicit(&network_report, report, memory_order_release);
+}
+
 #define HOLDER_HOW "outside MPI (in a blocking system call, or a loop without MPI calls)"
 
 /* mpcrun --timeout: a thread that sleeps until the deadline, then says where each rank is and
@@ -386,6 +393,9 @@ static void *timeout_main(void *arg)
         else
             fprintf(stderr, "rank %d: running, not blocked in MPI\n", rank);
     }
+    void (*report)(void) = atomic_load_explicit(&network_report, memory_order_acquire);
+    if (report)
+        report();
     job_remove_files();
     _exit(124);
 }

@@ -168,6 +168,11 @@ bool tm_rt_ranks_share_cores(void);
  * rank's first collective. */
 void tm_rt_job_agree(bool ranks_share_cores, int idle_cores);
 
+/* A job on several hosts: what the network transport adds to mpcrun --timeout's report of where
+ * each rank is, on stderr after the ranks' lines (p2p/net_transport.c). Set once by the
+ * wire-up; called from the timeout's thread while the job runs. */
+void tm_rt_job_report_network(void (*report)(void));
+
 /* The VP where world rank `world_rank` runs (ranks never change VPs). */
 int tm_rt_rank_vp(int world_rank);
 

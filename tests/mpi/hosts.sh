@@ -107,6 +107,16 @@ status=$?
 expect_status 139 "SIGSEGV in rank 3 on host b"
 expect_err "^rank 3: Segmentation fault" "SIGSEGV report across hosts"
 
+# A job that hangs across hosts: each host says where its ranks wait and what its network moved
+# (what one host sent and the other never delivered would show there).
+hang=$(tm_build hang.c)
+"$MPCRUN" --hosts a,b --rsh "$rsh" -n 2 --timeout 10 "$hang" > "$out" 2> "$err" < /dev/null
+status=$?
+expect_status 124 "a hang across hosts"
+expect_err "^rank [01]: MPI_(Recv|Wait)\(" "where a rank waits, across hosts"
+expect_err "^threadmpi: host process [01]: messages sent to process [01]: [0-9]+, delivered from \
+it: [0-9]+$" "the network's report of a hang"
+
 printf 'a slots=two\n' > bad
 refused "bad:1: \"slots=two\" is not slots=N" --hostfile bad "$prog"
 "$MPCRUN" --hosts a --rsh false -n 2 "$prog" > "$out" 2> "$err" < /dev/null

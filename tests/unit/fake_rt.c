@@ -80,6 +80,11 @@ void tm_rt_job_agree(bool ranks_share_cores, int idle_cores)
     (void)idle_cores;
 }
 
+void tm_rt_job_report_network(void (*report)(void))
+{
+    (void)report;
+}
+
 bool tm_rt_ranks_share_cores(void)
 {
     return false;
