@@ -62,12 +62,17 @@ int tm_p2p_net_fetch(tm_p2p_net_t *net, void *desc, void *buf, size_t len, tm_p2
 /* Moves messages: runs arrivals and completions. Returns how many events it processed. */
 unsigned tm_p2p_net_progress(tm_p2p_net_t *net);
 
-/* Sleeps until the network has something for tm_p2p_net_progress, tm_p2p_net_signal is called,
- * or timeout_ms pass. Call it after a progress that found nothing. 0 after the sleep, 1 at once
- * (events came meanwhile), -EIO. */
-int tm_p2p_net_wait(tm_p2p_net_t *net, int timeout_ms);
+/* Asks the network to wake tm_p2p_net_sleep when it has something for tm_p2p_net_progress. Call
+ * it after a progress that found nothing. 0: armed; 1: events came meanwhile (progress again);
+ * -EIO. */
+int tm_p2p_net_arm(tm_p2p_net_t *net);
 
-/* Ends a tm_p2p_net_wait, or the next one, at once. Any thread (the one exception). */
+/* Sleeps, after an arm that returned 0, until the network has something for
+ * tm_p2p_net_progress, tm_p2p_net_signal is called, or timeout_ms pass. Touches nothing but the
+ * event descriptor, so that others may send meanwhile. 0 or -EIO. */
+int tm_p2p_net_sleep(tm_p2p_net_t *net, int timeout_ms);
+
+/* Ends a tm_p2p_net_sleep, or the next one, at once. Any thread (the one exception). */
 void tm_p2p_net_signal(tm_p2p_net_t *net);
 
 /* Closes the endpoints and the worker, at once: call it when nothing is in flight (after the
@@ -106,7 +111,8 @@ typedef struct tm_p2p_net_module {
     int (*fetch)(tm_p2p_net_t *net, void *desc, void *buf, size_t len, tm_p2p_net_done_fn done,
                  void *arg);
     unsigned (*progress)(tm_p2p_net_t *net);
-    int (*wait)(tm_p2p_net_t *net, int timeout_ms);
+    int (*arm)(tm_p2p_net_t *net);
+    int (*sleep)(tm_p2p_net_t *net, int timeout_ms);
     void (*signal)(tm_p2p_net_t *net);
     void (*close)(tm_p2p_net_t *net);
     int (*pm_init)(int *nprocs, int *index);

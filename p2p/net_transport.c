@@ -4,33 +4,38 @@
  * for the wire-up), which the first MPI_Init of a job on several hosts loads.
  *
  * A remote rank's two mailboxes are this transport's outbound queues for it: ranks send to it
- * as to any rank (send.c), and the network thread, their one consumer, ships what they push.
+ * as to any rank (send.c), and whoever moves the network's messages (below) ships what they push.
  * Each message is one active message: the header (wire_t) carries the envelope as it was built,
  * the destination and the data's size; the data follows, the cell's (EAGER) or the sender's
  * buffer itself (SOURCE, packed first when its type is not contiguous).
  *
  *   sending process                                  receiving process
  *   rank: cell -> the remote rank's mailbox
- *   network thread: claim it (a cancelled one is      network thread: a cell of its own pools
+ *   the mover: claim it (a cancelled one is           the mover: a cell of the network's pools
  *   dropped), send header + data                      with the envelope; the data into it
  *   EAGER: the cell is freed once UCX is done         (EAGER) or into a bounce buffer (SOURCE)
  *   SOURCE: the cell waits for the ACK  <-------      pushed into the rank's mailbox, in the
  *     then its ops' done completes the send       \   order the messages came from that process
  *                                                   -- the receiver's done (matched, copied)
- *                                                      queues the ACK for the network thread
+ *                                                      queues the ACK, shipped as a message is
  *
  * So a send by rendezvous, synchronous sends included, completes only once its receive has
  * matched, as between ranks of one process. The bounce buffer costs a second copy of large
  * messages; fetching straight into the receive buffer needs a fetch that completes after
  * matching (docs/architecture.md, "Beyond one node").
  *
- * Who moves the messages: the network thread alone (UCX's worker is serialized, and the
- * arrivals' lists are its own), in passes (net_pass: UCX's progress, the remote ranks'
- * mailboxes, the ACKs, the deliveries). When a pass finds nothing it sleeps on UCX's event
- * descriptor, which a rank that leaves it work signals: polling instead, even for a millisecond
- * and offering the core meanwhile, made jobs whose hosts share cores 1.4 times slower unloaded
- * and 3 times slower beside other work (docs/performance.md, "Between hosts"). Its pools hold
- * the cells that arrive; it gives their memory back when a burst is over, as a rank does.
+ * Who moves the messages: whoever holds the lock, for one pass (net_pass: UCX's progress, the
+ * remote ranks' mailboxes, the ACKs, the deliveries; UCX's worker is serialized, the arrivals'
+ * lists are the holder's). A rank that posts to a remote rank ships its message itself when the
+ * lock is free (tm_p2p_net_posted), and a waiting rank polls through it for a while
+ * (tm_p2p_net_poll, p2p/wait.c), so that a ping-pong needs no hand-off between threads; but not
+ * where another host's ranks are pinned to this one's cores (hosts as namespaces of one
+ * machine), where its polls would take the core its peer needs. The network thread does the
+ * rest. When its pass finds nothing it sleeps on UCX's event descriptor, which a rank that
+ * leaves it work signals: polling instead, even for a millisecond and offering the core
+ * meanwhile, made jobs whose hosts share cores 1.4 times slower unloaded and 3 times slower
+ * beside other work (docs/performance.md, "Between hosts"). The network's pools hold the cells
+ * that arrive; the thread gives their memory back when a burst is over, as a rank does.
  */
 #include "config.h"
 
@@ -103,6 +108,9 @@ static struct {
     _Atomic int finalized;     /* ranks of this process done with MPI */
     _Atomic bool stop;
     _Atomic bool sleeping; /* the network thread sleeps, or is about to: wake it */
+    /* Held by whoever moves messages: the network thread for its passes, a rank that ships what
+     * it posted (UCX's worker is serialized; the outbound queues have one consumer at a time). */
+    pthread_mutex_t lock;
     pthread_t thread;
     bool running;
 } nt;
@@ -239,7 +247,7 @@ static void bounce_done(tm_p2p_source_t *src)
     while (!atomic_compare_exchange_weak_explicit(&nt.acks, &head, a, memory_order_release,
                                                   memory_order_relaxed));
     atomic_thread_fence(memory_order_seq_cst);
-    tm_p2p_net_wake();
+    tm_p2p_net_posted();
 }
 
 static const tm_p2p_source_ops_t bounce_ops = {.copy = bounce_copy, .done = bounce_done};
@@ -347,7 +355,7 @@ static unsigned deliver(void)
     return n;
 }
 
-/* ---- the network thread ---- */
+/* ---- the network thread, and ranks that ship their own messages ---- */
 
 void tm_p2p_net_wake(void)
 {
@@ -355,8 +363,28 @@ void tm_p2p_net_wake(void)
         nt.m->signal(nt.net);
 }
 
+void tm_p2p_net_posted(void)
+{
+    /* Shipped at once by the poster when nobody else is moving messages: no hand-off to the
+     * network thread. Else whoever is takes it, or the network thread, woken if it sleeps (the
+     * post's poke fenced); a send UCX did not finish at once needs its progress too. (No
+     * network: a unit test's remote mailboxes.) */
+    if (!nt.running)
+        return;
+    if (pthread_mutex_trylock(&nt.lock) == 0) {
+        long before = atomic_load_explicit(&nt.in_flight, memory_order_relaxed);
+        drain_outbound();
+        send_acks();
+        bool pending = atomic_load_explicit(&nt.in_flight, memory_order_relaxed) > before;
+        pthread_mutex_unlock(&nt.lock);
+        if (!pending)
+            return;
+    }
+    tm_p2p_net_wake();
+}
+
 /* Whether transfers are under way (sends UCX is not done with, data not arrived yet) or pools
- * wait to be trimmed. The network thread. */
+ * wait to be trimmed. The lock's holder. */
 static bool busy(void)
 {
     if (atomic_load_explicit(&nt.in_flight, memory_order_relaxed) || nt.pools.pools_grown)
@@ -394,22 +422,38 @@ static unsigned net_pass(void)
     return n;
 }
 
+bool tm_p2p_net_poll(void)
+{
+    if (pthread_mutex_trylock(&nt.lock) != 0)
+        return false;
+    unsigned n = net_pass();
+    pthread_mutex_unlock(&nt.lock);
+    return n > 0;
+}
+
 static void *net_main(void *arg)
 {
     (void)arg;
     while (!atomic_load_explicit(&nt.stop, memory_order_acquire)) {
-        if (net_pass())
+        pthread_mutex_lock(&nt.lock);
+        if (net_pass()) {
+            pthread_mutex_unlock(&nt.lock);
             continue;
+        }
         /* A burst of arrivals grew the pools: their memory goes back once all are received. */
         if (nt.pools.pools_grown)
             tm_p2p_mailbox_pools_trim(&nt.pools);
         /* Dekker with the ranks (tm_p2p_net_wake): said first, then the work looked for. */
         atomic_store_explicit(&nt.sleeping, true, memory_order_relaxed);
         atomic_thread_fence(memory_order_seq_cst);
+        int armed = work_waiting() ? 1 : nt.m->arm(nt.net);
         /* With transfers under way, a short sleep: UCX does not signal every event its transports
          * need progress for (a socket that can take more of a send). Pools still grown: their
          * cells were not all received yet; look again soon. */
-        if (!work_waiting() && nt.m->wait(nt.net, busy() ? 1 : 10) < 0)
+        int timeout_ms = busy() ? 1 : 10;
+        /* The sleep itself without the lock: ranks ship meanwhile (tm_p2p_net_posted). */
+        pthread_mutex_unlock(&nt.lock);
+        if (armed < 0 || (armed == 0 && nt.m->sleep(nt.net, timeout_ms) < 0))
             tm_rt_job_abort(-1, 1, "the network failed (UCX)");
         atomic_store_explicit(&nt.sleeping, false, memory_order_relaxed);
     }
@@ -442,12 +486,38 @@ static void report(void)
 /* ---- wire-up and the end ---- */
 
 /* What each process publishes: its ranks, what the collectives' choices depend on
- * (tm_rt_job_agree), then its network address. */
+ * (tm_rt_job_agree), where its ranks run, then its network address. */
+#define PUBLISHED_CPUS 1024
 typedef struct published {
     int32_t first, count;
     int32_t share_cores, idle_cores;
+    char machine[40]; /* the kernel's boot id: hosts of one machine share it */
+    unsigned char cpus[PUBLISHED_CPUS / 8]; /* tm_rt_ranks_cpus */
     char address[];
 } published_t;
+
+/* What tells a machine: the boot id of its kernel (namespaces and containers share it). */
+static void machine_id(char id[40])
+{
+    memset(id, 0, 40);
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) {
+        if (!fgets(id, 40, f))
+            id[0] = 0;
+        fclose(f);
+    }
+}
+
+/* Whether process `their`, on this machine, has ranks pinned to cores of ours. */
+static bool shares_cores(const published_t *mine, const published_t *their)
+{
+    if (!mine->machine[0] || strncmp(mine->machine, their->machine, sizeof mine->machine) != 0)
+        return false;
+    for (size_t i = 0; i < sizeof mine->cpus; i++)
+        if (mine->cpus[i] & their->cpus[i])
+            return true;
+    return false;
+}
 
 static const char *module_path(void)
 {
@@ -487,13 +557,16 @@ static int wireup(void)
     mine->count = tm_rt_local_size();
     mine->share_cores = tm_rt_ranks_share_cores();
     mine->idle_cores = tm_rt_idle_cores();
+    machine_id(mine->machine);
+    tm_rt_ranks_cpus(mine->cpus, PUBLISHED_CPUS);
     memcpy(mine->address, addr, len);
     void **all;
     size_t *lens;
     int rc = nt.m->pm_exchange(mine, sizeof *mine + len, &all, &lens);
-    free(mine);
-    if (rc < 0)
+    if (rc < 0) {
+        free(mine);
         return -1;
+    }
     const void **addrs = calloc((size_t)nt.nprocs, sizeof *addrs);
     nt.head = calloc((size_t)nt.nprocs, sizeof *nt.head);
     nt.seq_out = calloc((size_t)nt.nprocs, sizeof *nt.seq_out);
@@ -501,6 +574,7 @@ static int wireup(void)
     if (!addrs || !nt.head || !nt.seq_out || !nt.seq_in)
         return -1;
     int covered = 0, share_cores = 0, idle_cores = INT32_MAX;
+    bool ranks_poll = true;
     for (int p = 0; p < nt.nprocs; p++) {
         const published_t *their = all[p];
         if (lens[p] < sizeof *their || their->first < 0 || their->count < 0 ||
@@ -514,7 +588,10 @@ static int wireup(void)
         share_cores |= their->share_cores;
         idle_cores = their->idle_cores < idle_cores ? their->idle_cores : idle_cores;
         addrs[p] = p == nt.index ? NULL : their->address;
+        if (p != nt.index && shares_cores(mine, their))
+            ranks_poll = false;
     }
+    free(mine);
     tm_rt_job_agree(share_cores != 0, idle_cores);
     if (covered != world) {
         snprintf(nt_why, sizeof nt_why, "the job's %d processes hold %d ranks, not the world's %d",
@@ -530,6 +607,8 @@ static int wireup(void)
         snprintf(nt_why, sizeof nt_why, "out of memory");
         return -1;
     }
+    pthread_mutex_init(&nt.lock, NULL);
+    tm_p2p_job.net_poll = ranks_poll;
     if (pthread_create(&nt.thread, NULL, net_main, NULL) != 0) {
         snprintf(nt_why, sizeof nt_why, "cannot start the network thread");
         return -1;

@@ -35,7 +35,7 @@ struct tm_p2p_net {
     tm_p2p_net_arrive_fn arrive;
     void *arrive_arg;
     unsigned events; /* counted by the callbacks, for tm_p2p_net_progress */
-    int efd;         /* the worker's event descriptor (tm_p2p_net_wait) */
+    int efd;         /* the worker's event descriptor (tm_p2p_net_sleep) */
 };
 
 /* What a pending operation's callback needs: where to report; for a send, its header too, which
@@ -265,13 +265,16 @@ unsigned tm_p2p_net_progress(tm_p2p_net_t *net)
     return net->events;
 }
 
-int tm_p2p_net_wait(tm_p2p_net_t *net, int timeout_ms)
+int tm_p2p_net_arm(tm_p2p_net_t *net)
 {
     ucs_status_t st = ucp_worker_arm(net->worker);
     if (st == UCS_ERR_BUSY)
         return 1; /* events came since the last progress, or a signal */
-    if (st != UCS_OK)
-        return ucx_failed("ucp_worker_arm", st);
+    return st == UCS_OK ? 0 : ucx_failed("ucp_worker_arm", st);
+}
+
+int tm_p2p_net_sleep(tm_p2p_net_t *net, int timeout_ms)
+{
     struct pollfd fd = {.fd = net->efd, .events = POLLIN};
     return poll(&fd, 1, timeout_ms) < 0 && errno != EINTR ? -EIO : 0;
 }

@@ -311,6 +311,8 @@ typedef struct tm_p2p_job {
     int cell_classes;   /* classes made below the full one: 128 << (cell_classes - 1) is the
                          * largest smaller than a full cell */
     bool notes_read;    /* the job diagnoses hangs: blocked ranks note what they wait for */
+    bool net_poll;      /* ranks on other hosts, and no other host's ranks on this process's
+                         * cores: waiting ranks poll the network (net_transport.c) */
 } tm_p2p_job_t;
 
 extern tm_p2p_job_t tm_p2p_job;

@@ -72,6 +72,14 @@ static inline bool tm_p2p_mailbox_is_program(const tm_p2p_mailbox_t *mb)
  * that published its work. */
 void tm_p2p_net_wake(void);
 
+/* A rank posted to a remote rank's mailbox (after the post's fence): ships it now if nobody else
+ * is moving messages, else leaves it to them (net_transport.c). */
+void tm_p2p_net_posted(void);
+
+/* Moves messages, as the network thread does, unless someone else is: true when it did. For a
+ * rank that polls while it waits. */
+bool tm_p2p_net_poll(void);
+
 /* Hands the cell to mailbox `to` and wakes whoever sleeps on it: the network thread for a rank
  * of another process. */
 static inline void tm_p2p_mailbox_post(tm_shm_cell_t *cell, tm_p2p_mailbox_t *to)
@@ -79,7 +87,7 @@ static inline void tm_p2p_mailbox_post(tm_shm_cell_t *cell, tm_p2p_mailbox_t *to
     tm_shm_queue_push(&to->inbound, cell);
     tm_p2p_mailbox_poke(to);
     if (__builtin_expect(to->remote, 0))
-        tm_p2p_net_wake(); /* the poke fenced */
+        tm_p2p_net_posted(); /* the poke fenced */
 }
 
 /* A rendezvous from a rank of this process: the receiving side copies from the sender's buffer,

@@ -149,6 +149,22 @@ int tm_rt_idle_cores(void)
     return job.placement.idle_cores;
 }
 
+void tm_rt_ranks_cpus(unsigned char *mask, size_t bits)
+{
+    memset(mask, 0, (bits + 7) / 8);
+    if (!job.pinned)
+        return;
+    for (int r = 0; r < job.placement.nranks; r++) {
+        int cpu;
+        hwloc_bitmap_foreach_begin(cpu, job.placement.vps[job.placement.rank_vp[r]].cpuset)
+        {
+            if ((size_t)cpu < bits)
+                mask[cpu / 8] |= (unsigned char)(1u << (cpu % 8));
+        }
+        hwloc_bitmap_foreach_end();
+    }
+}
+
 bool tm_rt_ranks_share_cores(void)
 {
     return job.placement.ranks_share_cores;

@@ -168,6 +168,12 @@ bool tm_rt_ranks_share_cores(void);
  * rank's first collective. */
 void tm_rt_job_agree(bool ranks_share_cores, int idle_cores);
 
+/* The machine's processors (the kernel's numbers) that this process's ranks are pinned to: bit i
+ * of mask (bits long) for processor i. None when the job is not pinned (a topology that is not
+ * this machine's). For the job's processes to see whether they share cores (p2p/net_transport.c):
+ * hosts that are namespaces or containers of one machine. */
+void tm_rt_ranks_cpus(unsigned char *mask, size_t bits);
+
 /* A job on several hosts: what the network transport adds to mpcrun --timeout's report of where
  * each rank is, on stderr after the ranks' lines (p2p/net_transport.c). Set once by the
  * wire-up; called from the timeout's thread while the job runs. */

@@ -80,6 +80,11 @@ void tm_rt_job_agree(bool ranks_share_cores, int idle_cores)
     (void)idle_cores;
 }
 
+void tm_rt_ranks_cpus(unsigned char *mask, size_t bits)
+{
+    memset(mask, 0, (bits + 7) / 8);
+}
+
 void tm_rt_job_report_network(void (*report)(void))
 {
     (void)report;
