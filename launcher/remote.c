@@ -43,6 +43,11 @@ extern char **environ;
  * its temporary files then) before SIGKILL. */
 #define KILL_GRACE_MS 5000
 
+/* After a host's part ended with a status (its ranks returned it, or called exit or MPI_Abort),
+ * how long the others have to end on their own before they are ended: as many parts end at
+ * once, each flushing its ranks' output, which SIGTERM would lose. */
+#define EXIT_GRACE_MS 2000
+
 typedef struct host_state {
     pid_t rsh;      /* the --rsh process; 0 once reaped */
     int fd;         /* the channel; -1 before the agent connects and after its end */
@@ -287,6 +292,8 @@ typedef struct relay {
     bool failed;
     double kill_at; /* after a failure: when SIGKILL follows SIGTERM (CLOCK_MONOTONIC, s); 0
                      * once sent */
+    double fail_at; /* after a host's part ended with a status: when the job fails if others
+                     * still run (CLOCK_MONOTONIC, s); 0 for none */
     bool stdin_open;
 } relay_t;
 
@@ -310,7 +317,8 @@ static void fail_job(relay_t *r, int status)
 {
     if (!r->failed) {
         r->failed = true;
-        r->first_failure = status;
+        if (!r->first_failure)
+            r->first_failure = status;
         r->kill_at = monotonic_seconds() + KILL_GRACE_MS / 1000.0;
     }
     send_all_signal(r, SIGTERM);
@@ -380,9 +388,15 @@ static void host_done(relay_t *r, int h, int status)
     if (hs->fd >= 0)
         close(hs->fd);
     hs->fd = -1;
-    if (status != 0 && !r->failed)
+    if (status != 0 && !r->failed && WIFSIGNALED(status)) {
         fail_job(r, status);
-    else if (!r->failed)
+        return;
+    }
+    if (status != 0 && !r->failed && !r->first_failure) {
+        r->first_failure = status;
+        r->fail_at = monotonic_seconds() + EXIT_GRACE_MS / 1000.0;
+    }
+    if (!r->failed)
         fence_step(r);
 }
 
@@ -590,8 +604,10 @@ int tm_launch_remote_run(const tm_launch_remote_t *job)
             send_all_signal(&r, SIGKILL);
             r.kill_at = 0;
         }
-        if (poll(p, (nfds_t)(3 + nhosts), all_done(&r) || r.kill_at > 0 ? 100 : -1) < 0 &&
-            errno != EINTR)
+        if (r.fail_at > 0 && !r.failed && monotonic_seconds() >= r.fail_at)
+            fail_job(&r, r.first_failure);
+        bool timed = all_done(&r) || r.kill_at > 0 || (r.fail_at > 0 && !r.failed);
+        if (poll(p, (nfds_t)(3 + nhosts), timed ? 100 : -1) < 0 && errno != EINTR)
             break;
         if (p[1].revents) {
             unsigned char sigs[64];

@@ -45,6 +45,7 @@ typedef struct tm_p2p_envelope {
     int tag;
     uint8_t protocol; /* tm_p2p_protocol_t */
     bool dyn;         /* a dynamic broadcast's delivery */
+    bool synchronous; /* SOURCE: the send completes once matched (MPI_Ssend), not before */
     /* A collective's message from a member whose collective had failed already: its error
      * class, which the receive takes (tm_p2p_matcher_send); else MPI_SUCCESS. */
     uint8_t failed;

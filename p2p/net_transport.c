@@ -14,15 +14,17 @@
  *   the mover: claim it (a cancelled one is           the mover: a cell of the network's pools
  *   dropped), send header + data                      with the envelope; the data into it
  *   EAGER: the cell is freed once UCX is done         (EAGER) or into a bounce buffer (SOURCE)
- *   SOURCE: the cell waits for the ACK  <-------      pushed into the rank's mailbox, in the
- *     then its ops' done completes the send       \   order the messages came from that process
- *                                                   -- the receiver's done (matched, copied)
- *                                                      queues the ACK, shipped as a message is
+ *   SOURCE: its ops' done completes the send once     pushed into the rank's mailbox, in the
+ *     UCX is done with the data; synchronous          order the messages came from that process
+ *     (MPI_Ssend): once the ACK comes  <-------      -- the receiver's done (matched, copied)
+ *                                                      queues a synchronous send's ACK, shipped
+ *                                                      as a message is
  *
- * So a send by rendezvous, synchronous sends included, completes only once its receive has
- * matched, as between ranks of one process. The bounce buffer costs a second copy of large
- * messages; fetching straight into the receive buffer needs a fetch that completes after
- * matching (docs/architecture.md, "Beyond one node").
+ * So a standard send completes once its data has left its buffer, as an eager one does (MPI lets
+ * a standard send complete before its receive is posted), which spares it the ACK's trip; a
+ * synchronous send only once its receive has matched, as between ranks of one process. The
+ * bounce buffer costs a second copy of large messages; fetching straight into the receive buffer
+ * needs a fetch that completes after matching (docs/architecture.md, "Beyond one node").
  *
  * Who moves the messages: whoever holds the lock, for one pass (net_pass: UCX's progress, the
  * remote ranks' mailboxes, the ACKs, the deliveries; UCX's worker is serialized, the arrivals'
@@ -63,7 +65,7 @@ typedef struct wire {
     uint32_t seq;  /* MSG: its number among the sending process's messages to this one (UCX may
                     * carry a rendezvous and an eager message on different lanes) */
     uint64_t bytes;
-    uint64_t token;        /* SOURCE MSG, and its ACK: the sender's cell */
+    uint64_t token;        /* synchronous SOURCE MSG, and its ACK: the sender's cell; else 0 */
     tm_p2p_envelope_t env; /* MSG: as the sender built it */
 } wire_t;
 
@@ -77,8 +79,8 @@ typedef struct arrival {
     _Atomic bool ready; /* its data is in */
 } arrival_t;
 
-/* What a SOURCE message's receiver gives back once done: the ACK to send, and the bounce buffer
- * to free. */
+/* What a SOURCE message's receiver gives back once done: the ACK to send (a synchronous send's
+ * only: token not 0), and the bounce buffer to free. */
 typedef struct ack {
     struct ack *next;
     int peer;
@@ -88,7 +90,8 @@ typedef struct ack {
 
 /* A send under way: what to free once UCX is done with it. */
 typedef struct sending {
-    tm_shm_cell_t *cell; /* EAGER: the cell; NULL for SOURCE (its cell waits for the ACK) */
+    tm_shm_cell_t *cell; /* EAGER: the cell; NULL for a synchronous SOURCE (it waits for the ACK) */
+    bool source;         /* the cell is a SOURCE whose send completes now */
     void *packed;        /* SOURCE of a non-contiguous type: the packed data */
 } sending_t;
 
@@ -135,6 +138,10 @@ static void send_done(void *arg, int err)
     sending_t *s = arg;
     if (err)
         tm_rt_job_abort(-1, 1, "a message to another host was lost (network error)");
+    if (s->source) {
+        tm_p2p_source_t *src = tm_p2p_cell_source(s->cell);
+        src->ops->done(src);
+    }
     if (s->cell)
         tm_shm_cell_free(s->cell);
     free(s->packed);
@@ -169,7 +176,15 @@ static void ship(int dest, bool coll, tm_shm_cell_t *cell)
     } else {
         tm_p2p_source_t *src = tm_p2p_cell_source(cell);
         w.bytes = src->bytes;
-        w.token = (uint64_t)(uintptr_t)cell;
+        /* A standard send completes once its data has left (UCX is done with the buffer: the
+         * receiver has fetched it, or it was copied out), as an eager one would; a synchronous
+         * one once matched, when the receiver's ACK comes back. */
+        if (env->synchronous) {
+            w.token = (uint64_t)(uintptr_t)cell;
+        } else {
+            s->cell = cell;
+            s->source = true;
+        }
         if (src->type->contiguous) {
             data = (const char *)src->buf + src->type->contig_disp;
         } else {
@@ -240,6 +255,10 @@ static void bounce_done(tm_p2p_source_t *src)
 {
     ack_t *a = src->done_arg;
     free(a->bounce);
+    if (!a->token) { /* a standard send: it completed when its data left */
+        free(a);
+        return;
+    }
     atomic_fetch_add_explicit(&nt.in_flight, 1, memory_order_relaxed);
     ack_t *head = atomic_load_explicit(&nt.acks, memory_order_relaxed);
     do
@@ -422,11 +441,13 @@ static unsigned net_pass(void)
     return n;
 }
 
-bool tm_p2p_net_poll(void)
+bool tm_p2p_net_poll(bool *under_way)
 {
+    *under_way = false;
     if (pthread_mutex_trylock(&nt.lock) != 0)
         return false;
     unsigned n = net_pass();
+    *under_way = busy();
     pthread_mutex_unlock(&nt.lock);
     return n > 0;
 }

@@ -34,6 +34,7 @@ static void envelope_fill(tm_shm_cell_t *cell, int context_id, int source, int t
     env->dyn_seq = dyn_seq;
     env->pair_seq = 0;
     env->dyn = dyn;
+    env->synchronous = false;
     env->failed = MPI_SUCCESS;
     /* Not cancellable unless tm_p2p_matcher_send gives it a ticket. Relaxed: the push that
      * hands the cell over publishes it. */
@@ -96,6 +97,7 @@ matcher_send(tm_p2p_matcher_t *m, tm_p2p_request_t *req, const void *buf, size_t
     envelope_fill(cell, context_id, source, tag, bytes, m->world_rank,
                   m->dyn_sent ? m->dyn_sent[dest] : 0, false);
     tm_p2p_cell_envelope(cell)->failed = (uint8_t)failed;
+    tm_p2p_cell_envelope(cell)->synchronous = synchronous;
     if (fb) {
         tm_p2p_cell_envelope(cell)->pair_seq = fb->next_seq;
         fb->next_seq = tm_p2p_pair_seq_next(fb->next_seq);

@@ -76,9 +76,10 @@ void tm_p2p_net_wake(void);
  * is moving messages, else leaves it to them (net_transport.c). */
 void tm_p2p_net_posted(void);
 
-/* Moves messages, as the network thread does, unless someone else is: true when it did. For a
- * rank that polls while it waits. */
-bool tm_p2p_net_poll(void);
+/* Moves messages, as the network thread does, unless someone else is: true when it did; and
+ * *under_way: whether transfers are (sends not done, data not arrived). For a rank that polls
+ * while it waits. */
+bool tm_p2p_net_poll(bool *under_way);
 
 /* Hands the cell to mailbox `to` and wakes whoever sleeps on it: the network thread for a rank
  * of another process. */

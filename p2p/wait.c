@@ -22,9 +22,10 @@
  * slower at 64 ranks. */
 #define WAIT_POLLS_BEFORE_SLEEP 2000
 
-/* Of those, the first polls also move the network's messages (ranks on other hosts): each costs
- * UCX's progress, a system call or more, so that 2000 of them would hold the core for
- * milliseconds; past these, the network thread delivers, and pokes the rank. */
+/* Of those, the first polls also move the network's messages (ranks on other hosts), and those
+ * while transfers are under way: each costs UCX's progress, a system call or more, so that 2000
+ * of them would hold the core for milliseconds; past these, the network thread delivers, and
+ * pokes the rank. */
 #define WAIT_NET_POLLS 64
 
 bool tm_p2p_progress(tm_mpi_rank_t *r)
@@ -103,11 +104,16 @@ void tm_p2p_wait_sleeping(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
     /* A moment without sends: memory a burst took is given back once its cells are. */
     tm_p2p_matcher_trim(&r->p2p->match);
     for (;;) {
+        int net_polls = WAIT_NET_POLLS;
         for (int polls = 0; polls < WAIT_POLLS_BEFORE_SLEEP; polls++) {
             /* Ranks on other hosts: the network too, for a while, unless someone else is moving
-             * its messages */
-            bool did = polls < WAIT_NET_POLLS && __builtin_expect(tm_p2p_job.net_poll, 0) &&
-                       tm_p2p_net_poll();
+             * its messages; for longer while transfers are under way */
+            bool did = false;
+            if (__builtin_expect(tm_p2p_job.net_poll, 0) && net_polls > 0) {
+                bool under_way;
+                did = tm_p2p_net_poll(&under_way);
+                net_polls = under_way ? WAIT_NET_POLLS : net_polls - 1;
+            }
             did |= tm_p2p_progress(r);
             if (done ? done(arg) : did) {
                 atomic_store_explicit(&r->rt->blocked, 0, memory_order_relaxed);

@@ -99,6 +99,14 @@ pid_of() { sed -n "s/^rank $1 of 5 pid \([0-9]*\) .*/\1/p" "$out"; }
 [ "$(pid_of 0)" = "$(pid_of 1)" ] && [ "$(pid_of 2)" = "$(pid_of 4)" ] &&
     [ "$(pid_of 1)" != "$(pid_of 2)" ] || fail "a process per host: $(cat "$out")"
 
+# A host whose ranks ended with a status does not cut short the others, whose ranks print
+# after it (their output would be lost).
+"$MPCRUN" --hosts a:2,b:3 --rsh "$rsh" -n 5 --timeout 120 "$prog" late 6 > "$out" 2> "$err" \
+    < /dev/null
+status=$?
+expect_status 6 "two hosts ending apart, status 6"
+[ "$(grep -c '^rank [0-4] of 5 ' "$out")" -eq 5 ] || fail "five ranks of 5, late: $(cat "$out")"
+
 # A rank that dies on one host ends the job on every host, named.
 crash=$(tm_build crash.c)
 "$MPCRUN" --hosts a,b --rsh "$rsh" -n 4 --timeout 120 "$crash" segv 3 > "$out" 2> "$err" \
