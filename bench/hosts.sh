@@ -26,6 +26,8 @@ teardown() {
     ip netns del "$A" 2> /dev/null
     ip netns del "$B" 2> /dev/null
     ip link del "$BR" 2> /dev/null
+    ip link del tmb1r 2> /dev/null # a killed run's veths (their namespaces gone)
+    ip link del tmb2r 2> /dev/null
     rm -rf "$work"
 }
 trap teardown EXIT

@@ -402,16 +402,22 @@ void tm_p2p_net_posted(void)
     tm_p2p_net_wake();
 }
 
-/* Whether transfers are under way (sends UCX is not done with, data not arrived yet) or pools
- * wait to be trimmed. The lock's holder. */
-static bool busy(void)
+/* Whether transfers are under way: sends UCX is not done with, arrivals not delivered yet. The
+ * lock's holder. */
+static bool under_way(void)
 {
-    if (atomic_load_explicit(&nt.in_flight, memory_order_relaxed) || nt.pools.pools_grown)
+    if (atomic_load_explicit(&nt.in_flight, memory_order_relaxed))
         return true;
     for (int p = 0; p < nt.nprocs; p++)
         if (nt.head[p])
             return true;
     return false;
+}
+
+/* Whether transfers are under way or pools wait to be trimmed. The lock's holder. */
+static bool busy(void)
+{
+    return under_way() || nt.pools.pools_grown;
 }
 
 /* Whether a remote rank's mailbox holds a message to ship. Any thread. */
@@ -441,13 +447,13 @@ static unsigned net_pass(void)
     return n;
 }
 
-bool tm_p2p_net_poll(bool *under_way)
+bool tm_p2p_net_poll(bool *transfers)
 {
-    *under_way = false;
+    *transfers = false;
     if (pthread_mutex_trylock(&nt.lock) != 0)
         return false;
     unsigned n = net_pass();
-    *under_way = busy();
+    *transfers = under_way();
     pthread_mutex_unlock(&nt.lock);
     return n > 0;
 }

@@ -77,9 +77,9 @@ void tm_p2p_net_wake(void);
 void tm_p2p_net_posted(void);
 
 /* Moves messages, as the network thread does, unless someone else is: true when it did; and
- * *under_way: whether transfers are (sends not done, data not arrived). For a rank that polls
- * while it waits. */
-bool tm_p2p_net_poll(bool *under_way);
+ * *transfers: whether transfers are under way (sends not done, data not arrived). For a rank
+ * that polls while it waits. */
+bool tm_p2p_net_poll(bool *transfers);
 
 /* Hands the cell to mailbox `to` and wakes whoever sleeps on it: the network thread for a rank
  * of another process. */

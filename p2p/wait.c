@@ -110,9 +110,9 @@ void tm_p2p_wait_sleeping(tm_mpi_rank_t *r, bool (*done)(void *arg), void *arg,
              * its messages; for longer while transfers are under way */
             bool did = false;
             if (__builtin_expect(tm_p2p_job.net_poll, 0) && net_polls > 0) {
-                bool under_way;
-                did = tm_p2p_net_poll(&under_way);
-                net_polls = under_way ? WAIT_NET_POLLS : net_polls - 1;
+                bool transfers;
+                did = tm_p2p_net_poll(&transfers);
+                net_polls = transfers ? WAIT_NET_POLLS : net_polls - 1;
             }
             did |= tm_p2p_progress(r);
             if (done ? done(arg) : did) {
