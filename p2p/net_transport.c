@@ -499,6 +499,22 @@ static void report(void)
                     "it: %u\n",
                     nt.index, p, atomic_load_explicit(&nt.seq_out[p], memory_order_relaxed),
                     atomic_load_explicit(&nt.seq_in[p], memory_order_relaxed));
+    /* What arrived and waits for its data or for one before it: the lock's holder's lists. */
+    if (pthread_mutex_trylock(&nt.lock) == 0) {
+        for (int p = 0; p < nt.nprocs; p++) {
+            int n = 0;
+            for (arrival_t *a = nt.head[p]; a; a = a->next)
+                n++;
+            if (n)
+                fprintf(stderr,
+                        "threadmpi: host process %d: from process %d, %d arrived and wait, the "
+                        "first numbered %u, its data %s\n",
+                        nt.index, p, n, nt.head[p]->seq,
+                        atomic_load_explicit(&nt.head[p]->ready, memory_order_acquire) ? "in"
+                                                                                       : "not in");
+        }
+        pthread_mutex_unlock(&nt.lock);
+    }
     fprintf(
         stderr,
         "threadmpi: host process %d: %ld sends under way, %s, messages to ship: %s, the network "

@@ -46,7 +46,7 @@ run() {
         2> "$err" < /dev/null
     status=$?
     [ "$status" -eq 0 ] ||
-        fail "$(basename "$prog") $n ranks on $hosts: status $status: $(tail -5 "$err")"
+        fail "$(basename "$prog") $n ranks on $hosts: status $status: $(tail -30 "$err")"
     ran=$((ran + 1))
 }
 
