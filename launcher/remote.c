@@ -396,7 +396,9 @@ static void host_done(relay_t *r, int h, int status)
         r->first_failure = status;
         r->fail_at = monotonic_seconds() + EXIT_GRACE_MS / 1000.0;
     }
-    if (!r->failed)
+    /* A part that ended with a status while the others wait in a fence (as at MPI_Finalize)
+     * fails the job when the grace is over, not as one that left a fence. */
+    if (!r->failed && status == 0)
         fence_step(r);
 }
 
