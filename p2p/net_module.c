@@ -11,6 +11,7 @@ __attribute__((visibility("default"))) const tm_p2p_net_module_t tm_p2p_net_modu
     .open = tm_p2p_net_open,
     .address = tm_p2p_net_address,
     .connect = tm_p2p_net_connect,
+    .wire = tm_p2p_net_wire,
     .max_header = tm_p2p_net_max_header,
     .send = tm_p2p_net_send,
     .fetch = tm_p2p_net_fetch,

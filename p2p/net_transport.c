@@ -641,15 +641,17 @@ static int wireup(void)
                  nt.nprocs, covered, world);
         return -1;
     }
-    rc = nt.m->connect(nt.net, nt.nprocs, addrs);
-    free(addrs);
-    free(all);
-    if (rc < 0)
-        return -1;
+    /* What arrives while the connections are made (from processes done before this one) goes
+     * into the network's pools: they come first. */
     if (tm_p2p_mailbox_pool(&nt.pools, tm_rt_local_first()) < 0) {
         snprintf(nt_why, sizeof nt_why, "out of memory");
         return -1;
     }
+    rc = nt.m->connect(nt.net, nt.nprocs, addrs);
+    free(addrs);
+    free(all);
+    if (rc < 0 || nt.m->wire(nt.net) < 0)
+        return -1;
     pthread_mutex_init(&nt.lock, NULL);
     tm_p2p_job.net_poll = ranks_poll;
     if (pthread_create(&nt.thread, NULL, net_main, NULL) != 0) {

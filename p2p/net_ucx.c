@@ -189,6 +189,36 @@ int tm_p2p_net_connect(tm_p2p_net_t *net, int npeers, const void *const addrs[])
     return 0;
 }
 
+int tm_p2p_net_wire(tm_p2p_net_t *net)
+{
+    ucs_status_ptr_t *flushes = calloc((size_t)net->npeers + 1, sizeof *flushes);
+    if (!flushes)
+        return -ENOMEM;
+    int err = 0;
+    ucp_request_param_t param = {.op_attr_mask = 0};
+    for (int i = 0; i < net->npeers; i++) {
+        if (!net->eps[i])
+            continue;
+        flushes[i] = ucp_ep_flush_nbx(net->eps[i], &param);
+        if (UCS_PTR_IS_ERR(flushes[i])) {
+            err = ucx_failed("ucp_ep_flush_nbx", UCS_PTR_STATUS(flushes[i]));
+            flushes[i] = NULL;
+        }
+    }
+    for (int i = 0; i < net->npeers; i++) {
+        if (!flushes[i])
+            continue;
+        ucs_status_t st;
+        while ((st = ucp_request_check_status(flushes[i])) == UCS_INPROGRESS)
+            ucp_worker_progress(net->worker);
+        ucp_request_free(flushes[i]);
+        if (st != UCS_OK && !err)
+            err = ucx_failed("connecting to another host (ucp_ep_flush_nbx)", st);
+    }
+    free(flushes);
+    return err;
+}
+
 static void on_complete(void *request, ucs_status_t status, void *user_data)
 {
     pending_t *p = user_data;

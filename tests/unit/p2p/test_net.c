@@ -2,12 +2,14 @@
  * Unit tests of the network between processes (p2p/net_ucx.c): two networks of this process
  * connected to each other, as two hosts' processes would be; messages of every size both ways,
  * eager and rendezvous, their data and headers intact and in the order sent; over whatever UCX
- * picks here, and over TCP on the loopback interface alone.
+ * picks here, and over TCP on the loopback interface alone; connections made up front from two
+ * threads at once (tm_p2p_net_wire).
  */
 #include "config.h"
 
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +160,40 @@ static void both_ways(void)
     close_pair(&a, &b);
 }
 
+static void *wire_main(void *arg)
+{
+    return (void *)(intptr_t)tm_p2p_net_wire(((side_t *)arg)->net);
+}
+
+/* Both sides make their connections at once, each progressing its own network, as two hosts'
+ * processes do at wire-up; then messages both ways. */
+static void wired_both_ways(void)
+{
+    side_t a, b;
+    open_pair(&a, &b);
+    pthread_t ta, tb;
+    void *ra, *rb;
+    ck_assert_int_eq(pthread_create(&ta, NULL, wire_main, &a), 0);
+    ck_assert_int_eq(pthread_create(&tb, NULL, wire_main, &b), 0);
+    ck_assert_int_eq(pthread_join(ta, &ra), 0);
+    ck_assert_int_eq(pthread_join(tb, &rb), 0);
+    ck_assert_int_eq((int)(intptr_t)ra, 0);
+    ck_assert_int_eq((int)(intptr_t)rb, 0);
+    exchange(&a, 1, &b, &b, sizes, NSIZES);
+    exchange(&b, 0, &a, &a, sizes, NSIZES);
+    close_pair(&a, &b);
+}
+
+START_TEST(test_wire)
+{
+    setenv("UCX_TLS", "tcp,self", 1);
+    setenv("UCX_NET_DEVICES", "lo", 1);
+    wired_both_ways();
+    unsetenv("UCX_TLS");
+    unsetenv("UCX_NET_DEVICES");
+}
+END_TEST
+
 START_TEST(test_default_transports)
 {
     both_ways();
@@ -181,6 +217,7 @@ int main(void)
     TCase *tc = tcase_create("net");
     tcase_add_test(tc, test_default_transports);
     tcase_add_test(tc, test_tcp);
+    tcase_add_test(tc, test_wire);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
