@@ -47,10 +47,8 @@ int tm_p2p_net_connect(tm_p2p_net_t *net, int npeers, const void *const addrs[])
 
 /* Makes every endpoint's connection now, before any message, and returns once all are made: the
  * peers must progress meanwhile (in their own tm_p2p_net_wire, or after it), and their first
- * messages may arrive during it. Left to the first messages, the connections were made under a
- * collective's traffic both ways, and a CI run saw messages one host had sent in the job's first
- * barrier (UCX done with them) never arrive at the other (docs/architecture.md). 0, -ENOMEM or
- * -EIO. */
+ * messages may arrive during it. A peer that cannot be reached then fails the wire-up, in
+ * MPI_Init, rather than a later message. 0, -ENOMEM or -EIO. */
 int tm_p2p_net_wire(tm_p2p_net_t *net);
 
 /* The largest header a message may have. */

@@ -10,6 +10,11 @@
 prog=$(tm_build hosts_probe.c)
 stdin_prog=$(tm_build stdin_read.c)
 rsh="sh $TM_SRCDIR/tests/mpi/rsh_local.sh"
+# The hosts share this machine's network namespace: UCX talks over the loopback interface only,
+# since tests that run beside this one add and remove interfaces (hosts_netns.sh, bench_hosts.sh),
+# and a job whose connections ran over one of them lost its messages when it went away.
+UCX_NET_DEVICES=lo
+export UCX_NET_DEVICES
 odd='a b'"'"'c"d$e'
 cd "$work" || fail "cd"
 
