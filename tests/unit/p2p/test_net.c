@@ -184,16 +184,6 @@ static void wired_both_ways(void)
     close_pair(&a, &b);
 }
 
-START_TEST(test_wire)
-{
-    setenv("UCX_TLS", "tcp,self", 1);
-    setenv("UCX_NET_DEVICES", "lo", 1);
-    wired_both_ways();
-    unsetenv("UCX_TLS");
-    unsetenv("UCX_NET_DEVICES");
-}
-END_TEST
-
 START_TEST(test_default_transports)
 {
     both_ways();
@@ -201,13 +191,24 @@ START_TEST(test_default_transports)
 END_TEST
 
 /* The path between hosts: TCP only, here over the loopback interface. */
-START_TEST(test_tcp)
+static void over_tcp(void (*run)(void))
 {
     setenv("UCX_TLS", "tcp,self", 1);
     setenv("UCX_NET_DEVICES", "lo", 1);
-    both_ways();
+    run();
     unsetenv("UCX_TLS");
     unsetenv("UCX_NET_DEVICES");
+}
+
+START_TEST(test_tcp)
+{
+    over_tcp(both_ways);
+}
+END_TEST
+
+START_TEST(test_wire)
+{
+    over_tcp(wired_both_ways);
 }
 END_TEST
 
